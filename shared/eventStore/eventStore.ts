@@ -1,0 +1,143 @@
+/**
+ * The EventStore port. Two adapters implement it: PostgreSQL (shared/eventStore/postgres) and
+ * EventStoreDB (shared/eventStore/eventStoreDb). Both pass tests/contract/eventStore.contract.ts.
+ *
+ * Guarantees (architecture.md): per-stream optimistic concurrency; idempotent append by event id;
+ * one global order that a subscriber follows from a checkpoint with no event skipped or repeated,
+ * even when transactions commit out of position order; metadata on every event; events are never
+ * changed in place; a stream can be read up to a position or a time.
+ */
+
+/**
+ * A place in the global order. Lexicographic on (commit, prepare).
+ * PostgreSQL: commit = transaction id (xid8), prepare = global sequence number.
+ * EventStoreDB: the native commit/prepare positions of $all.
+ */
+export interface GlobalPosition {
+  readonly commit: bigint;
+  readonly prepare: bigint;
+}
+
+export const START: GlobalPosition = Object.freeze({ commit: -1n, prepare: -1n });
+
+export function comparePositions(a: GlobalPosition, b: GlobalPosition): number {
+  if (a.commit !== b.commit) return a.commit < b.commit ? -1 : 1;
+  if (a.prepare !== b.prepare) return a.prepare < b.prepare ? -1 : 1;
+  return 0;
+}
+
+/** "commit.prepare": used in checkpoints, response headers and the read-your-writes token. */
+export function formatPosition(p: GlobalPosition): string {
+  return `${p.commit}.${p.prepare}`;
+}
+
+export function parsePosition(text: string): GlobalPosition | undefined {
+  const match = /^(-?\d{1,20})\.(-?\d{1,20})$/.exec(text.trim());
+  if (!match) return undefined;
+  return { commit: BigInt(match[1]!), prepare: BigInt(match[2]!) };
+}
+
+export interface EventMetadata {
+  /** User id (as text) or 'system'. */
+  readonly actor: string;
+  readonly requestId: string | null;
+  readonly correlationId: string;
+  readonly causationId: string | null;
+  readonly schemaVersion: number;
+  /** ISO 8601 UTC; set by the store when the event is recorded. */
+  readonly recordedAt: string;
+}
+
+export type EventMetadataInput = Omit<EventMetadata, 'recordedAt'>;
+
+export interface NewEvent<Type extends string = string, Data = unknown> {
+  /** UUID. Appending the same ids again writes nothing twice (idempotent retry). */
+  readonly id: string;
+  readonly type: Type;
+  readonly data: Data;
+  readonly metadata: EventMetadataInput;
+}
+
+export interface RecordedEvent<Type extends string = string, Data = unknown> {
+  readonly id: string;
+  readonly type: Type;
+  readonly data: Data;
+  readonly metadata: EventMetadata;
+  readonly streamName: string;
+  /** 0-based index of the event in its stream. */
+  readonly streamRevision: bigint;
+  readonly position: GlobalPosition;
+}
+
+/** 'any': no check. 'no_stream': the stream must not exist. bigint: revision of the stream's last event. */
+export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | bigint;
+
+export interface AppendResult {
+  /** Revision of the stream's last event after the append. */
+  readonly nextExpectedRevision: bigint;
+  /** Position of the last appended event. */
+  readonly position: GlobalPosition;
+}
+
+export interface ReadStreamOptions {
+  readonly fromRevision?: bigint;
+  /** Inclusive upper bound on the stream revision. */
+  readonly toRevision?: bigint;
+  /** Only events at or before this global position ("as of" reads). */
+  readonly toPosition?: GlobalPosition;
+  /** Only events recorded at or before this time. */
+  readonly toTime?: Date;
+  readonly maxCount?: number;
+}
+
+export interface ReadAllOptions {
+  /** Exclusive: events strictly after this position. START reads from the beginning. */
+  readonly after?: GlobalPosition;
+  readonly maxCount?: number;
+}
+
+export interface SubscribeOptions {
+  readonly after?: GlobalPosition;
+  /** Events are delivered in batches of at most this many (catch-up reads). */
+  readonly batchSize?: number;
+  readonly signal?: AbortSignal;
+}
+
+export interface EventStore {
+  appendToStream(
+    streamName: string,
+    events: readonly NewEvent[],
+    options?: { expectedRevision?: ExpectedRevision },
+  ): Promise<AppendResult>;
+  /** Events of one stream in revision order; [] when the stream does not exist. */
+  readStream(streamName: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  /** One page of the global order. Only returns events that can no longer be preceded by others. */
+  readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  /**
+   * Catch-up then live subscription to the global order, as batches. Consume with `for await`;
+   * ends when the signal aborts. Every event after `after` is delivered exactly once, in order.
+   */
+  subscribeToAll(options?: SubscribeOptions): AsyncIterable<readonly RecordedEvent[]>;
+  /** The position of the latest event that readAll can return (START when empty). */
+  headPosition(): Promise<GlobalPosition>;
+  close(): Promise<void>;
+}
+
+export class WrongExpectedRevisionError extends Error {
+  constructor(
+    readonly streamName: string,
+    readonly expected: ExpectedRevision,
+    readonly actual: bigint | 'no_stream',
+  ) {
+    super(`stream ${streamName}: expected revision ${String(expected)}, actual ${String(actual)}`);
+    this.name = 'WrongExpectedRevisionError';
+  }
+}
+
+/** Some, but not all, of the event ids were already appended: not a clean retry. */
+export class IdempotencyConflictError extends Error {
+  constructor(readonly streamName: string) {
+    super(`stream ${streamName}: a retry must repeat exactly the same events`);
+    this.name = 'IdempotencyConflictError';
+  }
+}

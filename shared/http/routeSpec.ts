@@ -1,0 +1,72 @@
+import type { Request } from 'express';
+import type { Principal } from '../auth/principal';
+import type { GlobalPosition } from '../eventStore/eventStore';
+
+/** JSON Schema (draft 2020-12 subset that ajv and OpenAPI 3.1 both accept). */
+export type JsonSchema = Record<string, unknown>;
+
+/** Named rate-limit buckets of decisions.md ("Limits"); 'default' applies to every request. */
+export type RateLimitBucket = 'login' | 'register' | 'tokenCreate' | 'upload';
+
+export interface RequestContext<Body = unknown> {
+  readonly req: Request;
+  /** The JSON body after ajv validation (undefined for multipart routes: the handler streams it). */
+  readonly body: Body;
+  /** Query string values after ajv validation/coercion against `query`. */
+  readonly query: Record<string, unknown>;
+  readonly params: Record<string, string>;
+  /** Present when the route is 'required' auth, or 'optional' and a valid token was sent. */
+  readonly principal: Principal | undefined;
+  readonly requestId: string;
+  /** Absolute base URL of this request ("http://host:port"), for links the service emits. */
+  readonly baseUrl: string;
+}
+
+export interface Reply {
+  readonly status: number;
+  /** JSON-serialised unless `raw` is given. Omitted for 204. */
+  readonly body?: unknown;
+  readonly headers?: Record<string, string>;
+  /**
+   * Position of the last event this write appended. The framework waits (bounded) until the read
+   * models have reached it before answering, and sends it as `X-Event-Position`.
+   */
+  readonly position?: GlobalPosition;
+  /** Streams a download instead of JSON. */
+  readonly raw?: NodeJS.ReadableStream;
+}
+
+export interface ResponseSpec {
+  readonly description: string;
+  readonly schema?: JsonSchema;
+}
+
+export interface RouteSpec<Body = unknown> {
+  readonly method: 'get' | 'post' | 'put' | 'patch' | 'delete';
+  /** OpenAPI template with trailing slash, e.g. '/api/tokens/{token_id}/'. Served with and without the slash. */
+  readonly path: string;
+  readonly operationId: string;
+  readonly summary: string;
+  readonly description?: string;
+  readonly tags: readonly string[];
+  /** 'public': no token needed (a sent token is still checked); 'required': 401 without a valid token. */
+  readonly auth: 'public' | 'required';
+  readonly rateLimit?: RateLimitBucket;
+  /** JSON body schema, validated with ajv (400 with field errors). */
+  readonly body?: JsonSchema;
+  /**
+   * Multipart fields (documented in OpenAPI; the handler parses the stream itself so files go
+   * straight to the BlobStore). When set, multipart/form-data is accepted besides JSON.
+   */
+  readonly multipart?: JsonSchema;
+  /** Query parameters: an object schema; values arrive as strings and are coerced by ajv. */
+  readonly query?: JsonSchema;
+  readonly responses: Readonly<Record<number, ResponseSpec>>;
+  readonly handler: (ctx: RequestContext<Body>) => Promise<Reply>;
+}
+
+/** Waits until the read models serving this process have applied events up to a position. */
+export interface ConsistencyGate {
+  /** Resolves true when reached, false when the bound elapsed first. */
+  waitFor(position: GlobalPosition, timeoutMs?: number): Promise<boolean>;
+}
