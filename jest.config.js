@@ -3,7 +3,9 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/shared', '<rootDir>/services', '<rootDir>/tests'],
   testMatch: ['**/*.test.ts'],
-  transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] },
+  transform: { '^.+\\.(ts|js)$': ['@swc/jest', { jsc: { target: 'es2022' } }] },
+  // scrypt-kdf is ESM-only; Node 20.19+ requires it natively, jest needs it transformed.
+  transformIgnorePatterns: ['/node_modules/(?!scrypt-kdf/)'],
   globalSetup: '<rootDir>/tests/support/globalSetup.ts',
   globalTeardown: '<rootDir>/tests/support/globalTeardown.ts',
   testTimeout: 60000,

@@ -10,12 +10,16 @@ export type RateLimitBucket = 'login' | 'register' | 'tokenCreate' | 'upload';
 
 export interface RequestContext<Body = unknown> {
   readonly req: Request;
-  /** The JSON body after ajv validation (undefined for multipart routes: the handler streams it). */
+  /**
+   * The body after ajv validation. Undefined when a multipart route receives multipart/form-data
+   * (the handler streams `req`); JSON or url-encoded bodies of such a route arrive validated
+   * against its `multipart` schema.
+   */
   readonly body: Body;
   /** Query string values after ajv validation/coercion against `query`. */
   readonly query: Record<string, unknown>;
   readonly params: Record<string, string>;
-  /** Present when the route is 'required' auth, or 'optional' and a valid token was sent. */
+  /** Present when the route is 'required' auth, or 'public' and a valid token was sent. */
   readonly principal: Principal | undefined;
   readonly requestId: string;
   /** Absolute base URL of this request ("http://host:port"), for links the service emits. */

@@ -1,14 +1,10 @@
-import { readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 
-export const TEST_PG_STATE_FILE = path.join(tmpdir(), `catalogue-test-pg-${process.env.JEST_RUN_ID ?? 'run'}.json`);
-
-function serverUrl(): string {
-  if (process.env.TEST_PG_URL) return process.env.TEST_PG_URL;
-  return (JSON.parse(readFileSync(TEST_PG_STATE_FILE, 'utf8')) as { url: string }).url;
+export function serverUrl(): string {
+  const url = process.env.TEST_PG_URL;
+  if (!url) throw new Error('TEST_PG_URL is not set: run tests through jest (its globalSetup starts PostgreSQL)');
+  return url;
 }
 
 /** A fresh, empty database on the run's PostgreSQL: one per test file, so files never share state. */

@@ -1,0 +1,22 @@
+import type { RouteSpec } from '../../shared/http/routeSpec';
+import type { CommandDeps } from './commandDeps';
+import { registerRoute } from './features/account/registerRoute';
+import { loginRoute } from './features/account/loginRoute';
+import { logoutRoute } from './features/account/logoutRoute';
+import { changePasswordRoute } from './features/account/changePasswordRoute';
+import { updateProfileRoute } from './features/account/updateProfileRoute';
+import { createTokenRoute } from './features/tokens/createTokenRoute';
+import { revokeTokenRoute } from './features/tokens/revokeTokenRoute';
+
+/** Every write the service accepts. */
+export function commandRoutes(deps: CommandDeps): RouteSpec[] {
+  return [
+    registerRoute(deps),
+    loginRoute(deps),
+    logoutRoute(deps),
+    changePasswordRoute(deps),
+    updateProfileRoute(deps),
+    createTokenRoute(deps),
+    revokeTokenRoute(deps),
+  ] as RouteSpec[];
+}

@@ -1,0 +1,44 @@
+import type { RouteSpec } from '../../../../shared/http/routeSpec';
+import { handleCommand } from '../../../../shared/commandHandling/handleCommand';
+import { decideUser } from '../../../../shared/domain/identity/decide';
+import { userDecider, userStreamName } from '../../../../shared/domain/identity/events';
+import type { CommandDeps } from '../../commandDeps';
+import { commandContext } from '../../commandDeps';
+import { passwordField } from './registerRoute';
+import { requirePrincipal } from './requirePrincipal';
+
+interface ChangePasswordBody {
+  old_password: string;
+  new_password: string;
+}
+
+export const changePasswordRoute = (deps: CommandDeps): RouteSpec<ChangePasswordBody> => ({
+  method: 'post',
+  path: '/api/auth/password/change/',
+  operationId: 'changePassword',
+  summary: 'Change the password',
+  description: 'Revokes every other login token of the user; personal access tokens survive.',
+  tags: ['auth'],
+  auth: 'required',
+  body: {
+    type: 'object',
+    required: ['old_password', 'new_password'],
+    properties: { old_password: { type: 'string', minLength: 1, maxLength: 1024 }, new_password: passwordField },
+  },
+  responses: {
+    200: { description: 'Password updated.', schema: { type: 'object', properties: { detail: { type: 'string' } } } },
+    400: { description: 'Wrong old password, or the new one breaks the rules' },
+  },
+  async handler(ctx) {
+    const principal = requirePrincipal(ctx);
+    const newPasswordHash = await deps.passwords.hash(ctx.body.new_password);
+    const result = await handleCommand(deps.store, userStreamName(principal.userId), userDecider, async (state) => {
+      const oldPasswordMatches = state.status === 'registered' && (await deps.passwords.verify(state.passwordHash, ctx.body.old_password));
+      return decideUser(
+        { type: 'ChangePassword', data: { oldPasswordMatches, newPasswordHash, currentTokenId: principal.tokenId, now: deps.clock().toISOString() } },
+        state,
+      );
+    }, commandContext(ctx));
+    return { status: 200, body: { detail: 'Password updated.' }, position: result.position };
+  },
+});

@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import type { RouteSpec, RequestContext } from '../../../../shared/http/routeSpec';
+import { ValidationError } from '../../../../shared/errors/httpErrors';
+import { handleCommand } from '../../../../shared/commandHandling/handleCommand';
+import { decideUser } from '../../../../shared/domain/identity/decide';
+import { userDecider, userStreamName } from '../../../../shared/domain/identity/events';
+import { compileFormValidator } from '../../../../shared/http/schemaValidator';
+import { cleanupStoredFiles, parseMultipart } from '../../../../shared/uploads/parseMultipart';
+import { sniffImage } from '../../../../shared/media/sniffImage';
+import { profileJson } from '../../../../shared/views/userViews';
+import type { CommandDeps } from '../../commandDeps';
+import { commandContext } from '../../commandDeps';
+import { nameField } from './registerRoute';
+import { requirePrincipal } from './requirePrincipal';
+import { userRecordFromState } from './userRecord';
+
+interface ProfileChanges {
+  first_name?: string;
+  last_name?: string;
+  bio?: string;
+  location?: string;
+  avatar?: null;
+}
+
+const fields = {
+  first_name: nameField,
+  last_name: nameField,
+  bio: { type: 'string', maxLength: 5000 },
+  location: { type: 'string', maxLength: 200 },
+} as const;
+
+const multipartSchema = {
+  type: 'object',
+  properties: { ...fields, avatar: { type: 'string', format: 'binary', description: 'PNG, JPEG, GIF, WebP or BMP; checked by content.' } },
+};
+const validateFormFields = compileFormValidator({ type: 'object', properties: fields });
+
+export const INVALID_IMAGE = 'Upload a valid image. The file you uploaded was either not an image or a corrupted image.';
+const AVATAR_FORMATS = new Set(['png', 'jpeg', 'gif', 'webp', 'bmp']);
+
+/** Streams the avatar into the BlobStore and checks by content that it is an image. */
+async function readMultipart(ctx: RequestContext<unknown>, deps: CommandDeps, userId: number) {
+  const parsed = await parseMultipart(ctx.req, {
+    blobStore: deps.blobs,
+    files: {
+      avatar: {
+        keyFor: ({ filename }) => `avatars/${userId}/${randomUUID()}${/\.(png|jpe?g|gif|webp|bmp)$/i.exec(filename)?.[0]?.toLowerCase() ?? ''}`,
+        maxBytes: deps.maxAvatarBytes,
+      },
+    },
+  });
+  const avatar = parsed.files.avatar;
+  const fieldErrors = validateFormFields(parsed.fields);
+  const image = avatar ? sniffImage(avatar.head) : undefined;
+  if (fieldErrors || (avatar && (!image || !AVATAR_FORMATS.has(image.format)))) {
+    await cleanupStoredFiles(deps.blobs, parsed.files);
+    throw new ValidationError({ ...fieldErrors, ...(avatar && !image ? { avatar: [INVALID_IMAGE] } : {}) });
+  }
+  return { changes: parsed.fields as ProfileChanges, avatarKey: avatar?.key };
+}
+
+export const updateProfileRoute = (deps: CommandDeps): RouteSpec<ProfileChanges | undefined> => ({
+  method: 'patch',
+  path: '/api/profile/',
+  operationId: 'updateProfile',
+  summary: 'Update your profile',
+  description: 'JSON, or multipart/form-data with an avatar image. Send "avatar": null (JSON) to remove the avatar.',
+  tags: ['profile'],
+  auth: 'required',
+  body: { type: 'object', properties: { ...fields, avatar: { type: 'null' } } },
+  multipart: multipartSchema,
+  responses: { 200: { description: 'The updated profile (same shape as GET)' }, 400: { description: 'Invalid fields or not an image' } },
+  async handler(ctx) {
+    const principal = requirePrincipal(ctx);
+    const { changes, avatarKey } = ctx.req.is('multipart/form-data')
+      ? await readMultipart(ctx, deps, principal.userId)
+      : { changes: ctx.body ?? {}, avatarKey: undefined };
+    const newAvatar = avatarKey ?? (changes.avatar === null ? null : undefined);
+    let previousAvatar: string | null = null;
+    try {
+      const result = await handleCommand(deps.store, userStreamName(principal.userId), userDecider, (state) => {
+        previousAvatar = state.status === 'registered' ? state.avatarKey : null;
+        return decideUser({
+          type: 'UpdateProfile',
+          data: {
+            firstName: changes.first_name, lastName: changes.last_name, bio: changes.bio, location: changes.location,
+            avatarKey: newAvatar, now: deps.clock().toISOString(),
+          },
+        }, state);
+      }, commandContext(ctx));
+      if (result.state.status !== 'registered') throw new Error('profile of a missing user');
+      if (newAvatar !== undefined && previousAvatar && previousAvatar !== newAvatar) await deps.blobs.delete(previousAvatar).catch(() => undefined);
+      return { status: 200, body: profileJson(userRecordFromState(result.state), ctx.baseUrl), position: result.position };
+    } catch (error) {
+      if (avatarKey) await deps.blobs.delete(avatarKey).catch(() => undefined);
+      throw error;
+    }
+  },
+});

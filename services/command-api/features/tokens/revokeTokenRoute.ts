@@ -1,0 +1,41 @@
+import type { RouteSpec } from '../../../../shared/http/routeSpec';
+import { handleCommand } from '../../../../shared/commandHandling/handleCommand';
+import { decideUser } from '../../../../shared/domain/identity/decide';
+import { userDecider, userStreamName } from '../../../../shared/domain/identity/events';
+import { NotFoundError } from '../../../../shared/errors/httpErrors';
+import type { CommandDeps } from '../../commandDeps';
+import { commandContext } from '../../commandDeps';
+import { requirePrincipal } from '../account/requirePrincipal';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const revokeTokenRoute = (deps: CommandDeps): RouteSpec => ({
+  method: 'delete',
+  path: '/api/tokens/{token_id}/',
+  operationId: 'revokeToken',
+  summary: 'Revoke a personal access token',
+  description: 'Idempotent for your own tokens (204 again). Another user\'s token: 403. The token fails authentication at once.',
+  tags: ['tokens'],
+  auth: 'required',
+  responses: { 204: { description: 'Revoked' }, 403: { description: 'Not your token' }, 404: { description: 'No such token' } },
+  async handler(ctx) {
+    const principal = requirePrincipal(ctx);
+    const tokenId = ctx.params.token_id ?? '';
+    if (!UUID.test(tokenId)) throw new NotFoundError();
+    // Who owns the token is a lookup; whether it may be revoked is decided on the owner's stream.
+    const { rows } = await deps.readModels.query<{ user_id: number }>('SELECT user_id FROM access_tokens WHERE id = $1', [tokenId]);
+    const owner = rows[0]?.user_id;
+    if (owner === undefined) throw new NotFoundError();
+    const result = await handleCommand(
+      deps.store,
+      userStreamName(owner),
+      userDecider,
+      (state) => decideUser(
+        { type: 'RevokeAccessToken', data: { tokenId, actorUserId: principal.userId, reason: 'revoked', now: deps.clock().toISOString() } },
+        state,
+      ),
+      commandContext(ctx),
+    );
+    return { status: 204, position: result.position };
+  },
+});

@@ -1,0 +1,30 @@
+import type { Pool } from 'pg';
+import type { EventStore } from '../../shared/eventStore/eventStore';
+import type { Metrics } from '../../shared/metrics/metrics';
+import type { Logger } from '../../shared/logging/logger';
+import { ProjectionRunner } from '../../shared/projections/projectionRunner';
+import type { ProjectionProgress } from '../../shared/projections/projectionProgress';
+import { allProjections } from './projections/allProjections';
+
+/** Starts the read-model projector, reporting position and lag as metrics. */
+export function startProjector(deps: {
+  store: EventStore;
+  pool: Pool;
+  metrics: Metrics;
+  logger: Logger;
+  progress?: ProjectionProgress;
+}): ProjectionRunner {
+  const runner = new ProjectionRunner({
+    store: deps.store,
+    pool: deps.pool,
+    projections: allProjections,
+    progress: deps.progress,
+    logger: deps.logger,
+    onBatch: ({ position, lastRecordedAt }) => {
+      deps.metrics.setProjectionPosition('read_models', position);
+      if (lastRecordedAt) deps.metrics.setProjectionLag('read_models', Math.max(0, (Date.now() - Date.parse(lastRecordedAt)) / 1000));
+    },
+  });
+  runner.start();
+  return runner;
+}

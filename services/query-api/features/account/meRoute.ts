@@ -1,0 +1,29 @@
+import type { RouteSpec } from '../../../../shared/http/routeSpec';
+import { currentUserJson } from '../../../../shared/views/userViews';
+import type { QueryDeps } from '../../queryDeps';
+import { loadUser } from './loadUser';
+
+export const meRoute = (deps: QueryDeps): RouteSpec => ({
+  method: 'get',
+  path: '/api/auth/me/',
+  operationId: 'me',
+  summary: 'The current user',
+  tags: ['auth'],
+  auth: 'required',
+  responses: {
+    200: {
+      description: 'id, username, email, first_name, last_name, avatar, bio, location',
+      schema: {
+        type: 'object',
+        properties: {
+          id: { type: 'integer' }, username: { type: 'string' }, email: { type: 'string' }, first_name: { type: 'string' },
+          last_name: { type: 'string' }, avatar: { type: ['string', 'null'] }, bio: { type: 'string' }, location: { type: 'string' },
+        },
+      },
+    },
+  },
+  async handler(ctx) {
+    const user = await loadUser(deps.readModels, ctx.principal!.userId);
+    return { status: 200, body: currentUserJson(user, ctx.baseUrl) };
+  },
+});

@@ -1,0 +1,28 @@
+import type { RouteSpec } from '../../../../shared/http/routeSpec';
+import { profileJson, userSchemas } from '../../../../shared/views/userViews';
+import type { QueryDeps } from '../../queryDeps';
+import { loadUser } from './loadUser';
+
+export const profileSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'integer' }, username: { type: 'string' }, email: { type: 'string' }, first_name: { type: 'string' },
+    last_name: { type: 'string' }, avatar: { type: ['string', 'null'] }, bio: { type: 'string' }, location: { type: 'string' },
+    group: userSchemas.group,
+  },
+} as const;
+
+export const profileRoute = (deps: QueryDeps): RouteSpec => ({
+  method: 'get',
+  path: '/api/profile/',
+  operationId: 'getProfile',
+  summary: 'The current user\'s profile',
+  description: 'group is {id: 1, name: "researchers"}, or {id: 2, name: "curators"} for staff.',
+  tags: ['profile'],
+  auth: 'required',
+  responses: { 200: { description: 'The profile', schema: profileSchema } },
+  async handler(ctx) {
+    const user = await loadUser(deps.readModels, ctx.principal!.userId);
+    return { status: 200, body: profileJson(user, ctx.baseUrl) };
+  },
+});

@@ -1,0 +1,8 @@
+import type { Pool } from 'pg';
+import type { BlobStore } from '../../shared/blobStore/blobStore';
+
+/** Everything a query handler may use; wired once in main.ts. */
+export interface QueryDeps {
+  readonly readModels: Pool;
+  readonly blobs: BlobStore;
+}

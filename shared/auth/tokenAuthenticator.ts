@@ -1,0 +1,116 @@
+import { randomUUID } from 'node:crypto';
+import type { Pool } from 'pg';
+import { AuthenticationError } from '../errors/httpErrors';
+import type { EventStore } from '../eventStore/eventStore';
+import type { ProjectionProgress } from '../projections/projectionProgress';
+import type { Logger } from '../projections/logger';
+import { SCHEMA_VERSION } from '../commandHandling/handleCommand';
+import { TOKEN_USE_RECORD_INTERVAL_MS, tokenUsageStreamName } from '../domain/identity/tokenUsage';
+import type { Authenticator, Principal } from './principal';
+import { hashTokenSecret, looksLikeTokenSecret } from './tokens';
+
+interface CachedToken {
+  readonly principal: Principal;
+  readonly expiresAt: number | null;
+  readonly cachedAt: number;
+}
+
+type Row = {
+  id: string; user_id: number; kind: 'login' | 'personal'; expires_at: Date | null; revoked_at: Date | null;
+  username: string; email: string; is_staff: boolean;
+};
+
+export interface TokenAuthenticatorOptions {
+  readonly pool: Pool;
+  readonly store: EventStore;
+  readonly progress?: ProjectionProgress;
+  readonly logger?: Logger;
+  /** A revoked token must fail everywhere within one second: cached answers live shorter than that. */
+  readonly cacheTtlMs?: number;
+  readonly now?: () => number;
+}
+
+/**
+ * `Authorization: Token <t>` and `Bearer <t>` both accept both kinds of token. Lookups go to the
+ * access_tokens read model by SHA-256 of the secret; positive answers are cached briefly and dropped
+ * as soon as the projector reports the token or its user changed (so a revocation is effective at
+ * once in this process, and within the TTL everywhere else).
+ */
+export class TokenAuthenticator implements Authenticator {
+  private readonly cache = new Map<string, CachedToken>();
+  private readonly lastRecordedUse = new Map<string, number>();
+  private readonly ttl: number;
+  private readonly now: () => number;
+
+  constructor(private readonly options: TokenAuthenticatorOptions) {
+    this.ttl = options.cacheTtlMs ?? 500;
+    this.now = options.now ?? Date.now;
+    options.progress?.onChange((keys) => this.invalidate(keys));
+  }
+
+  async authenticate(header: string | undefined): Promise<Principal | undefined> {
+    if (header === undefined || header === '') return undefined;
+    const match = /^(Token|Bearer)\s+(\S+)\s*$/i.exec(header);
+    if (!match) throw new AuthenticationError('Invalid token header. Use "Token <token>" or "Bearer <token>".');
+    const secret = match[2]!;
+    if (!looksLikeTokenSecret(secret)) throw new AuthenticationError('Invalid token.');
+    const hash = hashTokenSecret(secret);
+    const now = this.now();
+    let entry = this.cache.get(hash);
+    if (!entry || now - entry.cachedAt > this.ttl) {
+      entry = await this.load(hash, now);
+      this.cache.set(hash, entry);
+    }
+    if (entry.expiresAt !== null && entry.expiresAt <= now) throw new AuthenticationError('Token has expired.');
+    this.recordUse(entry.principal, now);
+    return entry.principal;
+  }
+
+  /** Drops cached tokens named by projector change keys ("token:<id>", "user:<id>", or "*"). */
+  invalidate(keys: readonly string[]): void {
+    if (keys.includes('*')) return this.cache.clear();
+    const wanted = new Set(keys);
+    for (const [hash, entry] of this.cache) {
+      if (wanted.has(`token:${entry.principal.tokenId}`) || wanted.has(`user:${entry.principal.userId}`)) this.cache.delete(hash);
+    }
+  }
+
+  private async load(hash: string, now: number): Promise<CachedToken> {
+    const { rows } = await this.options.pool.query<Row>(
+      `SELECT t.id, t.user_id, t.kind, t.expires_at, t.revoked_at, u.username, u.email, u.is_staff
+         FROM access_tokens t JOIN users u ON u.id = t.user_id
+        WHERE t.token_hash = $1`,
+      [hash],
+    );
+    const row = rows[0];
+    if (!row || row.revoked_at !== null) throw new AuthenticationError('Invalid token.');
+    if (this.cache.size > 50_000) this.cache.clear();
+    return {
+      principal: {
+        userId: row.user_id, username: row.username, email: row.email, isStaff: row.is_staff,
+        tokenId: row.id, tokenKind: row.kind,
+      },
+      expiresAt: row.expires_at ? row.expires_at.getTime() : null,
+      cachedAt: now,
+    };
+  }
+
+  /** last_used_at may lag by up to a minute (decisions.md): one AccessTokenUsed event per token per minute. */
+  private recordUse(principal: Principal, now: number): void {
+    const last = this.lastRecordedUse.get(principal.tokenId);
+    if (last !== undefined && now - last < TOKEN_USE_RECORD_INTERVAL_MS) return;
+    this.lastRecordedUse.set(principal.tokenId, now);
+    const usedAt = new Date(now).toISOString();
+    this.options.store
+      .appendToStream(tokenUsageStreamName(principal.tokenId), [{
+        id: randomUUID(),
+        type: 'AccessTokenUsed',
+        data: { tokenId: principal.tokenId, userId: principal.userId, usedAt },
+        metadata: { actor: String(principal.userId), requestId: null, correlationId: randomUUID(), causationId: null, schemaVersion: SCHEMA_VERSION },
+      }], { expectedRevision: 'any' })
+      .catch((error: unknown) => {
+        this.lastRecordedUse.delete(principal.tokenId);
+        this.options.logger?.error('could not record token use', { error: String(error) });
+      });
+  }
+}

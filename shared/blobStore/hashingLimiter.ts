@@ -1,0 +1,39 @@
+import { createHash } from 'node:crypto';
+import { Transform, type TransformCallback } from 'node:stream';
+import { BlobTooLargeError } from './blobStore';
+
+/**
+ * Passes bytes through unchanged while counting and hashing them, and fails with BlobTooLargeError
+ * before forwarding the first byte beyond maxBytes, so no adapter ever writes more than the limit.
+ */
+export class HashingLimiter extends Transform {
+  private readonly hash = createHash('sha256');
+  private bytes = 0;
+  private digest: string | undefined;
+
+  constructor(private readonly maxBytes = Number.POSITIVE_INFINITY) {
+    super();
+    if (!(maxBytes >= 0)) throw new RangeError(`maxBytes must be a non-negative number, got ${maxBytes}`);
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    this.bytes += chunk.length;
+    if (this.bytes > this.maxBytes) {
+      callback(new BlobTooLargeError(this.maxBytes));
+      return;
+    }
+    this.hash.update(chunk);
+    callback(null, chunk);
+  }
+
+  override _flush(callback: TransformCallback): void {
+    this.digest = this.hash.digest('hex');
+    callback();
+  }
+
+  /** Size and lowercase hex SHA-256 of everything that passed; available once the stream has ended. */
+  result(): { size: number; sha256: string } {
+    if (this.digest === undefined) throw new Error('HashingLimiter.result() called before the stream ended');
+    return { size: this.bytes, sha256: this.digest };
+  }
+}

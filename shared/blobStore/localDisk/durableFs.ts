@@ -1,0 +1,44 @@
+import { open, unlink, type FileHandle } from 'node:fs/promises';
+
+/** FileHandle.write may write fewer bytes than asked; loop until the chunk is on its way to disk. */
+export async function writeAll(handle: FileHandle, chunk: Buffer): Promise<void> {
+  let offset = 0;
+  while (offset < chunk.length) {
+    const { bytesWritten } = await handle.write(chunk, offset, chunk.length - offset);
+    offset += bytesWritten;
+  }
+}
+
+export async function writeFileDurably(file: string, text: string): Promise<void> {
+  const handle = await open(file, 'wx', 0o644);
+  try {
+    await handle.writeFile(text, 'utf8');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** A created or renamed entry survives a crash only once the directory holding it is flushed too. */
+export async function fsyncDirectory(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+export async function removeIfPresent(file: string): Promise<void> {
+  try {
+    await unlink(file);
+  } catch (err) {
+    if (!isAbsentEntry(err)) throw err;
+  }
+}
+
+/** ENOTDIR/EISDIR: a key whose path crosses or names a directory of other keys is simply absent. */
+export function isAbsentEntry(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR';
+}

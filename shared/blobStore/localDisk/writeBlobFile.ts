@@ -1,0 +1,69 @@
+import { mkdir, open, rename } from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { PutOptions } from '../blobStore';
+import { DEFAULT_CONTENT_TYPE } from '../defaultContentType';
+import { HashingLimiter } from '../hashingLimiter';
+import { tempPathFor, type BlobPaths } from './blobPaths';
+import { fsyncDirectory, removeIfPresent, writeAll, writeFileDurably } from './durableFs';
+import type { BlobFileMeta } from './readBlobMeta';
+
+/**
+ * Streams body into a temp file next to the target, then renames it into place and flushes the
+ * directories: the blob is complete and durable when this resolves, and absent when it rejects.
+ */
+export async function writeBlobFile(
+  paths: BlobPaths,
+  body: Readable,
+  options: PutOptions,
+): Promise<{ size: number; sha256: string }> {
+  const tempData = tempPathFor(paths.data);
+  const tempMeta = tempPathFor(paths.meta);
+  let renamed = false;
+  try {
+    const firstCreatedDir = await mkdir(paths.dir, { recursive: true });
+    const written = await streamIntoFile(body, tempData, options.maxBytes);
+    const meta: BlobFileMeta = { contentType: options.contentType ?? DEFAULT_CONTENT_TYPE, ...written };
+    await writeFileDurably(tempMeta, JSON.stringify(meta));
+    // Sidecar first: a data file is never visible without its content type.
+    await rename(tempMeta, paths.meta);
+    renamed = true;
+    await rename(tempData, paths.data);
+    await fsyncNewEntries(paths.dir, firstCreatedDir);
+    return written;
+  } catch (err) {
+    body.destroy();
+    const leftovers = renamed ? [tempData, tempMeta, paths.data, paths.meta] : [tempData, tempMeta];
+    // Cleanup is best effort; the caller needs the original error, not a cleanup one.
+    await Promise.allSettled(leftovers.map(removeIfPresent));
+    throw err;
+  }
+}
+
+async function streamIntoFile(body: Readable, file: string, maxBytes: number | undefined) {
+  const handle = await open(file, 'wx', 0o644);
+  try {
+    const limiter = new HashingLimiter(maxBytes);
+    await pipeline(body, limiter, async (source: AsyncIterable<Buffer>) => {
+      for await (const chunk of source) await writeAll(handle, chunk);
+    });
+    await handle.sync();
+    return limiter.result();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Flushes the blob's directory and, for directories mkdir just created, each parent holding one. */
+async function fsyncNewEntries(dir: string, firstCreatedDir: string | undefined): Promise<void> {
+  const dirs = [dir];
+  if (firstCreatedDir !== undefined) {
+    const last = path.dirname(firstCreatedDir);
+    for (let current = dir; current !== last && current !== path.dirname(current);) {
+      current = path.dirname(current);
+      dirs.push(current);
+    }
+  }
+  for (const each of dirs) await fsyncDirectory(each);
+}

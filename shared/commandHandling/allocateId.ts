@@ -1,0 +1,38 @@
+import { randomUUID } from 'node:crypto';
+import type { EventStore } from '../eventStore/eventStore';
+import { WrongExpectedRevisionError } from '../eventStore/eventStore';
+import type { CommandContext } from './commandContext';
+import { SCHEMA_VERSION } from './handleCommand';
+
+/**
+ * Integer ids are allocated on the write side so a write response carries them. Each id is one
+ * event in `sequence-<name>`, appended at the exact next revision: id n lives at revision n-1, so a
+ * lost race tells us the actual revision and we try the next one. No read is needed in the common
+ * case because each process remembers where it last saw the sequence.
+ */
+export class IdAllocator {
+  private readonly guesses = new Map<string, bigint>();
+
+  constructor(private readonly store: EventStore) {}
+
+  async next(sequence: string, ctx: CommandContext): Promise<number> {
+    const stream = `sequence-${sequence}`;
+    let expected: bigint | undefined = this.guesses.get(sequence);
+    for (let attempt = 0; attempt < 1000; attempt++) {
+      const id = expected === undefined ? 1 : Number(expected) + 2;
+      try {
+        await this.store.appendToStream(
+          stream,
+          [{ id: randomUUID(), type: 'IdAllocated', data: { sequence, id }, metadata: { ...ctx, schemaVersion: SCHEMA_VERSION } }],
+          { expectedRevision: expected ?? 'no_stream' },
+        );
+        this.guesses.set(sequence, BigInt(id - 1));
+        return id;
+      } catch (error) {
+        if (!(error instanceof WrongExpectedRevisionError)) throw error;
+        expected = error.actual === 'no_stream' ? undefined : error.actual;
+      }
+    }
+    throw new Error(`could not allocate an id in sequence ${sequence}`);
+  }
+}

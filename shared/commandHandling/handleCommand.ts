@@ -1,0 +1,92 @@
+import { randomUUID } from 'node:crypto';
+import type { AppendResult, EventStore, GlobalPosition, NewEvent, RecordedEvent } from '../eventStore/eventStore';
+import { WrongExpectedRevisionError } from '../eventStore/eventStore';
+import { ConflictError } from '../errors/httpErrors';
+import type { CommandContext } from './commandContext';
+import { upcast } from './upcast';
+
+export interface DomainEvent {
+  readonly type: string;
+  readonly data: object;
+}
+
+export interface Decider<State, Event extends DomainEvent> {
+  readonly initialState: () => State;
+  readonly evolve: (state: State, event: Event) => State;
+}
+
+export interface Loaded<State> {
+  readonly state: State;
+  /** Revision of the last event, or undefined when the stream does not exist. */
+  readonly revision: bigint | undefined;
+}
+
+export interface HandleResult<State, Event> {
+  readonly state: State;
+  readonly events: readonly Event[];
+  /** Position of the last appended event; undefined when the decision appended nothing. */
+  readonly position: GlobalPosition | undefined;
+}
+
+export interface HandleOptions {
+  /** The stream revision the caller last saw (If-Match); a mismatch is a 409, never retried. */
+  readonly expectedRevision?: bigint;
+  readonly maxAttempts?: number;
+}
+
+export const SCHEMA_VERSION = 1;
+
+export async function loadAggregate<State, Event extends DomainEvent>(
+  store: EventStore,
+  streamName: string,
+  decider: Decider<State, Event>,
+): Promise<Loaded<State>> {
+  const recorded = await store.readStream(streamName);
+  const state = recorded.reduce((s, e) => decider.evolve(s, upcast(e) as unknown as Event), decider.initialState());
+  const last: RecordedEvent | undefined = recorded[recorded.length - 1];
+  return { state, revision: last?.streamRevision };
+}
+
+export function toNewEvents(events: readonly DomainEvent[], ctx: CommandContext): NewEvent[] {
+  return events.map((e) => ({
+    id: randomUUID(),
+    type: e.type,
+    data: e.data,
+    metadata: { ...ctx, schemaVersion: SCHEMA_VERSION },
+  }));
+}
+
+/**
+ * Load the stream, fold it, decide, append with the revision that was folded. A concurrent writer
+ * makes the append fail; the whole cycle then runs again on fresh state, a bounded number of times.
+ */
+export async function handleCommand<State, Event extends DomainEvent>(
+  store: EventStore,
+  streamName: string,
+  decider: Decider<State, Event>,
+  decide: (state: State) => readonly Event[] | Promise<readonly Event[]>,
+  ctx: CommandContext,
+  options: HandleOptions = {},
+): Promise<HandleResult<State, Event>> {
+  const maxAttempts = options.maxAttempts ?? 8;
+  for (let attempt = 1; ; attempt++) {
+    const { state, revision } = await loadAggregate(store, streamName, decider);
+    if (options.expectedRevision !== undefined && options.expectedRevision !== revision) {
+      throw new ConflictError('The resource was modified by another request; reload it and try again.');
+    }
+    const events = await decide(state);
+    if (events.length === 0) return { state, events, position: undefined };
+    try {
+      const result: AppendResult = await store.appendToStream(streamName, toNewEvents(events, ctx), {
+        expectedRevision: revision ?? 'no_stream',
+      });
+      return { state: events.reduce(decider.evolve, state), events, position: result.position };
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevisionError)) throw error;
+      if (options.expectedRevision !== undefined || attempt >= maxAttempts) {
+        throw new ConflictError('The resource was modified concurrently; try again.');
+      }
+      await new Promise((r) => setTimeout(r, Math.random() * 5 * attempt));
+    }
+  }
+}

@@ -1,0 +1,163 @@
+import path from 'node:path';
+
+/**
+ * The one place where environment variables become configuration. Every service's main.ts calls
+ * loadConfig(process.env); a bad value stops start-up with a message naming the variable.
+ */
+export interface RateLimitRule {
+  readonly limit: number;
+  readonly windowMs: number;
+}
+
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  readonly dataDir: string;
+  /** External PostgreSQL; when absent the all-in-one starts an embedded one in dataDir/postgres. */
+  readonly databaseUrl: string | undefined;
+  readonly embeddedPostgresPort: number;
+  readonly eventStoreConnectionString: string | undefined;
+  readonly s3: S3Config | undefined;
+  readonly elasticsearchUrl: string | undefined;
+  readonly kafkaBrokers: readonly string[];
+  readonly admin: { email: string; password: string; username: string } | undefined;
+  readonly loginTokenTtlMs: number;
+  readonly passwordHashLogN: number;
+  readonly jsonBodyLimitBytes: number;
+  readonly maxUploadBytes: number;
+  readonly maxAvatarBytes: number;
+  readonly trustProxy: boolean | number | string;
+  readonly publicBaseUrl: string | undefined;
+  readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  readonly readYourWritesTimeoutMs: number;
+  readonly rateLimits: {
+    readonly login: RateLimitRule;
+    readonly register: RateLimitRule;
+    readonly tokenCreate: RateLimitRule;
+    readonly upload: RateLimitRule;
+    readonly default: RateLimitRule;
+  };
+}
+
+export interface S3Config {
+  readonly endPoint: string;
+  readonly port: number;
+  readonly useSSL: boolean;
+  readonly accessKey: string;
+  readonly secretKey: string;
+  readonly bucket: string;
+  readonly region: string;
+}
+
+export class ConfigError extends Error {
+  constructor(variable: string, problem: string) {
+    super(`configuration: ${variable} ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const PERIODS: Record<string, number> = { second: 1_000, minute: 60_000, hour: 3_600_000, day: 86_400_000 };
+
+function int(env: Env, name: string, fallback: number, min = 0): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) < min) throw new ConfigError(name, `must be an integer >= ${min}, got "${raw}"`);
+  return Number(raw);
+}
+
+function url(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  if (!raw) return undefined;
+  try {
+    new URL(raw);
+  } catch {
+    throw new ConfigError(name, `must be a URL, got "${raw}"`);
+  }
+  return raw;
+}
+
+/** "10/minute", "20/hour", "600/min". */
+function rule(env: Env, name: string, fallback: RateLimitRule): RateLimitRule {
+  const raw = env[name];
+  if (!raw) return fallback;
+  const match = /^(\d+)\s*\/\s*(second|sec|s|minute|min|m|hour|h|day|d)$/.exec(raw.trim());
+  if (!match) throw new ConfigError(name, `must look like "10/minute", got "${raw}"`);
+  const unit = { sec: 'second', s: 'second', min: 'minute', m: 'minute', h: 'hour', d: 'day' }[match[2]!] ?? match[2]!;
+  return { limit: Number(match[1]), windowMs: PERIODS[unit]! };
+}
+
+function trustProxy(env: Env): boolean | number | string {
+  const raw = env.TRUST_PROXY;
+  if (!raw || raw === 'false') return false;
+  if (raw === 'true') return true;
+  return /^\d+$/.test(raw) ? Number(raw) : raw;
+}
+
+function s3(env: Env): S3Config | undefined {
+  const endpoint = url(env, 'S3_ENDPOINT');
+  if (!endpoint) return undefined;
+  const parsed = new URL(endpoint);
+  const need = (name: string): string => {
+    const v = env[name];
+    if (!v) throw new ConfigError(name, 'is required when S3_ENDPOINT is set');
+    return v;
+  };
+  return {
+    endPoint: parsed.hostname,
+    port: parsed.port ? Number(parsed.port) : parsed.protocol === 'https:' ? 443 : 80,
+    useSSL: parsed.protocol === 'https:',
+    accessKey: need('S3_ACCESS_KEY'),
+    secretKey: need('S3_SECRET_KEY'),
+    bucket: env.S3_BUCKET ?? 'brain-catalogue',
+    region: env.S3_REGION ?? 'us-east-1',
+  };
+}
+
+function admin(env: Env): Config['admin'] {
+  const { ADMIN_EMAIL: email, ADMIN_PASSWORD: password, ADMIN_USERNAME: username } = env;
+  if (!email && !password && !username) return undefined;
+  if (!email || !password) throw new ConfigError(email ? 'ADMIN_PASSWORD' : 'ADMIN_EMAIL', 'is required when any ADMIN_* is set');
+  if (password.length < 8) throw new ConfigError('ADMIN_PASSWORD', 'must have at least 8 characters');
+  return { email, password, username: username ?? email.split('@')[0]! };
+}
+
+function logLevel(env: Env): Config['logLevel'] {
+  const raw = env.LOG_LEVEL ?? 'info';
+  if (!['debug', 'info', 'warn', 'error', 'silent'].includes(raw)) throw new ConfigError('LOG_LEVEL', `is not a level: "${raw}"`);
+  return raw as Config['logLevel'];
+}
+
+export function loadConfig(env: Env, cwd = process.cwd()): Config {
+  const minute = PERIODS.minute!;
+  const hour = PERIODS.hour!;
+  return {
+    host: env.HOST ?? '0.0.0.0',
+    port: int(env, 'PORT', 8000),
+    dataDir: path.resolve(cwd, env.DATA_DIR ?? './data'),
+    databaseUrl: url(env, 'DATABASE_URL'),
+    embeddedPostgresPort: int(env, 'EMBEDDED_PG_PORT', 54329, 1),
+    eventStoreConnectionString: env.EVENTSTORE_CONNECTION_STRING || undefined,
+    s3: s3(env),
+    elasticsearchUrl: url(env, 'ELASTICSEARCH_URL'),
+    kafkaBrokers: (env.KAFKA_BROKERS ?? '').split(',').map((b) => b.trim()).filter(Boolean),
+    admin: admin(env),
+    loginTokenTtlMs: int(env, 'LOGIN_TOKEN_TTL_DAYS', 30, 1) * PERIODS.day!,
+    passwordHashLogN: int(env, 'PASSWORD_HASH_LOG_N', 15, 4),
+    jsonBodyLimitBytes: int(env, 'JSON_BODY_LIMIT_BYTES', 1024 * 1024, 1024),
+    maxUploadBytes: int(env, 'MAX_UPLOAD_BYTES', 5 * 1024 ** 3, 1),
+    maxAvatarBytes: int(env, 'MAX_AVATAR_BYTES', 5 * 1024 ** 2, 1),
+    trustProxy: trustProxy(env),
+    publicBaseUrl: url(env, 'PUBLIC_BASE_URL')?.replace(/\/$/, ''),
+    logLevel: logLevel(env),
+    readYourWritesTimeoutMs: int(env, 'READ_YOUR_WRITES_TIMEOUT_MS', 5000, 0),
+    rateLimits: {
+      login: rule(env, 'RATE_LIMIT_LOGIN', { limit: 10, windowMs: minute }),
+      register: rule(env, 'RATE_LIMIT_REGISTER', { limit: 20, windowMs: hour }),
+      tokenCreate: rule(env, 'RATE_LIMIT_TOKEN_CREATE', { limit: 30, windowMs: hour }),
+      upload: rule(env, 'RATE_LIMIT_UPLOAD', { limit: 120, windowMs: hour }),
+      default: rule(env, 'RATE_LIMIT_DEFAULT', { limit: 600, windowMs: minute }),
+    },
+  };
+}

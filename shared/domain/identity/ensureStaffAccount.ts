@@ -1,0 +1,51 @@
+import type { EventStore } from '../../eventStore/eventStore';
+import type { IdAllocator } from '../../commandHandling/allocateId';
+import type { PasswordHasher } from '../../auth/passwords';
+import type { CommandContext } from '../../commandHandling/commandContext';
+import { handleCommand } from '../../commandHandling/handleCommand';
+import { findReservationOwner } from '../../commandHandling/reserveValue';
+import { decideUser } from './decide';
+import type { UserEvent } from './events';
+import { userDecider } from './events';
+import { registerUser } from './registration';
+
+export interface StaffAccount {
+  readonly email: string;
+  readonly password: string;
+  readonly username: string;
+}
+
+/**
+ * Start-up (ADMIN_*) and `npm run admin`: makes sure the account exists, is staff and has this
+ * password. Idempotent: a second run with the same values appends nothing.
+ */
+export async function ensureStaffAccount(
+  deps: { store: EventStore; ids: IdAllocator; passwords: PasswordHasher; now: () => Date },
+  account: StaffAccount,
+  ctx: CommandContext,
+): Promise<{ userId: number; created: boolean }> {
+  const owner = await findReservationOwner(deps.store, 'email', account.email);
+  if (!owner) {
+    const { user } = await registerUser(
+      { store: deps.store, ids: deps.ids, now: deps.now() },
+      {
+        email: account.email, username: account.username, firstName: account.username, lastName: '',
+        passwordHash: await deps.passwords.hash(account.password), isStaff: true,
+      },
+      ctx,
+    );
+    return { userId: user.userId, created: true };
+  }
+  const result = await handleCommand(deps.store, owner, userDecider, async (state) => {
+    if (state.status !== 'registered') return [];
+    const now = deps.now().toISOString();
+    const events: UserEvent[] = decideUser({ type: 'SetStaffStatus', data: { isStaff: true, now } }, state);
+    if (!(await deps.passwords.verify(state.passwordHash, account.password))) {
+      const newPasswordHash = await deps.passwords.hash(account.password);
+      events.push(...decideUser({ type: 'ChangePassword', data: { oldPasswordMatches: true, newPasswordHash, currentTokenId: '', now } }, state));
+    }
+    return events;
+  }, ctx);
+  if (result.state.status !== 'registered') throw new Error(`reservation of ${account.email} points at a missing user`);
+  return { userId: result.state.userId, created: false };
+}

@@ -1,0 +1,19 @@
+import type { EventStore } from './eventStore';
+
+/** Counts appended events by type (events_appended_total) without the adapters knowing about metrics. */
+export function instrumentEventStore(store: EventStore, onAppended: (type: string, count: number) => void): EventStore {
+  return {
+    async appendToStream(streamName, events, options) {
+      const result = await store.appendToStream(streamName, events, options);
+      const byType = new Map<string, number>();
+      for (const e of events) byType.set(e.type, (byType.get(e.type) ?? 0) + 1);
+      for (const [type, n] of byType) onAppended(type, n);
+      return result;
+    },
+    readStream: (name, options) => store.readStream(name, options),
+    readAll: (options) => store.readAll(options),
+    subscribeToAll: (options) => store.subscribeToAll(options),
+    headPosition: () => store.headPosition(),
+    close: () => store.close(),
+  };
+}

@@ -1,0 +1,44 @@
+import type pg from 'pg';
+import { migrations } from './migrations/migrations';
+import type { SqlNames } from './sqlNames';
+
+/**
+ * Applies the pending migrations in one transaction. Several processes may start at once: the
+ * advisory lock makes them queue, and each one after the first finds nothing left to do.
+ */
+export async function migrate(pool: pg.Pool, names: SqlNames): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
+      `event-store-migrations:${names.schema}`,
+    ]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${names.schema}`);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS ${names.migrations} (
+         version integer PRIMARY KEY,
+         name text NOT NULL,
+         applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
+    await applyPending(client, names);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+async function applyPending(client: pg.PoolClient, names: SqlNames): Promise<void> {
+  const { rows } = await client.query<{ version: number }>(`SELECT version FROM ${names.migrations}`);
+  const applied = new Set(rows.map((row) => row.version));
+  for (const migration of migrations) {
+    if (applied.has(migration.version)) continue;
+    await client.query(migration.sql(names));
+    await client.query(`INSERT INTO ${names.migrations} (version, name) VALUES ($1, $2)`, [
+      migration.version,
+      migration.name,
+    ]);
+  }
+}

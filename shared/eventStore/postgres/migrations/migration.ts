@@ -1,0 +1,8 @@
+import type { SqlNames } from '../sqlNames';
+
+/** One ordered schema change. Versions are applied once, in ascending order, never edited afterwards. */
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  sql(names: SqlNames): string;
+}

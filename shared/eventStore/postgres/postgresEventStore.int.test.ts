@@ -1,0 +1,193 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+import { createTestDatabase } from '../../../tests/support/testPostgres';
+import type { NewEvent, RecordedEvent } from '../eventStore';
+import { AppendListener } from './appendListener';
+import { createPostgresEventStore, type PostgresEventStore } from './postgresEventStore';
+
+let connectionString: string;
+let admin: pg.Client;
+let store: PostgresEventStore;
+
+const newEvent = (): NewEvent => ({
+  id: randomUUID(),
+  type: 'ThingHappened',
+  data: {},
+  metadata: {
+    actor: 'system',
+    requestId: null,
+    correlationId: randomUUID(),
+    causationId: null,
+    schemaVersion: 1,
+  },
+});
+
+const freshSchema = (): string => `es_${randomBytes(5).toString('hex')}`;
+
+beforeAll(async () => {
+  connectionString = await createTestDatabase('pg_event_store');
+  admin = new pg.Client({ connectionString });
+  await admin.connect();
+});
+
+afterAll(async () => {
+  await admin.end();
+});
+
+beforeEach(async () => {
+  store = createPostgresEventStore({ connectionString, schema: freshSchema() });
+  await store.migrate();
+});
+
+afterEach(async () => {
+  await store.close();
+});
+
+/** An open transaction that already has a transaction id: it holds back every reader while open. */
+async function openTransaction(): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString });
+  await client.connect();
+  await client.query('BEGIN');
+  await client.query('SELECT pg_current_xact_id()');
+  return client;
+}
+
+async function listenerSessions(): Promise<number> {
+  const { rows } = await admin.query<{ count: string }>(
+    `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %'`,
+  );
+  return Number(rows[0]?.count);
+}
+
+/**
+ * The visibility horizon is cluster-wide: transactions of other test files (other databases on the
+ * same server) hold it back too, so "visible after commit" is checked as "visible soon after".
+ */
+async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const value = await read();
+    if (done(value) || Date.now() > deadline) return value;
+    await sleep(20);
+  }
+}
+
+async function nextBatch(
+  iterator: AsyncIterator<readonly RecordedEvent[]>,
+): Promise<readonly RecordedEvent[]> {
+  const next = await iterator.next();
+  if (next.done) throw new Error('subscription ended');
+  return next.value;
+}
+
+test('migrate is idempotent and safe when several processes run it at once', async () => {
+  const schema = freshSchema();
+  const stores = Array.from({ length: 5 }, () => createPostgresEventStore({ connectionString, schema }));
+  try {
+    await Promise.all(stores.map((s) => s.migrate()));
+    await stores[0]!.migrate();
+    const { rows } = await admin.query<{ version: number }>(
+      `SELECT version FROM ${pg.escapeIdentifier(schema)}.schema_migrations ORDER BY version`,
+    );
+    expect(rows.map((row) => row.version)).toEqual([1, 2, 3]);
+    await expect(stores[1]!.appendToStream('brain-1', [newEvent()])).resolves.toMatchObject({
+      nextExpectedRevision: 0n,
+    });
+  } finally {
+    await Promise.all(stores.map((s) => s.close()));
+  }
+});
+
+test('events cannot be updated or deleted', async () => {
+  await store.appendToStream('brain-1', [newEvent()]);
+  await expect(store.pool.query(`UPDATE ${store.names.events} SET event_type = 'Changed'`)).rejects.toThrow(
+    /immutable/,
+  );
+  await expect(store.pool.query(`DELETE FROM ${store.names.events}`)).rejects.toThrow(/immutable/);
+  expect(await store.readStream('brain-1')).toHaveLength(1);
+});
+
+test('readAll hides a committed transaction while an older one is open, then returns both in transaction order', async () => {
+  const older = await openTransaction();
+  const heldEvent = newEvent();
+  const held = await store.appendWithin(older, 'slow-1', [heldEvent]);
+  const quick = await store.appendToStream('quick-1', [newEvent()]);
+  expect(quick.position.prepare).toBeGreaterThan(held.position.prepare);
+
+  expect(await store.readAll()).toEqual([]);
+  expect(await store.readStream('quick-1')).toHaveLength(1); // the write side sees its own commit at once
+  await older.query('COMMIT');
+  await older.end();
+
+  const all = await eventually(
+    () => store.readAll(),
+    (events) => events.length === 2,
+  );
+  expect(all.map((event) => event.streamName)).toEqual(['slow-1', 'quick-1']);
+  expect(all[0]!.position).toEqual(held.position);
+});
+
+test('an append wakes a waiting listener through NOTIFY, long before its timeout', async () => {
+  const listener = new AppendListener({ connectionString }, store.names);
+  const controller = new AbortController();
+  try {
+    await listener.start();
+    listener.reset();
+    const started = Date.now();
+    const woken = listener.wait(10_000, controller.signal);
+    await store.appendToStream('live', [newEvent()]);
+    await woken;
+    expect(Date.now() - started).toBeLessThan(2000);
+  } finally {
+    controller.abort();
+    await listener.close();
+  }
+});
+
+test('events held back by a transaction that never notifies arrive soon after it ends', async () => {
+  const controller = new AbortController();
+  const iterator = store.subscribeToAll({ signal: controller.signal })[Symbol.asyncIterator]();
+  const blocker = await openTransaction(); // not an append: it will not NOTIFY when it ends
+  try {
+    const pending = nextBatch(iterator);
+    await store.appendToStream('behind-blocker', [newEvent()]);
+    await sleep(100);
+    const ended = Date.now();
+    await blocker.query('COMMIT');
+    const batch = await pending;
+    expect(batch.map((event) => event.streamName)).toEqual(['behind-blocker']);
+    expect(Date.now() - ended).toBeLessThan(1000); // no NOTIFY comes: found by the held-back poll
+  } finally {
+    await blocker.end();
+    controller.abort();
+    await iterator.return?.();
+  }
+});
+
+test('a subscription reconnects its LISTEN connection and releases it when aborted', async () => {
+  const controller = new AbortController();
+  const iterator = store.subscribeToAll({ signal: controller.signal })[Symbol.asyncIterator]();
+  try {
+    await store.appendToStream('before', [newEvent()]);
+    await nextBatch(iterator);
+    expect(await listenerSessions()).toBe(1);
+
+    await admin.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+        WHERE datname = current_database() AND query LIKE 'LISTEN %'`,
+    );
+    await store.appendToStream('after', [newEvent()]);
+    expect((await nextBatch(iterator)).map((event) => event.streamName)).toEqual(['after']);
+    expect(await eventually(listenerSessions, (sessions) => sessions === 1)).toBe(1);
+    await store.appendToStream('reconnected', [newEvent()]);
+    expect((await nextBatch(iterator)).map((event) => event.streamName)).toEqual(['reconnected']);
+
+    controller.abort();
+    await expect(iterator.next()).resolves.toMatchObject({ done: true });
+    expect(await eventually(listenerSessions, (sessions) => sessions === 0)).toBe(0);
+  } finally {
+    controller.abort();
+    await iterator.return?.();
+  }
+});

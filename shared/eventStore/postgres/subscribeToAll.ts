@@ -1,0 +1,52 @@
+import type pg from 'pg';
+import { START, type RecordedEvent, type SubscribeOptions } from '../eventStore';
+import { AppendListener } from './appendListener';
+import { hasHeldBackEvents, readAll } from './readAll';
+import type { SqlNames } from './sqlNames';
+
+export const DEFAULT_BATCH_SIZE = 500;
+/** Longest wait without a notification; also the cap of the held-back back-off. */
+const IDLE_POLL_MS = 250;
+const FIRST_HELD_BACK_POLL_MS = 5;
+
+export interface SubscriptionContext {
+  readonly pool: pg.Pool;
+  readonly names: SqlNames;
+  readonly listenerConfig: pg.ClientConfig;
+  /** Aborts when the store closes. */
+  readonly closing: AbortSignal;
+}
+
+/** Catch-up in batches, then live: waits for an append's NOTIFY, or polls. */
+export async function* subscribeToAll(
+  context: SubscriptionContext,
+  options: SubscribeOptions = {},
+): AsyncGenerator<readonly RecordedEvent[]> {
+  const signal = options.signal ? AbortSignal.any([options.signal, context.closing]) : context.closing;
+  const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+  const listener = new AppendListener(context.listenerConfig, context.names);
+  let after = options.after ?? START;
+  let heldBackPollMs = FIRST_HELD_BACK_POLL_MS;
+  try {
+    if (signal.aborted) return;
+    await listener.start();
+    while (!signal.aborted) {
+      listener.reset();
+      const batch = await readAll(context.pool, context.names, { after, maxCount: batchSize });
+      const last = batch[batch.length - 1];
+      if (last) {
+        after = last.position;
+        heldBackPollMs = FIRST_HELD_BACK_POLL_MS;
+        yield batch;
+      }
+      if (batch.length === batchSize || signal.aborted) continue;
+      // Events behind a still-open older transaction: it may commit any moment and may never
+      // NOTIFY (it need not be an append), so look again soon, backing off while it stays open.
+      const heldBack = await hasHeldBackEvents(context.pool, context.names);
+      await listener.wait(heldBack ? heldBackPollMs : IDLE_POLL_MS, signal);
+      heldBackPollMs = heldBack ? Math.min(heldBackPollMs * 2, IDLE_POLL_MS) : FIRST_HELD_BACK_POLL_MS;
+    }
+  } finally {
+    await listener.close();
+  }
+}

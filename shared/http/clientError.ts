@@ -1,0 +1,15 @@
+import { HttpError } from '../errors/httpErrors';
+
+/** A 4xx raised by a library (body parsers) that has no dedicated class: {"detail": ...}. */
+export class ClientError extends HttpError {
+  constructor(
+    readonly status: number,
+    readonly detail: string,
+  ) {
+    super(detail);
+    this.name = 'ClientError';
+  }
+  body(): Record<string, unknown> {
+    return { detail: this.detail };
+  }
+}

@@ -1,0 +1,40 @@
+import cors from 'cors';
+import type { RequestHandler } from 'express';
+
+export const CORS_ALLOWED_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+export const CORS_ALLOWED_HEADERS = [
+  'Content-Type',
+  'Authorization',
+  'X-Request-Id',
+  'If-Match',
+  'If-None-Match',
+  'X-Min-Position',
+  'X-Consistency-Token',
+] as const;
+
+/** Headers a browser client may read: rate limits, list links, ETag, tracing, read-your-writes. */
+export const CORS_EXPOSED_HEADERS = [
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'Retry-After',
+  'Link',
+  'X-Total-Count',
+  'ETag',
+  'X-Request-Id',
+  'X-Event-Position',
+] as const;
+
+/** Any origin, no credentials (tokens travel in Authorization); every OPTIONS answered 204. */
+export function corsMiddleware(): RequestHandler {
+  return cors({
+    origin: '*',
+    methods: [...CORS_ALLOWED_METHODS],
+    allowedHeaders: [...CORS_ALLOWED_HEADERS],
+    exposedHeaders: [...CORS_EXPOSED_HEADERS],
+    maxAge: 600,
+    optionsSuccessStatus: 204,
+    preflightContinue: false,
+  });
+}

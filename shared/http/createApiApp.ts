@@ -1,0 +1,104 @@
+import express, { type Express } from 'express';
+import type { Authenticator } from '../auth/principal';
+import type { Logger } from '../logging/logger';
+import type { Metrics } from '../metrics/metrics';
+import { corsMiddleware } from './corsMiddleware';
+import { errorMiddleware } from './errorMiddleware';
+import { notFoundMiddleware } from './notFoundMiddleware';
+import { type OpenApiInfo, buildOpenApiDocument } from './openapi/buildOpenApiDocument';
+import { type PreparedRoute, prepareRoute } from './preparedRoute';
+import type { RateLimiter } from './rateLimit/createRateLimiter';
+import { requestObserver } from './requestObserver';
+import { routeDispatcher } from './routeDispatcher';
+import type { ConsistencyGate, RouteSpec } from './routeSpec';
+import { RouteTable } from './routeTable';
+import type { HealthCheck } from './system/healthChecks';
+import { SYSTEM_ROUTE_PATHS, systemRoutes } from './system/systemRoutes';
+
+export interface ApiAppOptions {
+  readonly serviceName: string;
+  /** Routes this app serves. */
+  readonly routes: readonly RouteSpec[];
+  /** Every route of the whole service (all apps): a path served elsewhere answers 405, not 404. Defaults to `routes`. */
+  readonly knownRoutes?: readonly RouteSpec[];
+  readonly authenticator: Authenticator;
+  /** Read-your-writes: waits for reply positions (writes) and X-Min-Position (reads). */
+  readonly consistency?: ConsistencyGate;
+  /** Bound of every consistency wait (default 5000 ms). */
+  readonly consistencyTimeoutMs?: number;
+  readonly metrics: Metrics;
+  readonly logger: Logger;
+  /** One log line per request (default true; the logger's level still applies). */
+  readonly logRequests?: boolean;
+  /** Default 1 MiB. Multipart bodies are not read here (their handlers enforce their own limits). */
+  readonly jsonBodyLimitBytes?: number;
+  /** Express "trust proxy": false (default: the socket address is the client), true, hop count, or addresses. */
+  readonly trustProxy?: boolean | number | string | readonly string[];
+  /** No rate limiting when absent. */
+  readonly rateLimiter?: RateLimiter;
+  /** Checks of /health/ by name; each resolves when its dependency answers. */
+  readonly healthChecks?: Readonly<Record<string, HealthCheck>>;
+  readonly healthCheckTimeoutMs?: number;
+  readonly openApiInfo?: OpenApiInfo;
+  /** Routes documented at /api/schema/ (default: knownRoutes). */
+  readonly openApiRoutes?: readonly RouteSpec[];
+  /** Which system endpoints this app serves (all by default; the all-in-one serves them once). */
+  readonly serve?: { readonly health?: boolean; readonly metrics?: boolean; readonly docs?: boolean };
+  /** Base of links the service emits, when it sits behind a proxy that rewrites Host. */
+  readonly publicBaseUrl?: string;
+}
+
+const MIB = 1024 * 1024;
+
+function knownTable(routes: readonly RouteSpec[]): RouteTable<unknown> {
+  const table = new RouteTable<unknown>();
+  for (const route of routes) table.add(route.method, route.path, true);
+  for (const path of SYSTEM_ROUTE_PATHS) table.add('GET', path, true);
+  return table;
+}
+
+/** An Express app serving RouteSpecs with the cross-cutting behaviour of decisions.md. */
+export function createApiApp(options: ApiAppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.set('trust proxy', options.trustProxy ?? false);
+  app.set('query parser', 'simple');
+
+  const routes = new RouteTable<PreparedRoute>();
+  for (const spec of options.routes)
+    routes.add(spec.method, spec.path, prepareRoute(spec, options.rateLimiter));
+  const info = options.openApiInfo ?? { title: options.serviceName, version: '1.0.0' };
+  let openApiJson: string | undefined;
+
+  app.use(
+    requestObserver({ metrics: options.metrics, logger: options.logger, logRequests: options.logRequests }),
+  );
+  app.use(corsMiddleware());
+  app.use(
+    systemRoutes({
+      metrics: options.metrics,
+      healthChecks: options.healthChecks ?? {},
+      healthCheckTimeoutMs: options.healthCheckTimeoutMs ?? 3000,
+      openApiJson: () =>
+        (openApiJson ??= JSON.stringify(
+          buildOpenApiDocument(options.openApiRoutes ?? options.knownRoutes ?? options.routes, info),
+        )),
+      title: info.title,
+      serve: { health: true, metrics: true, docs: true, ...options.serve },
+    }),
+  );
+  app.use(
+    routeDispatcher(routes, {
+      authenticator: options.authenticator,
+      consistency: options.consistency,
+      consistencyTimeoutMs: options.consistencyTimeoutMs ?? 5000,
+      jsonBodyLimitBytes: options.jsonBodyLimitBytes ?? MIB,
+      publicBaseUrl: options.publicBaseUrl?.replace(/\/+$/, ''),
+      logger: options.logger,
+    }),
+  );
+  app.use(notFoundMiddleware(knownTable(options.knownRoutes ?? options.routes)));
+  app.use(errorMiddleware(options.logger));
+  return app;
+}

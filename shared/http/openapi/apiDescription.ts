@@ -1,0 +1,31 @@
+/** The cross-cutting behaviour every operation shares, as API users read it in the docs. */
+export const DEFAULT_API_DESCRIPTION = `
+Every path works with and without its trailing slash; links the service emits use the slash.
+
+**Authentication.** Send \`Authorization: Token <token>\` or \`Authorization: Bearer <token>\`; both
+accept a login token and a personal access token. A missing, invalid, expired or revoked token on an
+endpoint that needs one is \`401\` with \`WWW-Authenticate\`. A token sent to a public endpoint is
+still checked.
+
+**Errors** are JSON, shaped like Django REST framework: \`{"detail": "..."}\`, or for validation
+\`{"<field>": ["message", ...]}\` with \`non_field_errors\` for rules across fields. Malformed JSON
+is \`400 {"detail": "JSON parse error - ..."}\`; unknown routes \`404\`; a known path with another
+method \`405\` with \`Allow\`; a stale \`If-Match\` \`409\`; a body over the limit \`413\`; an
+unsupported \`Content-Type\` \`415\`; a server fault \`500\` with a \`request_id\`. Unknown query
+parameters and unknown body fields are ignored.
+
+**Rate limits** are shared by all instances and counted in fixed windows. Responses carry
+\`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (Unix time in seconds).
+Over the limit: \`429 {"error": "rate_limited", "detail": "...", "retry_after": <seconds>}\` with
+\`Retry-After\`. Defaults: login 10/minute and registration 20/hour per client address; token
+creation 30/hour and uploads 120/hour per user; everything else 600/minute per user (per address
+when anonymous).
+
+**Read your writes.** A write answers with \`X-Event-Position\`; it is sent only after the read side
+has caught up with it (bounded wait). Another client (or a read through another instance) can send
+that value as \`X-Min-Position\` on a GET to wait for the same.
+
+**Tracing.** \`X-Request-Id\` is echoed (or generated) on every response and appears in the logs.
+
+**CORS.** Any origin; methods GET, POST, PUT, PATCH, DELETE, OPTIONS; preflight answered \`204\`.
+`.trim();

@@ -1,0 +1,68 @@
+/** The framework's own endpoints, documented alongside the service's routes. */
+export const SYSTEM_PATHS = {
+  '/health/': {
+    get: {
+      operationId: 'health',
+      summary: 'Health check',
+      description: '200 when every dependency answers, 503 with the failing checks otherwise.',
+      tags: ['system'],
+      security: [{}],
+      responses: {
+        200: {
+          description: 'Healthy.',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/HealthReport' } } },
+        },
+        503: {
+          description: 'Unhealthy.',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/HealthReport' } } },
+        },
+      },
+    },
+  },
+  '/metrics/': {
+    get: {
+      operationId: 'metrics',
+      summary: 'Prometheus metrics',
+      description:
+        'Text exposition format 0.0.4: http_requests_total, http_request_duration_seconds (labelled by route template), events appended, projection position and lag, upload processing.',
+      tags: ['system'],
+      security: [{}],
+      responses: {
+        200: {
+          description: 'Metrics.',
+          content: { 'text/plain; version=0.0.4; charset=utf-8': { schema: { type: 'string' } } },
+        },
+      },
+    },
+  },
+  '/api/schema/': {
+    get: {
+      operationId: 'schema',
+      summary: 'This OpenAPI document',
+      tags: ['system'],
+      security: [{}],
+      responses: {
+        200: {
+          description: 'OpenAPI 3.1 document.',
+          content: { 'application/json': { schema: { type: 'object' } } },
+        },
+      },
+    },
+  },
+} as const;
+
+export const HEALTH_REPORT_SCHEMA = {
+  type: 'object',
+  properties: {
+    status: { type: 'string', enum: ['healthy', 'unhealthy'] },
+    checks: {
+      type: 'object',
+      additionalProperties: {
+        type: 'object',
+        properties: { status: { type: 'string', enum: ['ok', 'failing'] }, reason: { type: 'string' } },
+        required: ['status'],
+      },
+    },
+  },
+  required: ['status', 'checks'],
+} as const;

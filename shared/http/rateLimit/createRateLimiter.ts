@@ -1,0 +1,86 @@
+import type { Request, RequestHandler } from 'express';
+import { ipKeyGenerator, rateLimit, type RateLimitInfo } from 'express-rate-limit';
+import { RateLimitedError } from '../../errors/httpErrors';
+import { requestStateOf } from '../requestState';
+import { createMemoryRateLimitBackend } from './memoryRateLimitBackend';
+import type { RateLimitBackend } from './rateLimitBackend';
+import {
+  BUCKET_KEY,
+  type RateLimitBucketName,
+  type RateLimitConfig,
+  resolveRateLimits,
+} from './rateLimitConfig';
+
+export interface RateLimiterOptions {
+  /** Overrides of DEFAULT_RATE_LIMITS. */
+  readonly limits?: Partial<RateLimitConfig>;
+  /** Defaults to an in-memory backend (one process only). */
+  readonly backend?: RateLimitBackend;
+}
+
+export interface RateLimiter {
+  readonly limits: RateLimitConfig;
+  /** The middleware of one bucket (one per bucket, shared by every app using this limiter). */
+  middleware(bucket: RateLimitBucketName): RequestHandler;
+  /** Flushes counts and stops the backend's timers. */
+  close(): Promise<void>;
+}
+
+const INFO = 'rateLimit';
+
+function addressKey(req: Request): string {
+  return `a:${ipKeyGenerator(req.ip ?? req.socket.remoteAddress ?? 'unknown')}`;
+}
+
+function userKey(req: Request): string {
+  const principal = requestStateOf(req)?.principal;
+  return principal ? `u:${principal.userId}` : addressKey(req);
+}
+
+/** Whole seconds until the window resets; at least 1 so clients never retry immediately. */
+function retryAfterSeconds(req: Request): number {
+  const info = (req as Request & { [INFO]?: RateLimitInfo })[INFO];
+  const resetMs = info?.resetTime?.getTime() ?? Date.now() + 1000;
+  return Math.max(1, Math.ceil((resetMs - Date.now()) / 1000));
+}
+
+/**
+ * Named buckets (decisions.md "Limits") on express-rate-limit. Headers X-RateLimit-Limit,
+ * -Remaining and -Reset (Unix seconds, as express-rate-limit's legacy headers are) go on every
+ * counted response; a refused request becomes RateLimitedError for the error middleware.
+ */
+export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter {
+  const limits = resolveRateLimits(options.limits);
+  const backend = options.backend ?? createMemoryRateLimitBackend();
+  const middlewares = new Map<RateLimitBucketName, RequestHandler>();
+
+  const build = (bucket: RateLimitBucketName): RequestHandler => {
+    const { limit, windowMs } = limits[bucket];
+    return rateLimit({
+      windowMs,
+      limit,
+      legacyHeaders: true,
+      standardHeaders: false,
+      requestPropertyName: INFO,
+      store: backend.store(bucket, limit, windowMs),
+      keyGenerator: BUCKET_KEY[bucket] === 'address' ? addressKey : userKey,
+      handler: (req, _res, next) => next(new RateLimitedError(retryAfterSeconds(req))),
+      // Our keys are computed above and the stores are ours: the library's checks cost time per request.
+      validate: false,
+      passOnStoreError: true,
+    });
+  };
+
+  return {
+    limits,
+    middleware(bucket) {
+      let middleware = middlewares.get(bucket);
+      if (!middleware) {
+        middleware = build(bucket);
+        middlewares.set(bucket, middleware);
+      }
+      return middleware;
+    },
+    close: () => backend.close(),
+  };
+}

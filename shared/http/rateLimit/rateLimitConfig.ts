@@ -1,0 +1,50 @@
+import type { RateLimitBucket } from '../routeSpec';
+
+/** Every request counts against 'default'; a route may add one named bucket on top. */
+export type RateLimitBucketName = RateLimitBucket | 'default';
+
+export interface RateLimitRule {
+  readonly limit: number;
+  readonly windowMs: number;
+}
+
+export type RateLimitConfig = Readonly<Record<RateLimitBucketName, RateLimitRule>>;
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+
+/** decisions.md "Limits". */
+export const DEFAULT_RATE_LIMITS: RateLimitConfig = {
+  login: { limit: 10, windowMs: MINUTE },
+  register: { limit: 20, windowMs: HOUR },
+  tokenCreate: { limit: 30, windowMs: HOUR },
+  upload: { limit: 120, windowMs: HOUR },
+  default: { limit: 600, windowMs: MINUTE },
+};
+
+/**
+ * Who a bucket counts: login and register protect against guessing and sign-up floods, so they
+ * count per client address; the others count per user (per address when anonymous).
+ */
+export const BUCKET_KEY: Readonly<Record<RateLimitBucketName, 'address' | 'user'>> = {
+  login: 'address',
+  register: 'address',
+  tokenCreate: 'user',
+  upload: 'user',
+  default: 'user',
+};
+
+export function resolveRateLimits(overrides: Partial<RateLimitConfig> = {}): RateLimitConfig {
+  const merged = { ...DEFAULT_RATE_LIMITS, ...overrides };
+  for (const [bucket, rule] of Object.entries(merged)) {
+    if (
+      !Number.isInteger(rule.limit) ||
+      rule.limit < 1 ||
+      !Number.isInteger(rule.windowMs) ||
+      rule.windowMs < 1000
+    ) {
+      throw new RangeError(`rate limit "${bucket}": limit must be a positive integer and windowMs >= 1000`);
+    }
+  }
+  return merged;
+}

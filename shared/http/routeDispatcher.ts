@@ -1,0 +1,121 @@
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Authenticator, Principal } from '../auth/principal';
+import { AuthenticationError, ValidationError } from '../errors/httpErrors';
+import type { Logger } from '../logging/logger';
+import { ApiRequestContext } from './apiRequestContext';
+import { asError } from './asError';
+import { type BodyReadResult, createBodyReader } from './bodyReader';
+import { requestedMinPosition } from './consistency';
+import type { PreparedRoute } from './preparedRoute';
+import { requestStateOf } from './requestState';
+import type { RouteTable } from './routeTable';
+import type { ConsistencyGate } from './routeSpec';
+import type { Validator } from './schemaValidator';
+import { sendReply, type ReplyOptions } from './sendReply';
+
+export interface DispatcherOptions {
+  readonly authenticator: Authenticator;
+  readonly consistency: ConsistencyGate | undefined;
+  readonly consistencyTimeoutMs: number;
+  readonly jsonBodyLimitBytes: number;
+  readonly publicBaseUrl: string | undefined;
+  readonly logger: Logger;
+}
+
+function runMiddleware(middleware: RequestHandler, req: Request, res: Response): Promise<void> {
+  return new Promise((resolve, reject) => {
+    void middleware(req, res, (error?: unknown) => (error ? reject(asError(error)) : resolve()));
+  });
+}
+
+function validated(validator: Validator | undefined, data: unknown): unknown {
+  const errors = validator?.(data);
+  if (errors) throw new ValidationError(errors);
+  return data;
+}
+
+/**
+ * Serves the app's routes: authenticate → rate-limit → validate query and body → wait for the
+ * caller's read-your-writes position → handler → reply. Unmatched requests fall through.
+ */
+export function routeDispatcher(
+  table: RouteTable<PreparedRoute>,
+  options: DispatcherOptions,
+): RequestHandler {
+  const readBody = createBodyReader(options.jsonBodyLimitBytes);
+  const replyOptions: ReplyOptions = {
+    consistency: options.consistency,
+    consistencyTimeoutMs: options.consistencyTimeoutMs,
+    onConsistencyTimeout: (req) =>
+      options.logger.warn('read side did not reach the write position in time', {
+        request_id: requestStateOf(req)?.requestId,
+      }),
+  };
+
+  const bodyOf = (route: PreparedRoute, read: BodyReadResult): unknown => {
+    switch (read.kind) {
+      case 'stream':
+        return undefined;
+      case 'form':
+        return validated(route.formValidator, read.body);
+      case 'json':
+        return validated(route.jsonValidator, read.body);
+      case 'none':
+        return route.jsonValidator ? validated(route.jsonValidator, {}) : undefined;
+    }
+  };
+
+  const run = async (
+    route: PreparedRoute,
+    params: Record<string, string>,
+    req: Request,
+    res: Response,
+  ): Promise<void> => {
+    const state = requestStateOf(req)!;
+    state.route = route.spec.path;
+    const header = req.headers.authorization;
+    let principal: Principal | undefined;
+    let authError: Error | undefined;
+    if (header !== undefined || route.spec.auth === 'required') {
+      try {
+        principal = await options.authenticator.authenticate(header);
+      } catch (error) {
+        authError = asError(error); // thrown after rate limiting, so bad-token guessing is counted too
+      }
+    }
+    state.principal = principal;
+    for (const limiter of route.limiters) await runMiddleware(limiter, req, res);
+    if (authError) throw authError;
+    if (!principal && route.spec.auth === 'required') throw new AuthenticationError();
+    const query = validated(route.queryValidator, req.query) as Record<string, unknown>;
+    const body = route.readsBody ? bodyOf(route, await readBody(req, res, route.bodyMode)) : undefined;
+    const minPosition = req.method === 'GET' || req.method === 'HEAD' ? requestedMinPosition(req) : undefined;
+    if (minPosition && options.consistency)
+      await options.consistency.waitFor(minPosition, options.consistencyTimeoutMs);
+    const context = new ApiRequestContext(
+      req,
+      body,
+      query,
+      params,
+      principal,
+      state.requestId,
+      options.publicBaseUrl,
+    );
+    await sendReply(req, res, await route.spec.handler(context), replyOptions);
+  };
+
+  return (req: Request, res: Response, next: NextFunction) => {
+    let match;
+    try {
+      match = table.match(req.method, req.path);
+    } catch (error) {
+      next(error);
+      return;
+    }
+    if (!match) {
+      next();
+      return;
+    }
+    run(match.value, match.params, req, res).catch(next);
+  };
+}

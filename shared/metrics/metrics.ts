@@ -1,0 +1,141 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { GlobalPosition } from '../eventStore/eventStore';
+
+/** The exposition format /metrics/ must announce (decisions.md "System"). */
+export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+
+/** Route label for requests that matched no route: raw paths would explode the label set. */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+export type UploadOutcome = 'completed' | 'failed';
+
+/**
+ * The metrics of one process. Other code records through these helpers and never touches
+ * prom-client; one Registry per createMetrics() call (the all-in-one shares one between its apps).
+ */
+export interface Metrics {
+  readonly registry: Registry;
+  readonly contentType: string;
+  /** `route` is the route template ('/api/tokens/{token_id}/') or UNMATCHED_ROUTE. */
+  observeHttpRequest(method: string, route: string, status: number, seconds: number): void;
+  eventsAppended(type: string, count?: number): void;
+  /** Position as a number (the prepare part of a GlobalPosition: the global sequence). */
+  setProjectionPosition(projection: string, position: GlobalPosition | bigint | number): void;
+  /** Seconds between an event being recorded and the projection applying it. */
+  setProjectionLag(projection: string, seconds: number): void;
+  uploadProcessed(outcome: UploadOutcome, seconds?: number): void;
+  /** The text exposition of every metric. */
+  render(): Promise<string>;
+}
+
+interface HttpSeries {
+  readonly count: { inc(): void };
+  readonly duration: { observe(value: number): void };
+}
+
+const HTTP_BUCKETS = [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+const LAG_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300];
+const PROCESSING_BUCKETS = [0.05, 0.1, 0.5, 1, 2, 5, 10, 30, 60, 300, 900];
+
+function positionNumber(position: GlobalPosition | bigint | number): number {
+  if (typeof position === 'number') return position;
+  return Number(typeof position === 'bigint' ? position : position.prepare);
+}
+
+export function createMetrics(serviceName: string): Metrics {
+  const registry = new Registry();
+  registry.setDefaultLabels({ service: serviceName });
+  collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+
+  const httpRequests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests by method, route template and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers,
+  });
+  const httpDuration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request duration in seconds by method, route template and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: HTTP_BUCKETS,
+    registers,
+  });
+  const eventsAppended = new Counter({
+    name: 'events_appended_total',
+    help: 'Events appended to the event store by type.',
+    labelNames: ['type'] as const,
+    registers,
+  });
+  const projectionPosition = new Gauge({
+    name: 'projection_position',
+    help: 'Global position of the last event a projection applied.',
+    labelNames: ['projection'] as const,
+    registers,
+  });
+  const projectionLag = new Gauge({
+    name: 'projection_lag_seconds',
+    help: 'Seconds between an event being recorded and a projection applying it (latest).',
+    labelNames: ['projection'] as const,
+    registers,
+  });
+  const projectionLagHistogram = new Histogram({
+    name: 'projection_lag_seconds_histogram',
+    help: 'Distribution of projection lag in seconds.',
+    labelNames: ['projection'] as const,
+    buckets: LAG_BUCKETS,
+    registers,
+  });
+  const uploadsProcessed = new Counter({
+    name: 'upload_processing_total',
+    help: 'Finished upload processing runs by outcome.',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+  const uploadDuration = new Histogram({
+    name: 'upload_processing_duration_seconds',
+    help: 'Upload processing duration in seconds by outcome.',
+    labelNames: ['outcome'] as const,
+    buckets: PROCESSING_BUCKETS,
+    registers,
+  });
+
+  // prom-client hashes the label set on every call; the set of (method, route, status) is small
+  // and bounded (route templates only), so resolve each series once and keep it.
+  const httpSeries = new Map<string, HttpSeries>();
+  const seriesFor = (method: string, route: string, status: number): HttpSeries => {
+    const key = `${method} ${status} ${route}`;
+    let series = httpSeries.get(key);
+    if (!series) {
+      const labels = { method, route, status: String(status) };
+      series = { count: httpRequests.labels(labels), duration: httpDuration.labels(labels) };
+      httpSeries.set(key, series);
+    }
+    return series;
+  };
+
+  return {
+    registry,
+    contentType: METRICS_CONTENT_TYPE,
+    observeHttpRequest(method, route, status, seconds) {
+      const series = seriesFor(method, route, status);
+      series.count.inc();
+      series.duration.observe(seconds);
+    },
+    eventsAppended(type, count = 1) {
+      eventsAppended.inc({ type }, count);
+    },
+    setProjectionPosition(projection, position) {
+      projectionPosition.set({ projection }, positionNumber(position));
+    },
+    setProjectionLag(projection, seconds) {
+      projectionLag.set({ projection }, seconds);
+      projectionLagHistogram.observe({ projection }, seconds);
+    },
+    uploadProcessed(outcome, seconds) {
+      uploadsProcessed.inc({ outcome });
+      if (seconds !== undefined) uploadDuration.observe({ outcome }, seconds);
+    },
+    render: () => registry.metrics(),
+  };
+}

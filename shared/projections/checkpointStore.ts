@@ -1,0 +1,92 @@
+import type { Pool, PoolClient } from 'pg';
+import type { GlobalPosition } from '../eventStore/eventStore';
+import { START } from '../eventStore/eventStore';
+import { READ_MODEL_SCHEMA } from './projection';
+
+export type ProjectionStatus = 'building' | 'live';
+
+export interface CheckpointRow {
+  readonly projection: string;
+  readonly version: number;
+  readonly status: ProjectionStatus;
+  readonly position: GlobalPosition;
+}
+
+const LOCK_KEY = 'catalogue:projections:schema';
+
+export async function migrateCheckpoints(pool: Pool): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [LOCK_KEY]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${READ_MODEL_SCHEMA}`);
+    await client.query(`
+      CREATE TABLE IF NOT EXISTS ${READ_MODEL_SCHEMA}.projection_checkpoints (
+        projection text NOT NULL,
+        version integer NOT NULL,
+        status text NOT NULL,
+        commit_position numeric(20) NOT NULL,
+        prepare_position numeric(20) NOT NULL,
+        tables text[] NOT NULL DEFAULT '{}',
+        updated_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (projection, version)
+      )`);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK');
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+type Row = { projection: string; version: number; status: ProjectionStatus; commit_position: string; prepare_position: string };
+
+const toCheckpoint = (r: Row): CheckpointRow => ({
+  projection: r.projection,
+  version: r.version,
+  status: r.status,
+  position: { commit: BigInt(r.commit_position), prepare: BigInt(r.prepare_position) },
+});
+
+export async function readCheckpoints(db: Pool | PoolClient): Promise<CheckpointRow[]> {
+  const { rows } = await db.query<Row>(
+    `SELECT projection, version, status, commit_position::text, prepare_position::text
+       FROM ${READ_MODEL_SCHEMA}.projection_checkpoints`,
+  );
+  return rows.map(toCheckpoint);
+}
+
+export async function insertCheckpoint(
+  client: PoolClient,
+  projection: string,
+  version: number,
+  status: ProjectionStatus,
+  tables: readonly string[],
+): Promise<void> {
+  await client.query(
+    `INSERT INTO ${READ_MODEL_SCHEMA}.projection_checkpoints (projection, version, status, commit_position, prepare_position, tables)
+     VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
+    [projection, version, status, START.commit.toString(), START.prepare.toString(), tables],
+  );
+}
+
+/**
+ * Moves a checkpoint from `from` to `to`. Zero rows means another runner moved it first: the caller
+ * must roll back, so an event's effects are never applied twice even with two runners.
+ */
+export async function advanceCheckpoint(
+  client: PoolClient,
+  projection: string,
+  version: number,
+  from: GlobalPosition,
+  to: GlobalPosition,
+): Promise<boolean> {
+  const result = await client.query(
+    `UPDATE ${READ_MODEL_SCHEMA}.projection_checkpoints
+        SET commit_position = $3, prepare_position = $4, updated_at = now()
+      WHERE projection = $1 AND version = $2 AND commit_position = $5 AND prepare_position = $6`,
+    [projection, version, to.commit.toString(), to.prepare.toString(), from.commit.toString(), from.prepare.toString()],
+  );
+  return result.rowCount === 1;
+}

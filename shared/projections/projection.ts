@@ -1,0 +1,36 @@
+import type { PoolClient } from 'pg';
+import type { RecordedEvent } from '../eventStore/eventStore';
+
+/**
+ * A PostgreSQL read model. Its tables are physically `rm.<table>_v<version>` and read through views
+ * `public.<table>`, so a new version is built beside the old one and swapped in atomically.
+ */
+export interface ProjectionContext {
+  readonly client: PoolClient;
+  /** Quoted physical name of one of this projection's logical tables, for this version. */
+  table(name: string): string;
+}
+
+export interface Projection {
+  readonly name: string;
+  readonly version: number;
+  /** Logical table names; each gets a view of that name in the public schema. */
+  readonly tables: readonly string[];
+  readonly eventTypes: ReadonlySet<string>;
+  createTables(ctx: ProjectionContext): Promise<void>;
+  /**
+   * Applies events (already filtered to eventTypes) inside the runner's transaction. Returns cache
+   * keys whose read-model rows changed (e.g. "user:7"), so caches in other components can drop them.
+   */
+  apply(ctx: ProjectionContext, events: readonly RecordedEvent[]): Promise<readonly string[]>;
+}
+
+export const READ_MODEL_SCHEMA = 'rm';
+
+export function physicalTable(projection: Pick<Projection, 'version'>, name: string): string {
+  return `"${READ_MODEL_SCHEMA}"."${name}_v${projection.version}"`;
+}
+
+export function contextFor(projection: Projection, client: PoolClient): ProjectionContext {
+  return { client, table: (name) => physicalTable(projection, name) };
+}

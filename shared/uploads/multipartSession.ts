@@ -1,0 +1,131 @@
+import type { IncomingMessage } from 'node:http';
+import { pipeline, type Readable } from 'node:stream';
+import type busboy from 'busboy';
+import { BlobTooLargeError } from '../blobStore/blobStore';
+import { cleanupStoredFiles } from './cleanupStoredFiles';
+import { discardRequestBody } from './discardRequestBody';
+import { HeadTap } from './headTap';
+import * as errors from './multipartErrors';
+import type { FileFieldSpec, MultipartSettings, ParsedMultipart } from './parseMultipartOptions';
+import type { StoredFile } from './storedFile';
+
+/**
+ * One request being parsed: the first failure of any kind (parser, limit, put, client abort) stops
+ * it, and run() then rejects only after every put has settled and every stored blob is deleted.
+ */
+export class MultipartSession {
+  private readonly fields = new Map<string, string>();
+  private readonly files = new Map<string, StoredFile>();
+  private readonly fileFieldsSeen = new Set<string>();
+  /** One per file: settles when its put has, never rejects (a failure goes through fail()). */
+  private readonly puts: Promise<void>[] = [];
+  private failure: Error | undefined;
+  private rejectParsing: (err: Error) => void = () => undefined;
+
+  constructor(
+    private readonly req: IncomingMessage,
+    private readonly parser: busboy.Busboy,
+    private readonly settings: MultipartSettings,
+  ) {}
+
+  async run(): Promise<ParsedMultipart> {
+    try {
+      await this.parse();
+      await Promise.all(this.puts);
+      if (this.failure) throw this.failure;
+      return { fields: Object.fromEntries(this.fields), files: Object.fromEntries(this.files) };
+    } catch (err) {
+      await this.abandon();
+      throw this.failure ?? err;
+    }
+  }
+
+  /** Resolves once busboy has read the whole form; rejects with the first failure of any kind. */
+  private parse(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.rejectParsing = reject;
+      this.parser.on('field', (name, value, info) => this.onField(name, value, info.valueTruncated));
+      this.parser.on('file', (name, stream, info) => this.onFile(name, stream, info));
+      this.parser.on('fieldsLimit', () => this.fail(errors.tooManyFields(this.settings.maxFields)));
+      this.parser.on('error', (err) => this.fail(errors.malformedMultipart(err)));
+      this.parser.on('finish', resolve);
+      this.req.on('error', () => this.fail(errors.uploadAborted()));
+      this.req.on('close', () => {
+        if (!this.req.complete) this.fail(errors.uploadAborted());
+      });
+      this.req.pipe(this.parser);
+    });
+  }
+
+  private fail(err: Error): void {
+    this.failure ??= err;
+    this.rejectParsing(this.failure);
+  }
+
+  private onField(name: string, value: string, truncated: boolean): void {
+    if (this.failure) return;
+    if (truncated) return this.fail(errors.fieldTooLarge(name, this.settings.maxFieldBytes));
+    this.fields.set(name, value);
+  }
+
+  private onFile(field: string, stream: Readable, info: busboy.FileInfo): void {
+    if (this.failure) return drop(stream);
+    const spec = Object.hasOwn(this.settings.files, field) ? this.settings.files[field] : undefined;
+    if (!spec || this.fileFieldsSeen.has(field)) {
+      drop(stream);
+      return this.fail(spec ? errors.repeatedFileField(field) : errors.unexpectedFileField(field));
+    }
+    this.fileFieldsSeen.add(field);
+    this.puts.push(
+      this.store(field, stream, { filename: info.filename ?? '', mimeType: info.mimeType }, spec),
+    );
+  }
+
+  private async store(
+    field: string,
+    stream: Readable,
+    info: { filename: string; mimeType: string },
+    spec: FileFieldSpec,
+  ): Promise<void> {
+    const tap = new HeadTap(this.settings.headBytes);
+    // A parser error destroys the file stream, which fails the put through the tap.
+    pipeline(stream, tap, () => undefined);
+    try {
+      const key = spec.keyFor(info);
+      const stored = await this.settings.blobStore.put(key, tap, {
+        contentType: info.mimeType,
+        maxBytes: spec.maxBytes,
+      });
+      this.files.set(field, {
+        field,
+        key,
+        ...info,
+        size: stored.size,
+        sha256: stored.sha256,
+        head: tap.head(),
+      });
+    } catch (err) {
+      tap.destroy();
+      this.fail(err instanceof BlobTooLargeError ? errors.fileTooLarge(field, spec.maxBytes) : toError(err));
+    }
+  }
+
+  /** Stops reading the form, lets every put settle, and deletes whatever did get stored. */
+  private async abandon(): Promise<void> {
+    this.req.unpipe(this.parser);
+    this.parser.destroy();
+    discardRequestBody(this.req, this.settings.maxDrainBytes);
+    await Promise.all(this.puts);
+    await cleanupStoredFiles(this.settings.blobStore, [...this.files.values()]);
+  }
+}
+
+/** busboy waits for every file stream to be read, and destroys it with an error when abandoned. */
+function drop(stream: Readable): void {
+  stream.on('error', () => undefined);
+  stream.resume();
+}
+
+function toError(err: unknown): Error {
+  return err instanceof Error ? err : new Error(String(err));
+}
