@@ -1,0 +1,11 @@
+import { loadConfig } from '../../shared/config/config';
+import { createLogger } from '../../shared/logging/logger';
+import { runUntilSignal } from '../../shared/runtime/runUntilSignal';
+import { startAllInOne } from './startAllInOne';
+
+/** `npm start`: the whole service in one process. Configuration: README "Configuration". */
+void runUntilSignal('catalogue', async () => {
+  const config = loadConfig(process.env);
+  const logger = createLogger({ service: 'catalogue', level: config.logLevel });
+  return { logger, service: await startAllInOne(config, logger) };
+});

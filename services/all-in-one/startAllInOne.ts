@@ -1,0 +1,66 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Config } from '../../shared/config/config';
+import type { Logger } from '../../shared/logging/logger';
+import { createMetrics } from '../../shared/metrics/metrics';
+import { openInfrastructure } from '../../shared/runtime/openInfrastructure';
+import { instrumentEventStore } from '../../shared/eventStore/instrumentedEventStore';
+import { createGateway } from '../../shared/http';
+import { systemContext } from '../../shared/commandHandling/commandContext';
+import { ensureStaffAccount } from '../../shared/domain/identity/ensureStaffAccount';
+import { createServiceContext } from '../serviceContext';
+import { createCommandApp } from '../command-api/createCommandApp';
+import { createQueryApp } from '../query-api/createQueryApp';
+import { startProjector } from '../projector/startProjector';
+
+export interface RunningService {
+  readonly url: string;
+  readonly server: http.Server;
+  close(): Promise<void>;
+}
+
+/**
+ * The all-in-one: gateway, command API, query API and projector in one process, on an embedded
+ * PostgreSQL unless DATABASE_URL is given. The projector feeds read-your-writes directly.
+ */
+export async function startAllInOne(config: Config, logger: Logger): Promise<RunningService> {
+  const metrics = createMetrics('catalogue');
+  const infra = await openInfrastructure(config, logger);
+  const store = instrumentEventStore(infra.store, (type, n) => metrics.eventsAppended(type, n));
+  const instrumented = { ...infra, store };
+  const context = await createServiceContext(config, instrumented, logger, metrics);
+  const projector = startProjector({ store, pool: infra.readModels, metrics, logger, progress: context.progress });
+  if (config.admin) {
+    const admin = await ensureStaffAccount(
+      { store, ids: context.commandDeps.ids, passwords: context.commandDeps.passwords, now: () => new Date() },
+      config.admin,
+      systemContext('ensure-admin'),
+    );
+    logger.info('staff account ensured', { userId: admin.userId, created: admin.created });
+  }
+  const commandApp = createCommandApp({ ...context.apiOptions, serve: { health: false, metrics: false, docs: false } }, context.commandRoutes);
+  const queryApp = createQueryApp(context.apiOptions, context.queryRoutes);
+  const server = http.createServer(createGateway({ commandApp, queryApp }));
+  // Uploads can be slow: no whole-request deadline, but idle sockets are still reaped.
+  server.requestTimeout = 0;
+  server.headersTimeout = 60_000;
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
+  logger.info('catalogue listening', { url });
+  return {
+    url,
+    server,
+    async close() {
+      server.closeIdleConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await projector.stop();
+      await context.rateLimiter.close();
+      await infra.close();
+    },
+  };
+}

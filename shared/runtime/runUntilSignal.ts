@@ -1,0 +1,32 @@
+import type { Logger } from '../logging/logger';
+
+/** Starts a service, and on SIGINT/SIGTERM closes it (flushing, stopping embedded PostgreSQL) before exiting. */
+export async function runUntilSignal(
+  name: string,
+  start: () => Promise<{ logger: Logger; service: { close(): Promise<void> } }>,
+): Promise<void> {
+  let started: Awaited<ReturnType<typeof start>>;
+  try {
+    started = await start();
+  } catch (error) {
+    process.stderr.write(`${name} failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  }
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    started.logger.info('stopping', { signal });
+    const force = setTimeout(() => process.exit(1), 15_000);
+    force.unref();
+    started.service.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        started.logger.error('error while stopping', { error: String(error) });
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
