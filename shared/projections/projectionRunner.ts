@@ -10,7 +10,7 @@ import { installProjection, swapIn } from './projectionInstaller';
 import type { ProjectionProgress } from './projectionProgress';
 
 export const PROGRESS_CHANNEL = 'projection_progress';
-const LEADER_LOCK = 'catalogue:projector:leader';
+export const LEADER_LOCK = 'catalogue:projector:leader';
 
 export interface ProjectionRunnerOptions {
   readonly store: EventStore;

@@ -37,15 +37,34 @@ async function prepareDataDirParent(dataDir: string): Promise<void> {
   if (existsSync(dataDir)) await chown(dataDir, uid, gid);
 }
 
-/**
- * A previous run killed with SIGKILL leaves its postmaster running (it is a separate process).
- * Stop it before starting ours, so a restart after a crash comes up on the same data.
- */
-async function stopStalePostmaster(dataDir: string): Promise<void> {
+interface LivePostmaster {
+  readonly pid: number;
+  readonly port: number;
+  /** Its parent (the process that started it) is gone: it was left behind by a killed run. */
+  readonly orphaned: boolean;
+}
+
+function livePostmaster(dataDir: string): LivePostmaster | undefined {
   const pidFile = path.join(dataDir, 'postmaster.pid');
-  if (!existsSync(pidFile)) return;
-  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
-  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return;
+  if (!existsSync(pidFile)) return undefined;
+  const lines = readFileSync(pidFile, 'utf8').split('\n');
+  const pid = Number(lines[0]);
+  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return undefined;
+  return { pid, port: Number(lines[3]), orphaned: parentOf(pid) === 1 || !isAlive(parentOf(pid) ?? 1) };
+}
+
+/** Linux: field 4 of /proc/<pid>/stat. Elsewhere unknown (treated as owned, so it is shared, not killed). */
+function parentOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A run killed with SIGKILL leaves its postmaster behind (a separate process); stop it, keeping its data. */
+async function stopPostmaster(dataDir: string, pid: number): Promise<void> {
   process.kill(pid, 'SIGINT'); // "fast" shutdown: aborts open transactions, keeps committed data
   const deadline = Date.now() + 30_000;
   while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
@@ -66,7 +85,14 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const user = options.user ?? 'postgres';
   const password = options.password ?? 'postgres';
   await prepareDataDirParent(dataDir);
-  await stopStalePostmaster(dataDir);
+  const connectionString = (port: number) => (database: string): string =>
+    `postgres://${encodeURIComponent(user)}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
+  const live = livePostmaster(dataDir);
+  if (live && !live.orphaned) {
+    // Another process (a running service, `npm run rebuild` beside it) owns this cluster: share it.
+    return { connectionString: connectionString(live.port), createDatabase: () => Promise.reject(new Error('shared cluster')), stop: async () => undefined };
+  }
+  if (live) await stopPostmaster(dataDir, live.pid);
   const pg = new EmbeddedPostgres({
     databaseDir: dataDir,
     port: options.port,
@@ -88,10 +114,8 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   });
   if (!existsSync(path.join(dataDir, 'PG_VERSION'))) await pg.initialise();
   await pg.start();
-  const connectionString = (database: string): string =>
-    `postgres://${encodeURIComponent(user)}:${encodeURIComponent(password)}@127.0.0.1:${options.port}/${database}`;
   return {
-    connectionString,
+    connectionString: connectionString(options.port),
     createDatabase: (name) => pg.createDatabase(name),
     stop: () => pg.stop(),
   };
