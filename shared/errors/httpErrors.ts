@@ -86,8 +86,8 @@ export class ConflictError extends DetailError {
   readonly status = 409;
 }
 
-export class PreconditionRequiredError extends DetailError {
-  readonly status = 428;
+export class PreconditionFailedError extends DetailError {
+  readonly status = 412;
 }
 
 export class PayloadTooLargeError extends DetailError {

@@ -33,6 +33,17 @@ async function ensureDatabase(serverUrl: string, name: string): Promise<void> {
   }
 }
 
+async function startEmbedded(config: Config, logger: Logger, closers: (() => Promise<void>)[]): Promise<string> {
+  const dataDir = path.join(config.dataDir, 'postgres');
+  logger.info('starting embedded PostgreSQL', { dataDir, port: config.embeddedPostgresPort });
+  // Loaded only when needed: the package is ESM and brings PostgreSQL binaries along.
+  const { startEmbeddedPostgres } = await import('../infra/postgres/embeddedPostgres.js');
+  const embedded = await startEmbeddedPostgres({ dataDir, port: config.embeddedPostgresPort });
+  closers.push(() => embedded.stop());
+  await ensureDatabase(embedded.connectionString('postgres'), DATABASE);
+  return embedded.connectionString(DATABASE);
+}
+
 /**
  * Opens what a service needs from its configuration: an external PostgreSQL (DATABASE_URL) or an
  * embedded one started from node_modules in DATA_DIR; the PostgreSQL or EventStoreDB event store;
@@ -40,16 +51,7 @@ async function ensureDatabase(serverUrl: string, name: string): Promise<void> {
  */
 export async function openInfrastructure(config: Config, logger: Logger, options: { poolSize?: number } = {}): Promise<Infrastructure> {
   const closers: (() => Promise<void>)[] = [];
-  let databaseUrl = config.databaseUrl;
-  if (!databaseUrl) {
-    logger.info('starting embedded PostgreSQL', { dataDir: path.join(config.dataDir, 'postgres'), port: config.embeddedPostgresPort });
-    // Loaded only when needed: the package is ESM and brings PostgreSQL binaries along.
-    const { startEmbeddedPostgres } = await import('../infra/postgres/embeddedPostgres');
-    const embedded = await startEmbeddedPostgres({ dataDir: path.join(config.dataDir, 'postgres'), port: config.embeddedPostgresPort });
-    closers.push(() => embedded.stop());
-    await ensureDatabase(embedded.connectionString('postgres'), DATABASE);
-    databaseUrl = embedded.connectionString(DATABASE);
-  }
+  const databaseUrl = config.databaseUrl ?? (await startEmbedded(config, logger, closers));
   const readModels = new pg.Pool({ connectionString: databaseUrl, max: options.poolSize ?? 20 });
   readModels.on('error', (error) => logger.error('idle read-model connection failed', { error: String(error) }));
   closers.unshift(() => readModels.end());

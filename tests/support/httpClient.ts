@@ -8,7 +8,7 @@ export interface ApiResponse {
 
 export interface RequestOptions {
   readonly json?: unknown;
-  readonly body?: BodyInit;
+  readonly body?: RequestInit['body'];
   readonly token?: string;
   /** 'Token' (default) or 'Bearer'. */
   readonly scheme?: string;

@@ -24,10 +24,11 @@ const RELAXED_LIMITS = {
 
 /**
  * The real all-in-one, in this process, on a fresh database of the run's PostgreSQL and a fresh
- * data directory, listening on an ephemeral port. Tests talk to it over HTTP only.
+ * data directory, listening on an ephemeral port. Tests talk to it over HTTP only. Pass another
+ * instance's databaseUrl to run several instances of the service on one database.
  */
-export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
-  const databaseUrl = await createTestDatabase('e2e');
+export async function startTestService(env: Record<string, string> = {}, shareDatabase?: string): Promise<TestService> {
+  const databaseUrl = shareDatabase ?? (await createTestDatabase('e2e'));
   const dataDir = mkdtempSync(path.join(tmpdir(), 'catalogue-e2e-'));
   const config = loadConfig({
     HOST: '127.0.0.1',

@@ -28,7 +28,8 @@ export const identityProjection: Projection = {
         avatar_key text,
         is_staff boolean NOT NULL DEFAULT false,
         date_joined timestamptz NOT NULL,
-        password_changed_at timestamptz
+        password_changed_at timestamptz,
+        revision bigint NOT NULL DEFAULT 0
       )`);
     await client.query(`
       CREATE TABLE ${table('access_tokens')} (
@@ -49,10 +50,17 @@ export const identityProjection: Projection = {
     const changed: string[] = [];
     for (const event of events as readonly RecordedEvent<Handled['type']>[]) {
       changed.push(...(await applyOne(ctx, { type: event.type, data: event.data } as Handled)));
+      if (event.streamName.startsWith('user-')) await recordRevision(ctx, event);
     }
     return changed;
   },
 };
+
+/** The user stream's revision, served as the profile's weak ETag (optimistic concurrency over HTTP). */
+async function recordRevision({ client, table }: ProjectionContext, event: RecordedEvent): Promise<void> {
+  const userId = Number(event.streamName.slice('user-'.length));
+  await client.query(`UPDATE ${table('users')} SET revision = GREATEST(revision, $2) WHERE id = $1`, [userId, event.streamRevision.toString()]);
+}
 
 async function applyOne({ client, table }: ProjectionContext, event: Handled): Promise<string[]> {
   switch (event.type) {

@@ -8,6 +8,7 @@ import { compileFormValidator } from '../../../../shared/http/schemaValidator';
 import { cleanupStoredFiles, parseMultipart } from '../../../../shared/uploads/parseMultipart';
 import { sniffImage } from '../../../../shared/media/sniffImage';
 import { profileJson } from '../../../../shared/views/userViews';
+import { ifMatchRevision, weakEtag } from '../../../../shared/http/etag';
 import type { CommandDeps } from '../../commandDeps';
 import { commandContext } from '../../commandDeps';
 import { nameField } from './registerRoute';
@@ -64,12 +65,16 @@ export const updateProfileRoute = (deps: CommandDeps): RouteSpec<ProfileChanges 
   path: '/api/profile/',
   operationId: 'updateProfile',
   summary: 'Update your profile',
-  description: 'JSON, or multipart/form-data with an avatar image. Send "avatar": null (JSON) to remove the avatar.',
+  description: 'JSON, or multipart/form-data with an avatar image. Send "avatar": null (JSON) to remove the avatar. With If-Match (the ETag of GET), a concurrent change in between gives 409.',
   tags: ['profile'],
   auth: 'required',
   body: { type: 'object', properties: { ...fields, avatar: { type: 'null' } } },
   multipart: multipartSchema,
-  responses: { 200: { description: 'The updated profile (same shape as GET)' }, 400: { description: 'Invalid fields or not an image' } },
+  responses: {
+    200: { description: 'The updated profile (same shape as GET)' },
+    400: { description: 'Invalid fields or not an image' },
+    409: { description: 'If-Match is stale: the account changed since it was read' },
+  },
   async handler(ctx) {
     const principal = requirePrincipal(ctx);
     const { changes, avatarKey } = ctx.req.is('multipart/form-data')
@@ -87,10 +92,15 @@ export const updateProfileRoute = (deps: CommandDeps): RouteSpec<ProfileChanges 
             avatarKey: newAvatar, now: deps.clock().toISOString(),
           },
         }, state);
-      }, commandContext(ctx));
+      }, commandContext(ctx), { expectedRevision: ifMatchRevision(ctx.req.get('If-Match')) });
       if (result.state.status !== 'registered') throw new Error('profile of a missing user');
       if (newAvatar !== undefined && previousAvatar && previousAvatar !== newAvatar) await deps.blobs.delete(previousAvatar).catch(() => undefined);
-      return { status: 200, body: profileJson(userRecordFromState(result.state), ctx.baseUrl), position: result.position };
+      return {
+        status: 200,
+        body: profileJson(userRecordFromState(result.state), ctx.baseUrl),
+        headers: { ETag: weakEtag(result.revision) },
+        position: result.position,
+      };
     } catch (error) {
       if (avatarKey) await deps.blobs.delete(avatarKey).catch(() => undefined);
       throw error;

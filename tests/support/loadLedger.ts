@@ -1,0 +1,38 @@
+/**
+ * What the load clients were told. Only acknowledged (2xx) writes are promises the service must
+ * keep; a write whose answer was lost to a crash may or may not have happened.
+ */
+export interface RegisteredAccount {
+  readonly userId: number;
+  readonly email: string;
+  readonly password: string;
+}
+
+export interface LoadLedger {
+  readonly registered: RegisteredAccount[];
+  /** Personal access tokens answered with 201: id → owner. */
+  readonly issuedTokens: Map<string, number>;
+  /** Tokens answered with 204 on DELETE. */
+  readonly revokedTokens: Set<string>;
+  /**
+   * Per user, the bios the read model may hold: the last acknowledged one, plus every later attempt
+   * whose answer was lost (it may have been applied).
+   */
+  readonly possibleBios: Map<number, string[]>;
+  /** Answers no client should get from a healthy service ("POST /api/tokens/ → 500 {...}"). */
+  readonly unexpected: string[];
+  acknowledged: number;
+  unreachable: number;
+}
+
+export function createLoadLedger(): LoadLedger {
+  return {
+    registered: [],
+    issuedTokens: new Map(),
+    revokedTokens: new Set(),
+    possibleBios: new Map(),
+    unexpected: [],
+    acknowledged: 0,
+    unreachable: 0,
+  };
+}

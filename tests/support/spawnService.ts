@@ -1,0 +1,81 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+const REPO_ROOT = path.resolve(__dirname, '../..');
+const ENTRY_POINT = 'services/all-in-one/main.ts';
+const KEPT_OUTPUT_LINES = 80;
+
+export interface ServiceProcess {
+  readonly url: string;
+  readonly pid: number;
+  /** The child's latest output lines, for failure messages. */
+  output(): string;
+  /** SIGKILL, as a crash would: no shutdown hooks run. Resolves once the process is gone. */
+  kill(): Promise<void>;
+}
+
+/**
+ * Runs the all-in-one as a real child process. `node --import tsx` rather than the tsx CLI: the CLI
+ * runs the service in a grandchild, which a SIGKILL to the CLI would leave running.
+ */
+export async function spawnAllInOne(env: Readonly<Record<string, string>>, readyTimeoutMs = 30_000): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', ENTRY_POINT], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines = keepOutput(child);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // Safety net: a test process that exits without afterAll must not leave the service running.
+  const killOnExit = (): void => void child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  void exited.then(() => process.off('exit', killOnExit));
+
+  const url = `http://127.0.0.1:${env.PORT}`;
+  const service: ServiceProcess = {
+    url,
+    pid: child.pid ?? -1,
+    output: () => lines.join('\n'),
+    async kill() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+    },
+  };
+  try {
+    await waitForHealth(url, exited, readyTimeoutMs);
+  } catch (error) {
+    await service.kill();
+    throw new Error(`${(error as Error).message}\n--- service output ---\n${service.output()}`);
+  }
+  return service;
+}
+
+function keepOutput(child: ChildProcess): string[] {
+  const lines: string[] = [];
+  const keep = (chunk: Buffer): void => {
+    lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+    lines.splice(0, Math.max(0, lines.length - KEPT_OUTPUT_LINES));
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  return lines;
+}
+
+async function waitForHealth(url: string, exited: Promise<void>, timeoutMs: number): Promise<void> {
+  let gone = false;
+  void exited.then(() => (gone = true));
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (gone) throw new Error('the service exited before it became healthy');
+    const status = await fetch(`${url}/health/`, { signal: AbortSignal.timeout(2000) }).then(
+      async (response) => {
+        await response.arrayBuffer(); // frees the connection
+        return response.status;
+      },
+      () => 0,
+    );
+    if (status === 200) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`the service was not healthy within ${timeoutMs} ms`);
+}
