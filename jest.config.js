@@ -11,6 +11,7 @@ module.exports = {
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   globalSetup: '<rootDir>/tests/support/globalSetup.ts',
   globalTeardown: '<rootDir>/tests/support/globalTeardown.ts',
+  reporters: ['default', '<rootDir>/tests/support/summaryReporter.cjs'],
   testTimeout: 60000,
   maxWorkers: 2,
 };

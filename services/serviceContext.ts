@@ -36,7 +36,12 @@ export async function createServiceContext(
   const rateLimitBackend = new PostgresRateLimitBackend({ pool: infra.readModels, logger });
   await rateLimitBackend.migrate();
   const rateLimiter = createRateLimiter({ limits: config.rateLimits, backend: rateLimitBackend });
-  const authenticator = new TokenAuthenticator({ pool: infra.readModels, store: infra.store, progress, logger });
+  const authenticator = new TokenAuthenticator({
+    pool: infra.readModels,
+    store: infra.store,
+    progress,
+    logger,
+  });
   const commandDeps: CommandDeps = {
     store: infra.store,
     readModels: infra.readModels,

@@ -30,19 +30,33 @@ export async function startAllInOne(config: Config, logger: Logger): Promise<Run
   const store = instrumentEventStore(infra.store, (type, n) => metrics.eventsAppended(type, n));
   const instrumented = { ...infra, store };
   const context = await createServiceContext(config, instrumented, logger, metrics);
-  const projector = startProjector({ store, pool: infra.readModels, metrics, logger, progress: context.progress });
+  const projector = startProjector({
+    store,
+    pool: infra.readModels,
+    metrics,
+    logger,
+    progress: context.progress,
+  });
   // Several all-in-one instances may share a database: only one projector leads, so the others learn
   // the read models' progress (and which rows changed) from its notifications.
   const progressListener = await listenProjectionProgress(infra.databaseUrl, context.progress, logger);
   if (config.admin) {
     const admin = await ensureStaffAccount(
-      { store, ids: context.commandDeps.ids, passwords: context.commandDeps.passwords, now: () => new Date() },
+      {
+        store,
+        ids: context.commandDeps.ids,
+        passwords: context.commandDeps.passwords,
+        now: () => new Date(),
+      },
       config.admin,
       systemContext('ensure-admin'),
     );
     logger.info('staff account ensured', { userId: admin.userId, created: admin.created });
   }
-  const commandApp = createCommandApp({ ...context.apiOptions, serve: { health: false, metrics: false, docs: false } }, context.commandRoutes);
+  const commandApp = createCommandApp(
+    { ...context.apiOptions, serve: { health: false, metrics: false, docs: false } },
+    context.commandRoutes,
+  );
   const queryApp = createQueryApp(context.apiOptions, context.queryRoutes);
   const server = http.createServer(createGateway({ commandApp, queryApp }));
   // Uploads can be slow: no whole-request deadline, but idle sockets are still reaped.

@@ -6,7 +6,8 @@ import { createPasswordHasher } from '../../shared/auth/passwords';
 import { systemContext } from '../../shared/commandHandling/commandContext';
 import { ensureStaffAccount } from '../../shared/domain/identity/ensureStaffAccount';
 
-const USAGE = 'usage: npm run admin -- create-staff --email <email> --password <password> [--username <name>]';
+const USAGE =
+  'usage: npm run admin -- create-staff --email <email> --password <password> [--username <name>]';
 
 /** `npm run admin -- create-staff ...`: the command-line way to grant staff (no HTTP endpoint does). */
 async function main(argv: string[]): Promise<void> {
@@ -24,11 +25,18 @@ async function main(argv: string[]): Promise<void> {
   const infra = await openInfrastructure(config, logger);
   try {
     const result = await ensureStaffAccount(
-      { store: infra.store, ids: new IdAllocator(infra.store), passwords: createPasswordHasher(config.passwordHashLogN), now: () => new Date() },
+      {
+        store: infra.store,
+        ids: new IdAllocator(infra.store),
+        passwords: createPasswordHasher(config.passwordHashLogN),
+        now: () => new Date(),
+      },
       { email, password, username: flags.get('username') ?? email.split('@')[0]! },
       systemContext('admin-command'),
     );
-    process.stdout.write(`${result.created ? 'created' : 'updated'} staff user ${result.userId} <${email}>\n`);
+    process.stdout.write(
+      `${result.created ? 'created' : 'updated'} staff user ${result.userId} <${email}>\n`,
+    );
   } finally {
     await infra.close();
   }

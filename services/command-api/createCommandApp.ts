@@ -4,6 +4,9 @@ import { createApiApp } from '../../shared/http';
 import type { RouteSpec } from '../../shared/http/routeSpec';
 
 /** The command API: every write, appending events; it answers once the read models have its events. */
-export function createCommandApp(common: Omit<ApiAppOptions, 'serviceName' | 'routes'>, routes: readonly RouteSpec[]): Express {
+export function createCommandApp(
+  common: Omit<ApiAppOptions, 'serviceName' | 'routes'>,
+  routes: readonly RouteSpec[],
+): Express {
   return createApiApp({ ...common, serviceName: 'command-api', routes });
 }

@@ -21,7 +21,10 @@ void runUntilSignal('command-api', async () => {
   const store = instrumentEventStore(infra.store, (type, n) => metrics.eventsAppended(type, n));
   const context = await createServiceContext(config, { ...infra, store }, logger, metrics);
   const progress = await listenProjectionProgress(infra.databaseUrl, context.progress, logger);
-  const app = createCommandApp({ ...context.apiOptions, serve: { health: true, metrics: true, docs: false } }, context.commandRoutes);
+  const app = createCommandApp(
+    { ...context.apiOptions, serve: { health: true, metrics: true, docs: false } },
+    context.commandRoutes,
+  );
   const server = http.createServer(app).listen(config.port, config.host);
   server.requestTimeout = 0;
   logger.info('command-api listening', { port: config.port });

@@ -19,7 +19,9 @@ void runUntilSignal('projector', async () => {
   const server = http
     .createServer((req, res) => {
       if (req.url?.startsWith('/metrics')) {
-        void metrics.render().then((text) => res.writeHead(200, { 'Content-Type': metrics.contentType }).end(text));
+        void metrics
+          .render()
+          .then((text) => res.writeHead(200, { 'Content-Type': metrics.contentType }).end(text));
       } else {
         res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ status: 'healthy' }));
       }

@@ -1,3 +1,4 @@
+import type { Pool } from 'pg';
 import { loadConfig } from '../../shared/config/config';
 import { createLogger } from '../../shared/logging/logger';
 import { openInfrastructure } from '../../shared/runtime/openInfrastructure';
@@ -17,14 +18,23 @@ async function main(): Promise<void> {
   const lock = await infra.readModels.connect();
   try {
     let waited = false;
-    while (!(await lock.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [LEADER_LOCK])).rows[0]?.ok) {
+    while (
+      !(await lock.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [LEADER_LOCK]))
+        .rows[0]?.ok
+    ) {
       if (!waited) process.stderr.write('waiting for the running projector to stop (stop the service)...\n');
       waited = true;
       await new Promise((r) => setTimeout(r, 1000));
     }
     const total = await countEvents(infra.readModels);
     await dropAllReadModels(infra.readModels, allProjections);
-    const runner = new ProjectionRunner({ store: infra.store, pool: infra.readModels, projections: allProjections, batchSize: 2000, logger });
+    const runner = new ProjectionRunner({
+      store: infra.store,
+      pool: infra.readModels,
+      projections: allProjections,
+      batchSize: 2000,
+      logger,
+    });
     const started = process.hrtime.bigint();
     const applied = await runner.catchUp((done) => drawBar(done, total));
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
@@ -41,7 +51,7 @@ async function main(): Promise<void> {
 }
 
 /** Events in the PostgreSQL store (for the bar's 100 %); undefined on EventStoreDB. */
-async function countEvents(pool: import('pg').Pool): Promise<number | undefined> {
+async function countEvents(pool: Pool): Promise<number | undefined> {
   try {
     const { rows } = await pool.query<{ n: string }>('SELECT count(*) AS n FROM event_store.events');
     return Number(rows[0]?.n ?? 0);
@@ -55,7 +65,9 @@ function drawBar(done: number, total: number | undefined): void {
   if (!total) return void process.stderr.write(`\r${done} events`);
   const share = Math.min(1, done / total);
   const filled = Math.round(share * width);
-  process.stderr.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${(share * 100).toFixed(0).padStart(3)}% ${done}/${total} events`);
+  process.stderr.write(
+    `\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${(share * 100).toFixed(0).padStart(3)}% ${done}/${total} events`,
+  );
 }
 
 main().catch((error: unknown) => {

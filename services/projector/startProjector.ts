@@ -22,7 +22,11 @@ export function startProjector(deps: {
     logger: deps.logger,
     onBatch: ({ position, lastRecordedAt }) => {
       deps.metrics.setProjectionPosition('read_models', position);
-      if (lastRecordedAt) deps.metrics.setProjectionLag('read_models', Math.max(0, (Date.now() - Date.parse(lastRecordedAt)) / 1000));
+      if (lastRecordedAt)
+        deps.metrics.setProjectionLag(
+          'read_models',
+          Math.max(0, (Date.now() - Date.parse(lastRecordedAt)) / 1000),
+        );
     },
   });
   runner.start();

@@ -4,6 +4,9 @@ import { createApiApp } from '../../shared/http';
 import type { RouteSpec } from '../../shared/http/routeSpec';
 
 /** The query API: every read, from the read models; also /health/, /metrics/ and the API docs. */
-export function createQueryApp(common: Omit<ApiAppOptions, 'serviceName' | 'routes'>, routes: readonly RouteSpec[]): Express {
+export function createQueryApp(
+  common: Omit<ApiAppOptions, 'serviceName' | 'routes'>,
+  routes: readonly RouteSpec[],
+): Express {
   return createApiApp({ ...common, serviceName: 'query-api', routes });
 }

@@ -16,7 +16,9 @@ void runUntilSignal('query-api', async () => {
   const infra = await openInfrastructure(config, logger);
   const context = await createServiceContext(config, infra, logger, metrics);
   const progress = await listenProjectionProgress(infra.databaseUrl, context.progress, logger);
-  const server = http.createServer(createQueryApp(context.apiOptions, context.queryRoutes)).listen(config.port, config.host);
+  const server = http
+    .createServer(createQueryApp(context.apiOptions, context.queryRoutes))
+    .listen(config.port, config.host);
   logger.info('query-api listening', { port: config.port });
   return {
     logger,

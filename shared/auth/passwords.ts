@@ -2,7 +2,8 @@ import * as scryptModule from 'scrypt-kdf';
 
 // scrypt-kdf's typings declare named exports, but at run time the module only default-exports a
 // class with static kdf/verify: take whichever is there.
-const scrypt: typeof scryptModule = (scryptModule as { default?: typeof scryptModule }).default ?? scryptModule;
+const scrypt: typeof scryptModule =
+  (scryptModule as { default?: typeof scryptModule }).default ?? scryptModule;
 
 /**
  * Passwords are hashed with scrypt (scrypt-kdf's self-describing format, base64). logN is the cost:

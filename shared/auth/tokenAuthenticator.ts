@@ -16,8 +16,14 @@ interface CachedToken {
 }
 
 type Row = {
-  id: string; user_id: number; kind: 'login' | 'personal'; expires_at: Date | null; revoked_at: Date | null;
-  username: string; email: string; is_staff: boolean;
+  id: string;
+  user_id: number;
+  kind: 'login' | 'personal';
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  username: string;
+  email: string;
+  is_staff: boolean;
 };
 
 export interface TokenAuthenticatorOptions {
@@ -51,7 +57,8 @@ export class TokenAuthenticator implements Authenticator {
   async authenticate(header: string | undefined): Promise<Principal | undefined> {
     if (header === undefined || header === '') return undefined;
     const match = /^(Token|Bearer)\s+(\S+)\s*$/i.exec(header);
-    if (!match) throw new AuthenticationError('Invalid token header. Use "Token <token>" or "Bearer <token>".');
+    if (!match)
+      throw new AuthenticationError('Invalid token header. Use "Token <token>" or "Bearer <token>".');
     const secret = match[2]!;
     if (!looksLikeTokenSecret(secret)) throw new AuthenticationError('Invalid token.');
     const hash = hashTokenSecret(secret);
@@ -61,7 +68,8 @@ export class TokenAuthenticator implements Authenticator {
       entry = await this.load(hash, now);
       this.cache.set(hash, entry);
     }
-    if (entry.expiresAt !== null && entry.expiresAt <= now) throw new AuthenticationError('Token has expired.');
+    if (entry.expiresAt !== null && entry.expiresAt <= now)
+      throw new AuthenticationError('Token has expired.');
     this.recordUse(entry.principal, now);
     return entry.principal;
   }
@@ -71,7 +79,8 @@ export class TokenAuthenticator implements Authenticator {
     if (keys.includes('*')) return this.cache.clear();
     const wanted = new Set(keys);
     for (const [hash, entry] of this.cache) {
-      if (wanted.has(`token:${entry.principal.tokenId}`) || wanted.has(`user:${entry.principal.userId}`)) this.cache.delete(hash);
+      if (wanted.has(`token:${entry.principal.tokenId}`) || wanted.has(`user:${entry.principal.userId}`))
+        this.cache.delete(hash);
     }
   }
 
@@ -87,8 +96,12 @@ export class TokenAuthenticator implements Authenticator {
     if (this.cache.size > 50_000) this.cache.clear();
     return {
       principal: {
-        userId: row.user_id, username: row.username, email: row.email, isStaff: row.is_staff,
-        tokenId: row.id, tokenKind: row.kind,
+        userId: row.user_id,
+        username: row.username,
+        email: row.email,
+        isStaff: row.is_staff,
+        tokenId: row.id,
+        tokenKind: row.kind,
       },
       expiresAt: row.expires_at ? row.expires_at.getTime() : null,
       cachedAt: now,
@@ -102,12 +115,24 @@ export class TokenAuthenticator implements Authenticator {
     this.lastRecordedUse.set(principal.tokenId, now);
     const usedAt = new Date(now).toISOString();
     this.options.store
-      .appendToStream(tokenUsageStreamName(principal.tokenId), [{
-        id: randomUUID(),
-        type: 'AccessTokenUsed',
-        data: { tokenId: principal.tokenId, userId: principal.userId, usedAt },
-        metadata: { actor: String(principal.userId), requestId: null, correlationId: randomUUID(), causationId: null, schemaVersion: SCHEMA_VERSION },
-      }], { expectedRevision: 'any' })
+      .appendToStream(
+        tokenUsageStreamName(principal.tokenId),
+        [
+          {
+            id: randomUUID(),
+            type: 'AccessTokenUsed',
+            data: { tokenId: principal.tokenId, userId: principal.userId, usedAt },
+            metadata: {
+              actor: String(principal.userId),
+              requestId: null,
+              correlationId: randomUUID(),
+              causationId: null,
+              schemaVersion: SCHEMA_VERSION,
+            },
+          },
+        ],
+        { expectedRevision: 'any' },
+      )
       .catch((error: unknown) => {
         this.lastRecordedUse.delete(principal.tokenId);
         this.options.logger?.error('could not record token use', { error: String(error) });

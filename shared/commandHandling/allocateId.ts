@@ -23,7 +23,14 @@ export class IdAllocator {
       try {
         await this.store.appendToStream(
           stream,
-          [{ id: randomUUID(), type: 'IdAllocated', data: { sequence, id }, metadata: { ...ctx, schemaVersion: SCHEMA_VERSION } }],
+          [
+            {
+              id: randomUUID(),
+              type: 'IdAllocated',
+              data: { sequence, id },
+              metadata: { ...ctx, schemaVersion: SCHEMA_VERSION },
+            },
+          ],
           { expectedRevision: expected ?? 'no_stream' },
         );
         this.guesses.set(sequence, BigInt(id - 1));

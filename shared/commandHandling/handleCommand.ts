@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { AppendResult, EventStore, GlobalPosition, NewEvent, RecordedEvent } from '../eventStore/eventStore';
+import type {
+  AppendResult,
+  EventStore,
+  GlobalPosition,
+  NewEvent,
+  RecordedEvent,
+} from '../eventStore/eventStore';
 import { WrongExpectedRevisionError } from '../eventStore/eventStore';
 import { ConflictError } from '../errors/httpErrors';
 import type { CommandContext } from './commandContext';
@@ -44,7 +50,10 @@ export async function loadAggregate<State, Event extends DomainEvent>(
   decider: Decider<State, Event>,
 ): Promise<Loaded<State>> {
   const recorded = await store.readStream(streamName);
-  const state = recorded.reduce((s, e) => decider.evolve(s, upcast(e) as unknown as Event), decider.initialState());
+  const state = recorded.reduce(
+    (s, e) => decider.evolve(s, upcast(e) as unknown as Event),
+    decider.initialState(),
+  );
   const last: RecordedEvent | undefined = recorded[recorded.length - 1];
   return { state, revision: last?.streamRevision };
 }
@@ -82,7 +91,12 @@ export async function handleCommand<State, Event extends DomainEvent>(
       const result: AppendResult = await store.appendToStream(streamName, toNewEvents(events, ctx), {
         expectedRevision: revision ?? 'no_stream',
       });
-      return { state: events.reduce(decider.evolve, state), events, position: result.position, revision: result.nextExpectedRevision };
+      return {
+        state: events.reduce(decider.evolve, state),
+        events,
+        position: result.position,
+        revision: result.nextExpectedRevision,
+      };
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError)) throw error;
       if (options.expectedRevision !== undefined || attempt >= maxAttempts) {

@@ -3,7 +3,11 @@ import type { CommandContext } from './commandContext';
 import { handleCommand } from './handleCommand';
 import type { ReservationEvent, ReservationState } from '../domain/reservation/reservation';
 import {
-  decideRelease, decideReserve, evolveReservation, initialReservationState, reservationStreamName,
+  decideRelease,
+  decideReserve,
+  evolveReservation,
+  initialReservationState,
+  reservationStreamName,
 } from '../domain/reservation/reservation';
 
 const reservationDecider = { initialState: initialReservationState, evolve: evolveReservation };
@@ -20,7 +24,11 @@ export interface ReserveRequest {
 const ABANDONED_AFTER_MS = 60_000;
 
 /** True when `ownerStream` now holds the value; false when someone else does. */
-export async function reserveValue(store: EventStore, request: ReserveRequest, ctx: CommandContext): Promise<boolean> {
+export async function reserveValue(
+  store: EventStore,
+  request: ReserveRequest,
+  ctx: CommandContext,
+): Promise<boolean> {
   let reserved = false;
   await handleCommand<ReservationState, ReservationEvent>(
     store,
@@ -35,8 +43,12 @@ export async function reserveValue(store: EventStore, request: ReserveRequest, c
         {
           type: 'ReserveValue',
           data: {
-            scope: request.scope, value: request.value, ownerId: request.ownerStream,
-            now: request.now.toISOString(), holderExists, abandonedAfterMs: ABANDONED_AFTER_MS,
+            scope: request.scope,
+            value: request.value,
+            ownerId: request.ownerStream,
+            now: request.now.toISOString(),
+            holderExists,
+            abandonedAfterMs: ABANDONED_AFTER_MS,
           },
         },
         state,
@@ -49,7 +61,11 @@ export async function reserveValue(store: EventStore, request: ReserveRequest, c
   return reserved;
 }
 
-export async function releaseValue(store: EventStore, request: ReserveRequest, ctx: CommandContext): Promise<void> {
+export async function releaseValue(
+  store: EventStore,
+  request: ReserveRequest,
+  ctx: CommandContext,
+): Promise<void> {
   await handleCommand<ReservationState, ReservationEvent>(
     store,
     reservationStreamName(request.scope, request.value),
@@ -60,7 +76,11 @@ export async function releaseValue(store: EventStore, request: ReserveRequest, c
 }
 
 /** The owner stream currently holding a value, if any (e.g. login by email). */
-export async function findReservationOwner(store: EventStore, scope: string, value: string): Promise<string | undefined> {
+export async function findReservationOwner(
+  store: EventStore,
+  scope: string,
+  value: string,
+): Promise<string | undefined> {
   const events = await store.readStream(reservationStreamName(scope, value));
   const state = events.reduce(
     (s, e) => evolveReservation(s, { type: e.type, data: e.data } as ReservationEvent),

@@ -63,7 +63,8 @@ const PERIODS: Record<string, number> = { second: 1_000, minute: 60_000, hour: 3
 function int(env: Env, name: string, fallback: number, min = 0): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw.trim()) || Number(raw) < min) throw new ConfigError(name, `must be an integer >= ${min}, got "${raw}"`);
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) < min)
+    throw new ConfigError(name, `must be an integer >= ${min}, got "${raw}"`);
   return Number(raw);
 }
 
@@ -84,7 +85,8 @@ function rule(env: Env, name: string, fallback: RateLimitRule): RateLimitRule {
   if (!raw) return fallback;
   const match = /^(\d+)\s*\/\s*(second|sec|s|minute|min|m|hour|h|day|d)$/.exec(raw.trim());
   if (!match) throw new ConfigError(name, `must look like "10/minute", got "${raw}"`);
-  const unit = { sec: 'second', s: 'second', min: 'minute', m: 'minute', h: 'hour', d: 'day' }[match[2]!] ?? match[2]!;
+  const unit =
+    { sec: 'second', s: 'second', min: 'minute', m: 'minute', h: 'hour', d: 'day' }[match[2]!] ?? match[2]!;
   return { limit: Number(match[1]), windowMs: PERIODS[unit]! };
 }
 
@@ -118,14 +120,16 @@ function s3(env: Env): S3Config | undefined {
 function admin(env: Env): Config['admin'] {
   const { ADMIN_EMAIL: email, ADMIN_PASSWORD: password, ADMIN_USERNAME: username } = env;
   if (!email && !password && !username) return undefined;
-  if (!email || !password) throw new ConfigError(email ? 'ADMIN_PASSWORD' : 'ADMIN_EMAIL', 'is required when any ADMIN_* is set');
+  if (!email || !password)
+    throw new ConfigError(email ? 'ADMIN_PASSWORD' : 'ADMIN_EMAIL', 'is required when any ADMIN_* is set');
   if (password.length < 8) throw new ConfigError('ADMIN_PASSWORD', 'must have at least 8 characters');
   return { email, password, username: username ?? email.split('@')[0]! };
 }
 
 function logLevel(env: Env): Config['logLevel'] {
   const raw = env.LOG_LEVEL ?? 'info';
-  if (!['debug', 'info', 'warn', 'error', 'silent'].includes(raw)) throw new ConfigError('LOG_LEVEL', `is not a level: "${raw}"`);
+  if (!['debug', 'info', 'warn', 'error', 'silent'].includes(raw))
+    throw new ConfigError('LOG_LEVEL', `is not a level: "${raw}"`);
   return raw as Config['logLevel'];
 }
 
@@ -141,7 +145,10 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
     eventStoreConnectionString: env.EVENTSTORE_CONNECTION_STRING || undefined,
     s3: s3(env),
     elasticsearchUrl: url(env, 'ELASTICSEARCH_URL'),
-    kafkaBrokers: (env.KAFKA_BROKERS ?? '').split(',').map((b) => b.trim()).filter(Boolean),
+    kafkaBrokers: (env.KAFKA_BROKERS ?? '')
+      .split(',')
+      .map((b) => b.trim())
+      .filter(Boolean),
     admin: admin(env),
     loginTokenTtlMs: int(env, 'LOGIN_TOKEN_TTL_DAYS', 30, 1) * PERIODS.day!,
     passwordHashLogN: int(env, 'PASSWORD_HASH_LOG_N', 15, 4),

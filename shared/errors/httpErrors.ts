@@ -28,7 +28,11 @@ abstract class DetailError extends HttpError {
 export class ValidationError extends HttpError {
   readonly status = 400;
   constructor(readonly fields: FieldErrors) {
-    super(Object.entries(fields).map(([k, v]) => `${k}: ${v.join(' ')}`).join('; '));
+    super(
+      Object.entries(fields)
+        .map(([k, v]) => `${k}: ${v.join(' ')}`)
+        .join('; '),
+    );
     this.name = 'ValidationError';
   }
   static field(field: string, message: string): ValidationError {

@@ -1,7 +1,10 @@
 import type { EventStore } from './eventStore';
 
 /** Counts appended events by type (events_appended_total) without the adapters knowing about metrics. */
-export function instrumentEventStore(store: EventStore, onAppended: (type: string, count: number) => void): EventStore {
+export function instrumentEventStore(
+  store: EventStore,
+  onAppended: (type: string, count: number) => void,
+): EventStore {
   return {
     async appendToStream(streamName, events, options) {
       const result = await store.appendToStream(streamName, events, options);

@@ -12,6 +12,7 @@ export function weakEtag(revision: bigint | undefined): string {
 export function ifMatchRevision(header: string | undefined): bigint | undefined {
   if (header === undefined || header.trim() === '*' || header.trim() === '') return undefined;
   const match = /^(?:W\/)?"(-?\d{1,19})"$/.exec(header.trim());
-  if (!match) throw new PreconditionFailedError('If-Match must be an ETag this service returned, e.g. W/"3".');
+  if (!match)
+    throw new PreconditionFailedError('If-Match must be an ETag this service returned, e.g. W/"3".');
   return BigInt(match[1]!);
 }

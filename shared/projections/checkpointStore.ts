@@ -40,7 +40,13 @@ export async function migrateCheckpoints(pool: Pool): Promise<void> {
   }
 }
 
-type Row = { projection: string; version: number; status: ProjectionStatus; commit_position: string; prepare_position: string };
+type Row = {
+  projection: string;
+  version: number;
+  status: ProjectionStatus;
+  commit_position: string;
+  prepare_position: string;
+};
 
 const toCheckpoint = (r: Row): CheckpointRow => ({
   projection: r.projection,
@@ -86,7 +92,14 @@ export async function advanceCheckpoint(
     `UPDATE ${READ_MODEL_SCHEMA}.projection_checkpoints
         SET commit_position = $3, prepare_position = $4, updated_at = now()
       WHERE projection = $1 AND version = $2 AND commit_position = $5 AND prepare_position = $6`,
-    [projection, version, to.commit.toString(), to.prepare.toString(), from.commit.toString(), from.prepare.toString()],
+    [
+      projection,
+      version,
+      to.commit.toString(),
+      to.prepare.toString(),
+      from.commit.toString(),
+      from.prepare.toString(),
+    ],
   );
   return result.rowCount === 1;
 }

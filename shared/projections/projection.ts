@@ -8,7 +8,7 @@ import type { RecordedEvent } from '../eventStore/eventStore';
 export interface ProjectionContext {
   readonly client: PoolClient;
   /** Quoted physical name of one of this projection's logical tables, for this version. */
-  table(name: string): string;
+  readonly table: (name: string) => string;
 }
 
 export interface Projection {

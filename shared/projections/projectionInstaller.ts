@@ -40,7 +40,13 @@ export async function installProjection(pool: Pool, projection: Projection): Pro
     if (rows.some((r) => r.version === projection.version)) return;
     await projection.createTables(contextFor(projection, client));
     const anotherIsLive = rows.some((r) => r.status === 'live');
-    await insertCheckpoint(client, projection.name, projection.version, anotherIsLive ? 'building' : 'live', projection.tables);
+    await insertCheckpoint(
+      client,
+      projection.name,
+      projection.version,
+      anotherIsLive ? 'building' : 'live',
+      projection.tables,
+    );
     if (!anotherIsLive) await pointViews(client, projection);
   });
 }
@@ -54,7 +60,8 @@ export async function swapIn(pool: Pool, projection: Projection): Promise<void> 
       [projection.name, projection.version],
     );
     for (const old of rows) {
-      for (const table of old.tables) await client.query(`DROP TABLE IF EXISTS ${physicalTable({ version: old.version }, table)}`);
+      for (const table of old.tables)
+        await client.query(`DROP TABLE IF EXISTS ${physicalTable({ version: old.version }, table)}`);
     }
     await client.query(
       `UPDATE ${READ_MODEL_SCHEMA}.projection_checkpoints SET status = 'live' WHERE projection = $1 AND version = $2`,
@@ -66,7 +73,8 @@ export async function swapIn(pool: Pool, projection: Projection): Promise<void> 
 /** `npm run rebuild`: throws every read model away; the runner's next catch-up rebuilds them from the events. */
 export async function dropAllReadModels(pool: Pool, projections: readonly Projection[]): Promise<void> {
   await inLockedTransaction(pool, async (client) => {
-    for (const p of projections) for (const t of p.tables) await client.query(`DROP VIEW IF EXISTS public."${t}"`);
+    for (const p of projections)
+      for (const t of p.tables) await client.query(`DROP VIEW IF EXISTS public."${t}"`);
     await client.query(`DROP SCHEMA IF EXISTS ${READ_MODEL_SCHEMA} CASCADE`);
   });
 }

@@ -20,7 +20,11 @@ export interface ProjectionRunnerOptions {
   readonly batchSize?: number;
   readonly logger?: Logger;
   /** Observes each committed batch (metrics, benchmarks). */
-  readonly onBatch?: (info: { events: number; position: GlobalPosition; lastRecordedAt: string | undefined }) => void;
+  readonly onBatch?: (info: {
+    events: number;
+    position: GlobalPosition;
+    lastRecordedAt: string | undefined;
+  }) => void;
 }
 
 interface Active {
@@ -44,7 +48,8 @@ export class ProjectionRunner {
 
   start(): void {
     this.running = this.loop().catch((error: unknown) => {
-      if (!this.abort.signal.aborted) this.options.logger?.error('projection runner stopped', { error: String(error) });
+      if (!this.abort.signal.aborted)
+        this.options.logger?.error('projection runner stopped', { error: String(error) });
     });
   }
 
@@ -62,7 +67,10 @@ export class ProjectionRunner {
     let applied = 0;
     let from = minPosition(active);
     while (comparePositions(from, head) < 0) {
-      const batch = await this.options.store.readAll({ after: from, maxCount: this.options.batchSize ?? 1000 });
+      const batch = await this.options.store.readAll({
+        after: from,
+        maxCount: this.options.batchSize ?? 1000,
+      });
       if (batch.length === 0) break;
       await this.applyBatch(active, batch);
       applied += batch.length;
@@ -91,7 +99,9 @@ export class ProjectionRunner {
 
   private async becomeLeader(): Promise<boolean> {
     const client = await this.options.pool.connect();
-    const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [LEADER_LOCK]);
+    const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [
+      LEADER_LOCK,
+    ]);
     if (rows[0]?.ok) {
       this.leader = client;
       client.on('error', () => undefined);
@@ -104,7 +114,11 @@ export class ProjectionRunner {
   private async follow(signal: AbortSignal): Promise<void> {
     const active = await this.prepare();
     const batchSize = this.options.batchSize ?? 500;
-    for await (const batch of this.options.store.subscribeToAll({ after: minPosition(active), batchSize, signal })) {
+    for await (const batch of this.options.store.subscribeToAll({
+      after: minPosition(active),
+      batchSize,
+      signal,
+    })) {
       if (batch.length > 0) await this.applyBatch(active, batch);
       if (batch.length < batchSize) await this.swapCaughtUp(active);
     }
@@ -134,14 +148,24 @@ export class ProjectionRunner {
         const events = batch.filter(
           (e) => a.projection.eventTypes.has(e.type) && comparePositions(e.position, a.position) > 0,
         );
-        if (events.length > 0) changed.push(...(await a.projection.apply(contextFor(a.projection, client), events)));
+        if (events.length > 0)
+          changed.push(...(await a.projection.apply(contextFor(a.projection, client), events)));
         if (comparePositions(end, a.position) > 0) {
-          const moved = await advanceCheckpoint(client, a.projection.name, a.projection.version, a.position, end);
+          const moved = await advanceCheckpoint(
+            client,
+            a.projection.name,
+            a.projection.version,
+            a.position,
+            end,
+          );
           if (!moved) throw new Error(`checkpoint of ${a.projection.name} moved under us (another runner?)`);
         }
       }
       const keys = changed.length > 200 ? ['*'] : changed;
-      await client.query('SELECT pg_notify($1, $2)', [PROGRESS_CHANNEL, `${formatPosition(end)} ${keys.join(' ')}`.trim()]);
+      await client.query('SELECT pg_notify($1, $2)', [
+        PROGRESS_CHANNEL,
+        `${formatPosition(end)} ${keys.join(' ')}`.trim(),
+      ]);
       await client.query('COMMIT');
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
@@ -152,14 +176,21 @@ export class ProjectionRunner {
     for (const a of active) if (comparePositions(end, a.position) > 0) a.position = end;
     const live = active.filter((a) => a.status === 'live');
     if (live.length > 0) this.options.progress?.advance(minPosition(live), changed);
-    this.options.onBatch?.({ events: batch.length, position: end, lastRecordedAt: batch[batch.length - 1]?.metadata.recordedAt });
+    this.options.onBatch?.({
+      events: batch.length,
+      position: end,
+      lastRecordedAt: batch[batch.length - 1]?.metadata.recordedAt,
+    });
   }
 
   private async swapCaughtUp(active: Active[]): Promise<void> {
     for (const a of active.filter((x) => x.status === 'building')) {
       await swapIn(this.options.pool, a.projection);
       a.status = 'live';
-      this.options.logger?.info('projection version swapped in', { projection: a.projection.name, version: a.projection.version });
+      this.options.logger?.info('projection version swapped in', {
+        projection: a.projection.name,
+        version: a.projection.version,
+      });
     }
   }
 }
@@ -173,9 +204,13 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
     const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      resolve();
-    }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        resolve();
+      },
+      { once: true },
+    );
   });
 }

@@ -7,8 +7,16 @@ export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
 
 export const listQueryProperties = {
-  page: { type: 'integer', minimum: 1, description: 'Page number (1-based). Switches the response to {count, next, previous, results}.' },
-  page_size: { type: 'integer', minimum: 1, description: `Items per page (default ${DEFAULT_PAGE_SIZE}, larger than ${MAX_PAGE_SIZE} is clamped).` },
+  page: {
+    type: 'integer',
+    minimum: 1,
+    description: 'Page number (1-based). Switches the response to {count, next, previous, results}.',
+  },
+  page_size: {
+    type: 'integer',
+    minimum: 1,
+    description: `Items per page (default ${DEFAULT_PAGE_SIZE}, larger than ${MAX_PAGE_SIZE} is clamped).`,
+  },
   ordering: { type: 'string', description: 'Comma-separated fields, "-" prefix for descending.' },
 } as const;
 
@@ -61,13 +69,21 @@ export async function listReply<Item>(ctx: RequestContext, source: ListSource<It
  * Turns `ordering=-created_at,name` into an ORDER BY clause over an allow-list of
  * API field → SQL column (the allow-list is what keeps it injection-free), always ending with a unique tiebreaker so pages are stable.
  */
-export function orderBy(ordering: unknown, columns: Readonly<Record<string, string>>, fallback: string, tiebreaker: string): string {
+export function orderBy(
+  ordering: unknown,
+  columns: Readonly<Record<string, string>>,
+  fallback: string,
+  tiebreaker: string,
+): string {
   if (typeof ordering !== 'string' || ordering.trim() === '') return `${fallback}, ${tiebreaker}`;
   // Like DRF's OrderingFilter, fields that cannot be ordered by are ignored.
-  const parts = ordering.split(',').map((f) => f.trim()).flatMap((field) => {
-    const desc = field.startsWith('-');
-    const column = columns[desc ? field.slice(1) : field];
-    return column ? [`${column} ${desc ? 'DESC' : 'ASC'}`] : [];
-  });
+  const parts = ordering
+    .split(',')
+    .map((f) => f.trim())
+    .flatMap((field) => {
+      const desc = field.startsWith('-');
+      const column = columns[desc ? field.slice(1) : field];
+      return column ? [`${column} ${desc ? 'DESC' : 'ASC'}`] : [];
+    });
   return parts.length === 0 ? `${fallback}, ${tiebreaker}` : `${parts.join(', ')}, ${tiebreaker}`;
 }

@@ -23,7 +23,9 @@ export async function listenProjectionProgress(
   const poll = async (): Promise<void> => {
     const live = (await readCheckpoints(pollPool).catch(() => [])).filter((c) => c.status === 'live');
     if (live.length === 0) return;
-    const min = live.map((c) => c.position).reduce((a, b) => (a.commit < b.commit || (a.commit === b.commit && a.prepare <= b.prepare) ? a : b));
+    const min = live
+      .map((c) => c.position)
+      .reduce((a, b) => (a.commit < b.commit || (a.commit === b.commit && a.prepare <= b.prepare) ? a : b));
     progress.advance(min);
   };
 

@@ -25,15 +25,20 @@ async function ensureDatabase(serverUrl: string, name: string): Promise<void> {
   await client.connect();
   try {
     const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-    if (rowCount === 0) await client.query(`CREATE DATABASE ${client.escapeIdentifier(name)}`).catch((e: { code?: string }) => {
-      if (e.code !== '42P04') throw e; // created by a process starting at the same moment
-    });
+    if (rowCount === 0)
+      await client.query(`CREATE DATABASE ${client.escapeIdentifier(name)}`).catch((e: { code?: string }) => {
+        if (e.code !== '42P04') throw e; // created by a process starting at the same moment
+      });
   } finally {
     await client.end();
   }
 }
 
-async function startEmbedded(config: Config, logger: Logger, closers: (() => Promise<void>)[]): Promise<string> {
+async function startEmbedded(
+  config: Config,
+  logger: Logger,
+  closers: (() => Promise<void>)[],
+): Promise<string> {
   const dataDir = path.join(config.dataDir, 'postgres');
   logger.info('starting embedded PostgreSQL', { dataDir, port: config.embeddedPostgresPort });
   // Loaded only when needed: the package is ESM and brings PostgreSQL binaries along.
@@ -49,18 +54,27 @@ async function startEmbedded(config: Config, logger: Logger, closers: (() => Pro
  * embedded one started from node_modules in DATA_DIR; the PostgreSQL or EventStoreDB event store;
  * local-disk or S3 blob storage.
  */
-export async function openInfrastructure(config: Config, logger: Logger, options: { poolSize?: number } = {}): Promise<Infrastructure> {
+export async function openInfrastructure(
+  config: Config,
+  logger: Logger,
+  options: { poolSize?: number } = {},
+): Promise<Infrastructure> {
   const closers: (() => Promise<void>)[] = [];
   const databaseUrl = config.databaseUrl ?? (await startEmbedded(config, logger, closers));
   const readModels = new pg.Pool({ connectionString: databaseUrl, max: options.poolSize ?? 20 });
-  readModels.on('error', (error) => logger.error('idle read-model connection failed', { error: String(error) }));
+  readModels.on('error', (error) =>
+    logger.error('idle read-model connection failed', { error: String(error) }),
+  );
   closers.unshift(() => readModels.end());
 
   let store: EventStore;
   if (config.eventStoreConnectionString) {
     store = createEventStoreDbEventStore({ connectionString: config.eventStoreConnectionString });
   } else {
-    const pgStore = createPostgresEventStore({ connectionString: databaseUrl, poolSize: options.poolSize ?? 10 });
+    const pgStore = createPostgresEventStore({
+      connectionString: databaseUrl,
+      poolSize: options.poolSize ?? 10,
+    });
     await pgStore.migrate();
     store = pgStore;
   }
@@ -76,7 +90,8 @@ export async function openInfrastructure(config: Config, logger: Logger, options
     store,
     blobs,
     async close() {
-      for (const close of closers) await close().catch((error: unknown) => logger.error('close failed', { error: String(error) }));
+      for (const close of closers)
+        await close().catch((error: unknown) => logger.error('close failed', { error: String(error) }));
     },
   };
 }

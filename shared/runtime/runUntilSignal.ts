@@ -9,7 +9,9 @@ export async function runUntilSignal(
   try {
     started = await start();
   } catch (error) {
-    process.stderr.write(`${name} failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(
+      `${name} failed to start: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
     process.exit(1);
   }
   let stopping = false;

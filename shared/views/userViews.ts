@@ -36,7 +36,10 @@ export const currentUserJson = (u: UserRecord, baseUrl: string) => ({
 });
 
 /** The `user` of a login response. */
-export const loginUserJson = (u: UserRecord, baseUrl: string) => ({ ...currentUserJson(u, baseUrl), is_staff: u.isStaff });
+export const loginUserJson = (u: UserRecord, baseUrl: string) => ({
+  ...currentUserJson(u, baseUrl),
+  is_staff: u.isStaff,
+});
 
 /** GET and PATCH /api/profile/. */
 export const profileJson = (u: UserRecord, baseUrl: string) => ({
@@ -56,8 +59,12 @@ export const userSchemas = {
     type: 'object',
     required: ['id', 'username', 'email', 'first_name', 'last_name', 'avatar'],
     properties: {
-      id: { type: 'integer' }, username: { type: 'string' }, email: { type: 'string', format: 'email' },
-      first_name: { type: 'string' }, last_name: { type: 'string' }, avatar: { type: ['string', 'null'], format: 'uri' },
+      id: { type: 'integer' },
+      username: { type: 'string' },
+      email: { type: 'string', format: 'email' },
+      first_name: { type: 'string' },
+      last_name: { type: 'string' },
+      avatar: { type: ['string', 'null'], format: 'uri' },
     },
   },
   group: { type: 'object', properties: { id: { type: 'integer' }, name: { type: 'string' } } },

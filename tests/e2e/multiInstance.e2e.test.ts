@@ -21,9 +21,15 @@ afterAll(async () => {
 });
 
 test('a write on either instance is readable on the same instance right after its 2xx', async () => {
-  for (const [writer, name] of [[apiA, 'a'], [apiB, 'b']] as const) {
+  for (const [writer, name] of [
+    [apiA, 'a'],
+    [apiB, 'b'],
+  ] as const) {
     const user = await newUser(writer);
-    const patched = await writer.patch('/api/profile/', { token: user.token, json: { bio: `written on ${name}` } });
+    const patched = await writer.patch('/api/profile/', {
+      token: user.token,
+      json: { bio: `written on ${name}` },
+    });
     expect(patched.status).toBe(200);
     expect((await writer.get('/api/auth/me/', { token: user.token })).body.bio).toBe(`written on ${name}`);
   }
@@ -37,16 +43,25 @@ test('a token revoked on one instance is refused by the other within one second'
   expect((await apiA.get('/api/auth/me/', { token: pat.token, scheme: 'Bearer' })).status).toBe(401);
   const deadline = Date.now() + 1000;
   let status = 200;
-  while (status !== 401 && Date.now() < deadline) status = (await apiB.get('/api/auth/me/', { token: pat.token, scheme: 'Bearer' })).status;
+  while (status !== 401 && Date.now() < deadline)
+    status = (await apiB.get('/api/auth/me/', { token: pat.token, scheme: 'Bearer' })).status;
   expect(status).toBe(401);
 });
 
 test('one email registered on both instances at once gives exactly one account', async () => {
   const body = (i: number) => ({
-    email: 'twin@example.org', username: `twin${i}`, password: 'long-enough-password', password_confirm: 'long-enough-password',
-    first_name: 'T', last_name: 'W',
+    email: 'twin@example.org',
+    username: `twin${i}`,
+    password: 'long-enough-password',
+    password_confirm: 'long-enough-password',
+    first_name: 'T',
+    last_name: 'W',
   });
-  const results = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? apiA : apiB).post('/api/auth/register/', { json: body(i) })));
+  const results = await Promise.all(
+    Array.from({ length: 10 }, (_, i) =>
+      (i % 2 ? apiA : apiB).post('/api/auth/register/', { json: body(i) }),
+    ),
+  );
   expect(results.filter((r) => r.status === 201)).toHaveLength(1);
   expect(results.filter((r) => r.status === 400)).toHaveLength(9);
 });

@@ -11,12 +11,20 @@ const fixtures = path.join(__dirname, '..', 'fixtures', 'images');
 const png = readFileSync(path.join(fixtures, 'sample.png'));
 
 beforeAll(async () => {
-  service = await startTestService({ MAX_AVATAR_BYTES: String(64 * 1024), ADMIN_EMAIL: 'curator@example.org', ADMIN_PASSWORD: 'curator-password', ADMIN_USERNAME: 'curator' });
+  service = await startTestService({
+    MAX_AVATAR_BYTES: String(64 * 1024),
+    ADMIN_EMAIL: 'curator@example.org',
+    ADMIN_PASSWORD: 'curator-password',
+    ADMIN_USERNAME: 'curator',
+  });
   api = client(service.url);
 });
 afterAll(() => service.close());
 
-function form(fields: Record<string, string>, file?: { field: string; name: string; bytes: Buffer; type: string }): FormData {
+function form(
+  fields: Record<string, string>,
+  file?: { field: string; name: string; bytes: Buffer; type: string },
+): FormData {
   const data = new FormData();
   for (const [k, v] of Object.entries(fields)) data.append(k, v);
   if (file) data.append(file.field, new Blob([file.bytes], { type: file.type }), file.name);
@@ -44,14 +52,22 @@ describe('GET /api/profile/', () => {
     const res = await api.get('/api/profile/', { token: user.token });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
-      id: user.id, email: user.email, first_name: user.first_name, last_name: user.last_name,
-      avatar: null, bio: '', location: '', group: { id: 1, name: 'researchers' },
+      id: user.id,
+      email: user.email,
+      first_name: user.first_name,
+      last_name: user.last_name,
+      avatar: null,
+      bio: '',
+      location: '',
+      group: { id: 1, name: 'researchers' },
     });
     expect((await api.get('/api/profile/')).status).toBe(401);
   });
 
   test('staff ensured from ADMIN_* at start-up log in as staff, in the curators group', async () => {
-    const login = await api.post('/api/auth/login/', { json: { email: 'curator@example.org', password: 'curator-password' } });
+    const login = await api.post('/api/auth/login/', {
+      json: { email: 'curator@example.org', password: 'curator-password' },
+    });
     expect(login.status).toBe(200);
     expect(login.body.user.is_staff).toBe(true);
     const profile = await api.get('/api/profile/', { token: login.body.token });
@@ -62,9 +78,18 @@ describe('GET /api/profile/', () => {
 describe('PATCH /api/profile/', () => {
   test('JSON updates return the new profile, and later reads see them', async () => {
     const user = await newUser(api);
-    const res = await api.patch('/api/profile/', { token: user.token, json: { bio: 'Dendritic spines', location: 'Madrid' } });
+    const res = await api.patch('/api/profile/', {
+      token: user.token,
+      json: { bio: 'Dendritic spines', location: 'Madrid' },
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id: user.id, bio: 'Dendritic spines', location: 'Madrid', first_name: user.first_name, group: { id: 1, name: 'researchers' } });
+    expect(res.body).toMatchObject({
+      id: user.id,
+      bio: 'Dendritic spines',
+      location: 'Madrid',
+      first_name: user.first_name,
+      group: { id: 1, name: 'researchers' },
+    });
     const me = await api.get('/api/auth/me/', { token: user.token });
     expect(me.body).toMatchObject({ bio: 'Dendritic spines', location: 'Madrid' });
     const bad = await api.patch('/api/profile/', { token: user.token, json: { first_name: '' } });
@@ -76,7 +101,10 @@ describe('PATCH /api/profile/', () => {
     const user = await newUser(api);
     const res = await api.patch('/api/profile/', {
       token: user.token,
-      body: form({ first_name: 'Santiago', bio: 'Neuron doctrine' }, { field: 'avatar', name: 'me.png', bytes: png, type: 'image/png' }),
+      body: form(
+        { first_name: 'Santiago', bio: 'Neuron doctrine' },
+        { field: 'avatar', name: 'me.png', bytes: png, type: 'image/png' },
+      ),
     });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ first_name: 'Santiago', bio: 'Neuron doctrine' });
@@ -89,7 +117,10 @@ describe('PATCH /api/profile/', () => {
 
     // Replacing the avatar deletes the old bytes.
     const jpeg = readFileSync(path.join(fixtures, 'sample.jpg'));
-    const replaced = await api.patch('/api/profile/', { token: user.token, body: form({}, { field: 'avatar', name: 'me.jpg', bytes: jpeg, type: 'image/jpeg' }) });
+    const replaced = await api.patch('/api/profile/', {
+      token: user.token,
+      body: form({}, { field: 'avatar', name: 'me.jpg', bytes: jpeg, type: 'image/jpeg' }),
+    });
     expect(replaced.status).toBe(200);
     expect((await fetch(res.body.avatar)).status).toBe(404);
     expect((await fetch(replaced.body.avatar)).headers.get('content-type')).toBe('image/jpeg');
@@ -100,7 +131,15 @@ describe('PATCH /api/profile/', () => {
     const before = storedBlobs().length;
     const res = await api.patch('/api/profile/', {
       token: user.token,
-      body: form({ bio: 'should not be saved' }, { field: 'avatar', name: 'me.png', bytes: readFileSync(path.join(fixtures, 'not-an-image.png')), type: 'image/png' }),
+      body: form(
+        { bio: 'should not be saved' },
+        {
+          field: 'avatar',
+          name: 'me.png',
+          bytes: readFileSync(path.join(fixtures, 'not-an-image.png')),
+          type: 'image/png',
+        },
+      ),
     });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ avatar: [expect.stringMatching(/valid image/)] });
@@ -112,7 +151,10 @@ describe('PATCH /api/profile/', () => {
     const user = await newUser(api);
     const before = storedBlobs().length;
     const big = Buffer.concat([png, Buffer.alloc(100 * 1024)]);
-    const res = await api.patch('/api/profile/', { token: user.token, body: form({}, { field: 'avatar', name: 'big.png', bytes: big, type: 'image/png' }) });
+    const res = await api.patch('/api/profile/', {
+      token: user.token,
+      body: form({}, { field: 'avatar', name: 'big.png', bytes: big, type: 'image/png' }),
+    });
     expect(res.status).toBe(413);
     expect(res.body).toEqual({ detail: expect.any(String) });
     expect(storedBlobs()).toHaveLength(before);
@@ -129,15 +171,29 @@ describe('optimistic concurrency on the profile', () => {
     const read = await api.get('/api/profile/', { token: user.token });
     const etag = read.headers.get('etag')!;
     expect(etag).toMatch(/^W\/"\d+"$/);
-    const first = await api.patch('/api/profile/', { token: user.token, json: { bio: 'first' }, headers: { 'If-Match': etag } });
+    const first = await api.patch('/api/profile/', {
+      token: user.token,
+      json: { bio: 'first' },
+      headers: { 'If-Match': etag },
+    });
     expect(first.status).toBe(200);
     expect(first.headers.get('etag')).not.toBe(etag);
-    const stale = await api.patch('/api/profile/', { token: user.token, json: { bio: 'lost update' }, headers: { 'If-Match': etag } });
+    const stale = await api.patch('/api/profile/', {
+      token: user.token,
+      json: { bio: 'lost update' },
+      headers: { 'If-Match': etag },
+    });
     expect(stale.status).toBe(409);
     expect(stale.body).toEqual({ detail: expect.any(String) });
     expect((await api.get('/api/profile/', { token: user.token })).body.bio).toBe('first');
-    const fresh = await api.patch('/api/profile/', { token: user.token, json: { bio: 'second' }, headers: { 'If-Match': first.headers.get('etag')! } });
+    const fresh = await api.patch('/api/profile/', {
+      token: user.token,
+      json: { bio: 'second' },
+      headers: { 'If-Match': first.headers.get('etag')! },
+    });
     expect(fresh.status).toBe(200);
-    expect((await api.get('/api/profile/', { token: user.token })).headers.get('etag')).toBe(fresh.headers.get('etag'));
+    expect((await api.get('/api/profile/', { token: user.token })).headers.get('etag')).toBe(
+      fresh.headers.get('etag'),
+    );
   });
 });

@@ -28,7 +28,12 @@ export function client(baseUrl: string) {
     const response = await fetch(baseUrl + path, { method, headers, body });
     const text = await response.text();
     const isJson = (response.headers.get('content-type') ?? '').includes('json');
-    return { status: response.status, headers: response.headers, body: isJson && text ? JSON.parse(text) : text, text };
+    return {
+      status: response.status,
+      headers: response.headers,
+      body: isJson && text ? JSON.parse(text) : text,
+      text,
+    };
   }
   return {
     request,

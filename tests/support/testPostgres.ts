@@ -3,7 +3,8 @@ import { Client } from 'pg';
 
 export function serverUrl(): string {
   const url = process.env.TEST_PG_URL;
-  if (!url) throw new Error('TEST_PG_URL is not set: run tests through jest (its globalSetup starts PostgreSQL)');
+  if (!url)
+    throw new Error('TEST_PG_URL is not set: run tests through jest (its globalSetup starts PostgreSQL)');
   return url;
 }
 

@@ -27,7 +27,10 @@ const RELAXED_LIMITS = {
  * data directory, listening on an ephemeral port. Tests talk to it over HTTP only. Pass another
  * instance's databaseUrl to run several instances of the service on one database.
  */
-export async function startTestService(env: Record<string, string> = {}, shareDatabase?: string): Promise<TestService> {
+export async function startTestService(
+  env: Record<string, string> = {},
+  shareDatabase?: string,
+): Promise<TestService> {
   const databaseUrl = shareDatabase ?? (await createTestDatabase('e2e'));
   const dataDir = mkdtempSync(path.join(tmpdir(), 'catalogue-e2e-'));
   const config = loadConfig({

@@ -10,8 +10,16 @@ export const eventTypeCountsProjection: Projection = {
   version: 1,
   tables: ['event_type_counts'],
   eventTypes: new Set([
-    'UserRegistered', 'UserProfileUpdated', 'UserPasswordChanged', 'UserStaffStatusChanged',
-    'AccessTokenIssued', 'AccessTokenRevoked', 'AccessTokenUsed', 'ValueReserved', 'ReservationReleased', 'IdAllocated',
+    'UserRegistered',
+    'UserProfileUpdated',
+    'UserPasswordChanged',
+    'UserStaffStatusChanged',
+    'AccessTokenIssued',
+    'AccessTokenRevoked',
+    'AccessTokenUsed',
+    'ValueReserved',
+    'ReservationReleased',
+    'IdAllocated',
   ]),
 
   async createTables({ client, table }) {
@@ -25,7 +33,8 @@ export const eventTypeCountsProjection: Projection = {
 
   async apply({ client, table }, events) {
     const counts = new Map<string, { n: number; last: string }>();
-    for (const e of events) counts.set(e.type, { n: (counts.get(e.type)?.n ?? 0) + 1, last: e.metadata.recordedAt });
+    for (const e of events)
+      counts.set(e.type, { n: (counts.get(e.type)?.n ?? 0) + 1, last: e.metadata.recordedAt });
     await client.query(
       `INSERT INTO ${table('event_type_counts')} (event_type, events, last_recorded_at)
        SELECT * FROM unnest($1::text[], $2::bigint[], $3::timestamptz[])

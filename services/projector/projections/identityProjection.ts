@@ -11,8 +11,13 @@ export const identityProjection: Projection = {
   version: 1,
   tables: ['users', 'access_tokens'],
   eventTypes: new Set([
-    'UserRegistered', 'UserProfileUpdated', 'UserPasswordChanged', 'UserStaffStatusChanged',
-    'AccessTokenIssued', 'AccessTokenRevoked', 'AccessTokenUsed',
+    'UserRegistered',
+    'UserProfileUpdated',
+    'UserPasswordChanged',
+    'UserStaffStatusChanged',
+    'AccessTokenIssued',
+    'AccessTokenRevoked',
+    'AccessTokenUsed',
   ]),
 
   async createTables({ client, table }) {
@@ -59,7 +64,10 @@ export const identityProjection: Projection = {
 /** The user stream's revision, served as the profile's weak ETag (optimistic concurrency over HTTP). */
 async function recordRevision({ client, table }: ProjectionContext, event: RecordedEvent): Promise<void> {
   const userId = Number(event.streamName.slice('user-'.length));
-  await client.query(`UPDATE ${table('users')} SET revision = GREATEST(revision, $2) WHERE id = $1`, [userId, event.streamRevision.toString()]);
+  await client.query(`UPDATE ${table('users')} SET revision = GREATEST(revision, $2) WHERE id = $1`, [
+    userId,
+    event.streamRevision.toString(),
+  ]);
 }
 
 async function applyOne({ client, table }: ProjectionContext, event: Handled): Promise<string[]> {
@@ -81,15 +89,29 @@ async function applyOne({ client, table }: ProjectionContext, event: Handled): P
            bio = COALESCE($4, bio), location = COALESCE($5, location),
            avatar_key = CASE WHEN $6::boolean THEN $7 ELSE avatar_key END
          WHERE id = $1`,
-        [d.userId, d.firstName ?? null, d.lastName ?? null, d.bio ?? null, d.location ?? null, d.avatarKey !== undefined, d.avatarKey ?? null],
+        [
+          d.userId,
+          d.firstName ?? null,
+          d.lastName ?? null,
+          d.bio ?? null,
+          d.location ?? null,
+          d.avatarKey !== undefined,
+          d.avatarKey ?? null,
+        ],
       );
       return [`user:${d.userId}`];
     }
     case 'UserPasswordChanged':
-      await client.query(`UPDATE ${table('users')} SET password_changed_at = $2 WHERE id = $1`, [event.data.userId, event.data.changedAt]);
+      await client.query(`UPDATE ${table('users')} SET password_changed_at = $2 WHERE id = $1`, [
+        event.data.userId,
+        event.data.changedAt,
+      ]);
       return [];
     case 'UserStaffStatusChanged':
-      await client.query(`UPDATE ${table('users')} SET is_staff = $2 WHERE id = $1`, [event.data.userId, event.data.isStaff]);
+      await client.query(`UPDATE ${table('users')} SET is_staff = $2 WHERE id = $1`, [
+        event.data.userId,
+        event.data.isStaff,
+      ]);
       return [`user:${event.data.userId}`];
     case 'AccessTokenIssued': {
       const d = event.data;

@@ -76,12 +76,7 @@ export type SetStaffStatus = {
 };
 
 export type UserCommand =
-  | RegisterUser
-  | IssueAccessToken
-  | RevokeAccessToken
-  | ChangePassword
-  | UpdateProfile
-  | SetStaffStatus;
+  RegisterUser | IssueAccessToken | RevokeAccessToken | ChangePassword | UpdateProfile | SetStaffStatus;
 
 export const INVALID_CREDENTIALS = 'Unable to log in with provided credentials.';
 
@@ -91,7 +86,8 @@ function registered(state: UserState): RegisteredUser {
 }
 
 export function registerUser({ data }: RegisterUser, state: UserState): UserEvent[] {
-  if (state.status === 'registered') throw ValidationError.field('username', 'A user with that id already exists.');
+  if (state.status === 'registered')
+    throw ValidationError.field('username', 'A user with that id already exists.');
   const { now, ...rest } = data;
   return [{ type: 'UserRegistered', data: { ...rest, registeredAt: now } }];
 }
@@ -140,7 +136,10 @@ export function changePassword({ data }: ChangePassword, state: UserState): User
       data: { userId: user.userId, tokenId, reason: 'password_changed', revokedAt: data.now },
     }));
   return [
-    { type: 'UserPasswordChanged', data: { userId: user.userId, passwordHash: data.newPasswordHash, changedAt: data.now } },
+    {
+      type: 'UserPasswordChanged',
+      data: { userId: user.userId, passwordHash: data.newPasswordHash, changedAt: data.now },
+    },
     ...revocations,
   ];
 }
@@ -159,7 +158,12 @@ export function updateProfile({ data }: UpdateProfile, state: UserState): UserEv
 export function setStaffStatus({ data }: SetStaffStatus, state: UserState): UserEvent[] {
   const user = registered(state);
   if (user.isStaff === data.isStaff) return [];
-  return [{ type: 'UserStaffStatusChanged', data: { userId: user.userId, isStaff: data.isStaff, changedAt: data.now } }];
+  return [
+    {
+      type: 'UserStaffStatusChanged',
+      data: { userId: user.userId, isStaff: data.isStaff, changedAt: data.now },
+    },
+  ];
 }
 
 export function decideUser(command: UserCommand, state: UserState): UserEvent[] {

@@ -29,23 +29,42 @@ export async function ensureStaffAccount(
     const { user } = await registerUser(
       { store: deps.store, ids: deps.ids, now: deps.now() },
       {
-        email: account.email, username: account.username, firstName: account.username, lastName: '',
-        passwordHash: await deps.passwords.hash(account.password), isStaff: true,
+        email: account.email,
+        username: account.username,
+        firstName: account.username,
+        lastName: '',
+        passwordHash: await deps.passwords.hash(account.password),
+        isStaff: true,
       },
       ctx,
     );
     return { userId: user.userId, created: true };
   }
-  const result = await handleCommand(deps.store, owner, userDecider, async (state) => {
-    if (state.status !== 'registered') return [];
-    const now = deps.now().toISOString();
-    const events: UserEvent[] = decideUser({ type: 'SetStaffStatus', data: { isStaff: true, now } }, state);
-    if (!(await deps.passwords.verify(state.passwordHash, account.password))) {
-      const newPasswordHash = await deps.passwords.hash(account.password);
-      events.push(...decideUser({ type: 'ChangePassword', data: { oldPasswordMatches: true, newPasswordHash, currentTokenId: '', now } }, state));
-    }
-    return events;
-  }, ctx);
-  if (result.state.status !== 'registered') throw new Error(`reservation of ${account.email} points at a missing user`);
+  const result = await handleCommand(
+    deps.store,
+    owner,
+    userDecider,
+    async (state) => {
+      if (state.status !== 'registered') return [];
+      const now = deps.now().toISOString();
+      const events: UserEvent[] = decideUser({ type: 'SetStaffStatus', data: { isStaff: true, now } }, state);
+      if (!(await deps.passwords.verify(state.passwordHash, account.password))) {
+        const newPasswordHash = await deps.passwords.hash(account.password);
+        events.push(
+          ...decideUser(
+            {
+              type: 'ChangePassword',
+              data: { oldPasswordMatches: true, newPasswordHash, currentTokenId: '', now },
+            },
+            state,
+          ),
+        );
+      }
+      return events;
+    },
+    ctx,
+  );
+  if (result.state.status !== 'registered')
+    throw new Error(`reservation of ${account.email} points at a missing user`);
   return { userId: result.state.userId, created: false };
 }

@@ -139,7 +139,11 @@ export function evolveUser(state: UserState, event: UserEvent): UserState {
       return { ...state, isStaff: event.data.isStaff };
     case 'AccessTokenIssued': {
       const tokens = new Map(state.tokens);
-      tokens.set(event.data.tokenId, { kind: event.data.kind, expiresAt: event.data.expiresAt, revoked: false });
+      tokens.set(event.data.tokenId, {
+        kind: event.data.kind,
+        expiresAt: event.data.expiresAt,
+        revoked: false,
+      });
       return { ...state, tokens };
     }
     case 'AccessTokenRevoked': {

@@ -44,7 +44,8 @@ export async function registerUser(
     store,
     ownerStream,
     userDecider,
-    (state) => decideUser({ type: 'RegisterUser', data: { userId, ...registration, now: now.toISOString() } }, state),
+    (state) =>
+      decideUser({ type: 'RegisterUser', data: { userId, ...registration, now: now.toISOString() } }, state),
     ctx,
   );
   if (result.state.status !== 'registered') throw new Error('registration did not register');

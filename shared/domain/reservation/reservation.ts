@@ -7,7 +7,12 @@ import { createHash } from 'node:crypto';
  */
 export type ValueReserved = {
   readonly type: 'ValueReserved';
-  readonly data: { readonly scope: string; readonly value: string; readonly ownerId: string; readonly reservedAt: string };
+  readonly data: {
+    readonly scope: string;
+    readonly value: string;
+    readonly ownerId: string;
+    readonly reservedAt: string;
+  };
 };
 export type ReservationReleased = {
   readonly type: 'ReservationReleased';
@@ -49,20 +54,32 @@ export type ReserveValue = {
   };
 };
 
-export type ReserveOutcome = { readonly reserved: true; readonly events: ReservationEvent[] } | { readonly reserved: false };
+export type ReserveOutcome =
+  { readonly reserved: true; readonly events: ReservationEvent[] } | { readonly reserved: false };
 
 export function decideReserve({ data }: ReserveValue, state: ReservationState): ReserveOutcome {
   const reserve = (): ReserveOutcome => ({
     reserved: true,
-    events: [{ type: 'ValueReserved', data: { scope: data.scope, value: data.value, ownerId: data.ownerId, reservedAt: data.now } }],
+    events: [
+      {
+        type: 'ValueReserved',
+        data: { scope: data.scope, value: data.value, ownerId: data.ownerId, reservedAt: data.now },
+      },
+    ],
   });
   if (state.status === 'free') return reserve();
   if (state.ownerId === data.ownerId) return { reserved: true, events: [] };
-  const abandoned = !data.holderExists && Date.parse(data.now) - Date.parse(state.reservedAt) > data.abandonedAfterMs;
+  const abandoned =
+    !data.holderExists && Date.parse(data.now) - Date.parse(state.reservedAt) > data.abandonedAfterMs;
   return abandoned ? reserve() : { reserved: false };
 }
 
-export function decideRelease(ownerId: string, scope: string, now: string, state: ReservationState): ReservationEvent[] {
+export function decideRelease(
+  ownerId: string,
+  scope: string,
+  now: string,
+  state: ReservationState,
+): ReservationEvent[] {
   if (state.status !== 'held' || state.ownerId !== ownerId) return [];
   return [{ type: 'ReservationReleased', data: { scope, ownerId, releasedAt: now } }];
 }

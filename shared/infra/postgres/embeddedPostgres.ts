@@ -85,12 +85,18 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const user = options.user ?? 'postgres';
   const password = options.password ?? 'postgres';
   await prepareDataDirParent(dataDir);
-  const connectionString = (port: number) => (database: string): string =>
-    `postgres://${encodeURIComponent(user)}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
+  const connectionString =
+    (port: number) =>
+    (database: string): string =>
+      `postgres://${encodeURIComponent(user)}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
   const live = livePostmaster(dataDir);
   if (live && !live.orphaned) {
     // Another process (a running service, `npm run rebuild` beside it) owns this cluster: share it.
-    return { connectionString: connectionString(live.port), createDatabase: () => Promise.reject(new Error('shared cluster')), stop: async () => undefined };
+    return {
+      connectionString: connectionString(live.port),
+      createDatabase: () => Promise.reject(new Error('shared cluster')),
+      stop: () => Promise.resolve(),
+    };
   }
   if (live) await stopPostmaster(dataDir, live.pid);
   const pg = new EmbeddedPostgres({
@@ -101,13 +107,23 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     persistent: options.persistent ?? true,
     createPostgresUser: isRoot(),
     authMethod: 'scram-sha-256',
-    initdbFlags: ['--lc-messages=C', '--encoding=UTF8', '--locale-provider=builtin', '--builtin-locale=C.UTF-8'],
+    initdbFlags: [
+      '--lc-messages=C',
+      '--encoding=UTF8',
+      '--locale-provider=builtin',
+      '--builtin-locale=C.UTF-8',
+    ],
     postgresFlags: [
-      '-c', 'listen_addresses=127.0.0.1',
-      '-c', 'lc_messages=C',
-      '-c', 'unix_socket_directories=',
-      '-c', 'max_connections=300',
-      '-c', 'shared_buffers=256MB',
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'lc_messages=C',
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      'max_connections=300',
+      '-c',
+      'shared_buffers=256MB',
     ],
     onLog: options.log ?? (() => undefined),
     onError: (e: unknown) => options.log?.(String(e)),

@@ -23,22 +23,44 @@ export const changePasswordRoute = (deps: CommandDeps): RouteSpec<ChangePassword
   body: {
     type: 'object',
     required: ['old_password', 'new_password'],
-    properties: { old_password: { type: 'string', minLength: 1, maxLength: 1024 }, new_password: passwordField },
+    properties: {
+      old_password: { type: 'string', minLength: 1, maxLength: 1024 },
+      new_password: passwordField,
+    },
   },
   responses: {
-    200: { description: 'Password updated.', schema: { type: 'object', properties: { detail: { type: 'string' } } } },
+    200: {
+      description: 'Password updated.',
+      schema: { type: 'object', properties: { detail: { type: 'string' } } },
+    },
     400: { description: 'Wrong old password, or the new one breaks the rules' },
   },
   async handler(ctx) {
     const principal = requirePrincipal(ctx);
     const newPasswordHash = await deps.passwords.hash(ctx.body.new_password);
-    const result = await handleCommand(deps.store, userStreamName(principal.userId), userDecider, async (state) => {
-      const oldPasswordMatches = state.status === 'registered' && (await deps.passwords.verify(state.passwordHash, ctx.body.old_password));
-      return decideUser(
-        { type: 'ChangePassword', data: { oldPasswordMatches, newPasswordHash, currentTokenId: principal.tokenId, now: deps.clock().toISOString() } },
-        state,
-      );
-    }, commandContext(ctx));
+    const result = await handleCommand(
+      deps.store,
+      userStreamName(principal.userId),
+      userDecider,
+      async (state) => {
+        const oldPasswordMatches =
+          state.status === 'registered' &&
+          (await deps.passwords.verify(state.passwordHash, ctx.body.old_password));
+        return decideUser(
+          {
+            type: 'ChangePassword',
+            data: {
+              oldPasswordMatches,
+              newPasswordHash,
+              currentTokenId: principal.tokenId,
+              now: deps.clock().toISOString(),
+            },
+          },
+          state,
+        );
+      },
+      commandContext(ctx),
+    );
     return { status: 200, body: { detail: 'Password updated.' }, position: result.position };
   },
 });

@@ -28,7 +28,10 @@ export const loginRoute = (deps: CommandDeps): RouteSpec<LoginBody> => ({
   body: {
     type: 'object',
     required: ['email', 'password'],
-    properties: { email: { type: 'string', minLength: 1, maxLength: 254 }, password: { type: 'string', minLength: 1, maxLength: 1024 } },
+    properties: {
+      email: { type: 'string', minLength: 1, maxLength: 254 },
+      password: { type: 'string', minLength: 1, maxLength: 1024 },
+    },
   },
   responses: {
     200: {
@@ -46,20 +49,34 @@ export const loginRoute = (deps: CommandDeps): RouteSpec<LoginBody> => ({
     }
     const secret = generateTokenSecret('login');
     const now = deps.clock();
-    const result = await handleCommand(deps.store, owner, userDecider, async (state) => {
-      const passwordMatches = state.status === 'registered' && (await deps.passwords.verify(state.passwordHash, ctx.body.password));
-      return decideUser(
-        {
-          type: 'IssueAccessToken',
-          data: {
-            tokenId: randomUUID(), kind: 'login', name: 'login', tokenHash: hashTokenSecret(secret),
-            expiresAt: new Date(now.getTime() + deps.loginTokenTtlMs).toISOString(), passwordMatches, now: now.toISOString(),
+    const result = await handleCommand(
+      deps.store,
+      owner,
+      userDecider,
+      async (state) => {
+        const passwordMatches =
+          state.status === 'registered' &&
+          (await deps.passwords.verify(state.passwordHash, ctx.body.password));
+        return decideUser(
+          {
+            type: 'IssueAccessToken',
+            data: {
+              tokenId: randomUUID(),
+              kind: 'login',
+              name: 'login',
+              tokenHash: hashTokenSecret(secret),
+              expiresAt: new Date(now.getTime() + deps.loginTokenTtlMs).toISOString(),
+              passwordMatches,
+              now: now.toISOString(),
+            },
           },
-        },
-        state,
-      );
-    }, commandContext(ctx));
-    if (result.state.status !== 'registered') throw ValidationError.field('non_field_errors', INVALID_CREDENTIALS);
+          state,
+        );
+      },
+      commandContext(ctx),
+    );
+    if (result.state.status !== 'registered')
+      throw ValidationError.field('non_field_errors', INVALID_CREDENTIALS);
     return {
       status: 200,
       body: { token: secret, user: loginUserJson(userRecordFromState(result.state), ctx.baseUrl) },

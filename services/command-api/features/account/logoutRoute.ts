@@ -13,17 +13,31 @@ export const logoutRoute = (deps: CommandDeps): RouteSpec => ({
   summary: 'Revoke the token used for this request',
   tags: ['auth'],
   auth: 'required',
-  responses: { 200: { description: 'Logged out', schema: { type: 'object', properties: { detail: { type: 'string' } } } } },
+  responses: {
+    200: {
+      description: 'Logged out',
+      schema: { type: 'object', properties: { detail: { type: 'string' } } },
+    },
+  },
   async handler(ctx) {
     const principal = requirePrincipal(ctx);
     const result = await handleCommand(
       deps.store,
       userStreamName(principal.userId),
       userDecider,
-      (state) => decideUser(
-        { type: 'RevokeAccessToken', data: { tokenId: principal.tokenId, actorUserId: principal.userId, reason: 'logout', now: deps.clock().toISOString() } },
-        state,
-      ),
+      (state) =>
+        decideUser(
+          {
+            type: 'RevokeAccessToken',
+            data: {
+              tokenId: principal.tokenId,
+              actorUserId: principal.userId,
+              reason: 'logout',
+              now: deps.clock().toISOString(),
+            },
+          },
+          state,
+        ),
       commandContext(ctx),
     );
     return { status: 200, body: { detail: 'Successfully logged out.' }, position: result.position };

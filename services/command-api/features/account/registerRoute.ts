@@ -39,10 +39,14 @@ export const registerRoute = (deps: CommandDeps): RouteSpec<RegisterBody> => ({
       last_name: nameField,
     },
   },
-  responses: { 201: { description: 'The new user', schema: userSchemas.registered }, 400: { description: 'Invalid or taken fields' } },
+  responses: {
+    201: { description: 'The new user', schema: userSchemas.registered },
+    400: { description: 'Invalid or taken fields' },
+  },
   async handler(ctx) {
     const body = ctx.body;
-    if (body.password !== body.password_confirm) throw ValidationError.field('non_field_errors', 'Passwords do not match.');
+    if (body.password !== body.password_confirm)
+      throw ValidationError.field('non_field_errors', 'Passwords do not match.');
     const passwordHash = await deps.passwords.hash(body.password);
     const { user, position } = await registerUser(
       { store: deps.store, ids: deps.ids, now: deps.clock() },

@@ -32,11 +32,19 @@ const fields = {
 
 const multipartSchema = {
   type: 'object',
-  properties: { ...fields, avatar: { type: 'string', format: 'binary', description: 'PNG, JPEG, GIF, WebP or BMP; checked by content.' } },
+  properties: {
+    ...fields,
+    avatar: {
+      type: 'string',
+      format: 'binary',
+      description: 'PNG, JPEG, GIF, WebP or BMP; checked by content.',
+    },
+  },
 };
 const validateFormFields = compileFormValidator({ type: 'object', properties: fields });
 
-export const INVALID_IMAGE = 'Upload a valid image. The file you uploaded was either not an image or a corrupted image.';
+export const INVALID_IMAGE =
+  'Upload a valid image. The file you uploaded was either not an image or a corrupted image.';
 const AVATAR_FORMATS = new Set(['png', 'jpeg', 'gif', 'webp', 'bmp']);
 
 /** Streams the avatar into the BlobStore and checks by content that it is an image. */
@@ -45,7 +53,8 @@ async function readMultipart(ctx: RequestContext<unknown>, deps: CommandDeps, us
     blobStore: deps.blobs,
     files: {
       avatar: {
-        keyFor: ({ filename }) => `avatars/${userId}/${randomUUID()}${/\.(png|jpe?g|gif|webp|bmp)$/i.exec(filename)?.[0]?.toLowerCase() ?? ''}`,
+        keyFor: ({ filename }) =>
+          `avatars/${userId}/${randomUUID()}${/\.(png|jpe?g|gif|webp|bmp)$/i.exec(filename)?.[0]?.toLowerCase() ?? ''}`,
         maxBytes: deps.maxAvatarBytes,
       },
     },
@@ -65,7 +74,8 @@ export const updateProfileRoute = (deps: CommandDeps): RouteSpec<ProfileChanges 
   path: '/api/profile/',
   operationId: 'updateProfile',
   summary: 'Update your profile',
-  description: 'JSON, or multipart/form-data with an avatar image. Send "avatar": null (JSON) to remove the avatar. With If-Match (the ETag of GET), a concurrent change in between gives 409.',
+  description:
+    'JSON, or multipart/form-data with an avatar image. Send "avatar": null (JSON) to remove the avatar. With If-Match (the ETag of GET), a concurrent change in between gives 409.',
   tags: ['profile'],
   auth: 'required',
   body: { type: 'object', properties: { ...fields, avatar: { type: 'null' } } },
@@ -83,18 +93,33 @@ export const updateProfileRoute = (deps: CommandDeps): RouteSpec<ProfileChanges 
     const newAvatar = avatarKey ?? (changes.avatar === null ? null : undefined);
     let previousAvatar: string | null = null;
     try {
-      const result = await handleCommand(deps.store, userStreamName(principal.userId), userDecider, (state) => {
-        previousAvatar = state.status === 'registered' ? state.avatarKey : null;
-        return decideUser({
-          type: 'UpdateProfile',
-          data: {
-            firstName: changes.first_name, lastName: changes.last_name, bio: changes.bio, location: changes.location,
-            avatarKey: newAvatar, now: deps.clock().toISOString(),
-          },
-        }, state);
-      }, commandContext(ctx), { expectedRevision: ifMatchRevision(ctx.req.get('If-Match')) });
+      const result = await handleCommand(
+        deps.store,
+        userStreamName(principal.userId),
+        userDecider,
+        (state) => {
+          previousAvatar = state.status === 'registered' ? state.avatarKey : null;
+          return decideUser(
+            {
+              type: 'UpdateProfile',
+              data: {
+                firstName: changes.first_name,
+                lastName: changes.last_name,
+                bio: changes.bio,
+                location: changes.location,
+                avatarKey: newAvatar,
+                now: deps.clock().toISOString(),
+              },
+            },
+            state,
+          );
+        },
+        commandContext(ctx),
+        { expectedRevision: ifMatchRevision(ctx.req.get('If-Match')) },
+      );
       if (result.state.status !== 'registered') throw new Error('profile of a missing user');
-      if (newAvatar !== undefined && previousAvatar && previousAvatar !== newAvatar) await deps.blobs.delete(previousAvatar).catch(() => undefined);
+      if (newAvatar !== undefined && previousAvatar && previousAvatar !== newAvatar)
+        await deps.blobs.delete(previousAvatar).catch(() => undefined);
       return {
         status: 200,
         body: profileJson(userRecordFromState(result.state), ctx.baseUrl),

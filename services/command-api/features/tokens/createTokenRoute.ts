@@ -20,7 +20,8 @@ export const createTokenRoute = (deps: CommandDeps): RouteSpec<CreateTokenBody> 
   path: '/api/tokens/',
   operationId: 'createToken',
   summary: 'Create a personal access token',
-  description: 'The secret (prefix "bic_pat_") is returned once, in this response; only its hash is stored. Send it as "Authorization: Bearer <token>".',
+  description:
+    'The secret (prefix "bic_pat_") is returned once, in this response; only its hash is stored. Send it as "Authorization: Bearer <token>".',
   tags: ['tokens'],
   auth: 'required',
   rateLimit: 'tokenCreate',
@@ -29,11 +30,18 @@ export const createTokenRoute = (deps: CommandDeps): RouteSpec<CreateTokenBody> 
     required: ['name'],
     properties: {
       name: { type: 'string', minLength: 1, maxLength: 100 },
-      expires_at: { type: ['string', 'null'], format: 'date-time', description: 'Optional; must be in the future.' },
+      expires_at: {
+        type: ['string', 'null'],
+        format: 'date-time',
+        description: 'Optional; must be in the future.',
+      },
     },
   },
   responses: {
-    201: { description: 'The token, with its secret', schema: { ...tokenSchema, properties: { ...tokenSchema.properties, token: { type: 'string' } } } },
+    201: {
+      description: 'The token, with its secret',
+      schema: { ...tokenSchema, properties: { ...tokenSchema.properties, token: { type: 'string' } } },
+    },
     400: { description: 'Missing name, or an expiry that is not in the future' },
   },
   async handler(ctx) {
@@ -48,15 +56,34 @@ export const createTokenRoute = (deps: CommandDeps): RouteSpec<CreateTokenBody> 
       deps.store,
       userStreamName(principal.userId),
       userDecider,
-      (state) => decideUser(
-        { type: 'IssueAccessToken', data: { tokenId, kind: 'personal', name, tokenHash: hashTokenSecret(secret), expiresAt, now: now.toISOString() } },
-        state,
-      ),
+      (state) =>
+        decideUser(
+          {
+            type: 'IssueAccessToken',
+            data: {
+              tokenId,
+              kind: 'personal',
+              name,
+              tokenHash: hashTokenSecret(secret),
+              expiresAt,
+              now: now.toISOString(),
+            },
+          },
+          state,
+        ),
       commandContext(ctx),
     );
     return {
       status: 201,
-      body: { id: tokenId, name, token: secret, created_at: now.toISOString(), expires_at: expiresAt, last_used_at: null, is_revoked: false },
+      body: {
+        id: tokenId,
+        name,
+        token: secret,
+        created_at: now.toISOString(),
+        expires_at: expiresAt,
+        last_used_at: null,
+        is_revoked: false,
+      },
       position: result.position,
     };
   },

@@ -14,26 +14,43 @@ export const revokeTokenRoute = (deps: CommandDeps): RouteSpec => ({
   path: '/api/tokens/{token_id}/',
   operationId: 'revokeToken',
   summary: 'Revoke a personal access token',
-  description: 'Idempotent for your own tokens (204 again). Another user\'s token: 403. The token fails authentication at once.',
+  description:
+    "Idempotent for your own tokens (204 again). Another user's token: 403. The token fails authentication at once.",
   tags: ['tokens'],
   auth: 'required',
-  responses: { 204: { description: 'Revoked' }, 403: { description: 'Not your token' }, 404: { description: 'No such token' } },
+  responses: {
+    204: { description: 'Revoked' },
+    403: { description: 'Not your token' },
+    404: { description: 'No such token' },
+  },
   async handler(ctx) {
     const principal = requirePrincipal(ctx);
     const tokenId = ctx.params.token_id ?? '';
     if (!UUID.test(tokenId)) throw new NotFoundError();
     // Who owns the token is a lookup; whether it may be revoked is decided on the owner's stream.
-    const { rows } = await deps.readModels.query<{ user_id: number }>('SELECT user_id FROM access_tokens WHERE id = $1', [tokenId]);
+    const { rows } = await deps.readModels.query<{ user_id: number }>(
+      'SELECT user_id FROM access_tokens WHERE id = $1',
+      [tokenId],
+    );
     const owner = rows[0]?.user_id;
     if (owner === undefined) throw new NotFoundError();
     const result = await handleCommand(
       deps.store,
       userStreamName(owner),
       userDecider,
-      (state) => decideUser(
-        { type: 'RevokeAccessToken', data: { tokenId, actorUserId: principal.userId, reason: 'revoked', now: deps.clock().toISOString() } },
-        state,
-      ),
+      (state) =>
+        decideUser(
+          {
+            type: 'RevokeAccessToken',
+            data: {
+              tokenId,
+              actorUserId: principal.userId,
+              reason: 'revoked',
+              now: deps.clock().toISOString(),
+            },
+          },
+          state,
+        ),
       commandContext(ctx),
     );
     return { status: 204, position: result.position };

@@ -16,8 +16,14 @@ export const meRoute = (deps: QueryDeps): RouteSpec => ({
       schema: {
         type: 'object',
         properties: {
-          id: { type: 'integer' }, username: { type: 'string' }, email: { type: 'string' }, first_name: { type: 'string' },
-          last_name: { type: 'string' }, avatar: { type: ['string', 'null'] }, bio: { type: 'string' }, location: { type: 'string' },
+          id: { type: 'integer' },
+          username: { type: 'string' },
+          email: { type: 'string' },
+          first_name: { type: 'string' },
+          last_name: { type: 'string' },
+          avatar: { type: ['string', 'null'] },
+          bio: { type: 'string' },
+          location: { type: 'string' },
         },
       },
     },

@@ -7,8 +7,14 @@ import { weakEtag } from '../../../../shared/http/etag';
 export const profileSchema = {
   type: 'object',
   properties: {
-    id: { type: 'integer' }, username: { type: 'string' }, email: { type: 'string' }, first_name: { type: 'string' },
-    last_name: { type: 'string' }, avatar: { type: ['string', 'null'] }, bio: { type: 'string' }, location: { type: 'string' },
+    id: { type: 'integer' },
+    username: { type: 'string' },
+    email: { type: 'string' },
+    first_name: { type: 'string' },
+    last_name: { type: 'string' },
+    avatar: { type: ['string', 'null'] },
+    bio: { type: 'string' },
+    location: { type: 'string' },
     group: userSchemas.group,
   },
 } as const;
@@ -17,8 +23,9 @@ export const profileRoute = (deps: QueryDeps): RouteSpec => ({
   method: 'get',
   path: '/api/profile/',
   operationId: 'getProfile',
-  summary: 'The current user\'s profile',
-  description: 'group is {id: 1, name: "researchers"}, or {id: 2, name: "curators"} for staff. The weak ETag is the account\'s revision: send it as If-Match on PATCH to refuse lost updates (409).',
+  summary: "The current user's profile",
+  description:
+    'group is {id: 1, name: "researchers"}, or {id: 2, name: "curators"} for staff. The weak ETag is the account\'s revision: send it as If-Match on PATCH to refuse lost updates (409).',
   tags: ['profile'],
   auth: 'required',
   responses: { 200: { description: 'The profile', schema: profileSchema } },

@@ -26,7 +26,9 @@ export const avatarRoute = (deps: QueryDeps): RouteSpec => ({
     const info = await deps.blobs.stat(key);
     if (!info || info.size === 0) throw new NotFoundError();
     // Serve the type the bytes really have (checked on upload), not what the client claimed.
-    const image = sniffImage(await readHead(await deps.blobs.get(key, { start: 0, end: Math.min(info.size, 65536) - 1 })));
+    const image = sniffImage(
+      await readHead(await deps.blobs.get(key, { start: 0, end: Math.min(info.size, 65536) - 1 })),
+    );
     return {
       status: 200,
       raw: await deps.blobs.get(key),

@@ -4,7 +4,12 @@ import type { TokenRow } from '../../../../shared/views/tokenViews';
 import { tokenJson, tokenSchema } from '../../../../shared/views/tokenViews';
 import type { QueryDeps } from '../../queryDeps';
 
-const ORDERING = { created_at: 'created_at', name: 'name', last_used_at: 'last_used_at', expires_at: 'expires_at' };
+const ORDERING = {
+  created_at: 'created_at',
+  name: 'name',
+  last_used_at: 'last_used_at',
+  expires_at: 'expires_at',
+};
 
 export const listTokensRoute = (deps: QueryDeps): RouteSpec => ({
   method: 'get',
@@ -18,7 +23,20 @@ export const listTokensRoute = (deps: QueryDeps): RouteSpec => ({
   responses: {
     200: {
       description: 'Tokens (never their secrets)',
-      schema: { oneOf: [{ type: 'array', items: tokenSchema }, { type: 'object', properties: { count: { type: 'integer' }, next: { type: ['string', 'null'] }, previous: { type: ['string', 'null'] }, results: { type: 'array', items: tokenSchema } } }] },
+      schema: {
+        oneOf: [
+          { type: 'array', items: tokenSchema },
+          {
+            type: 'object',
+            properties: {
+              count: { type: 'integer' },
+              next: { type: ['string', 'null'] },
+              previous: { type: ['string', 'null'] },
+              results: { type: 'array', items: tokenSchema },
+            },
+          },
+        ],
+      },
     },
   },
   async handler(ctx) {
@@ -26,12 +44,22 @@ export const listTokensRoute = (deps: QueryDeps): RouteSpec => ({
     const where = `user_id = $1 AND kind = 'personal' AND revoked_at IS NULL`;
     const order = orderBy(ctx.query.ordering, ORDERING, 'created_at DESC', 'id');
     return listReply(ctx, {
-      count: async () => Number((await deps.readModels.query<{ n: string }>(`SELECT count(*) AS n FROM access_tokens WHERE ${where}`, [userId])).rows[0]?.n ?? 0),
+      count: async () =>
+        Number(
+          (
+            await deps.readModels.query<{ n: string }>(
+              `SELECT count(*) AS n FROM access_tokens WHERE ${where}`,
+              [userId],
+            )
+          ).rows[0]?.n ?? 0,
+        ),
       fetch: async ({ limit, offset }) =>
-        (await deps.readModels.query<TokenRow>(
-          `SELECT id, name, created_at, last_used_at, expires_at, revoked_at FROM access_tokens WHERE ${where} ORDER BY ${order} LIMIT $2 OFFSET $3`,
-          [userId, limit, offset],
-        )).rows.map(tokenJson),
+        (
+          await deps.readModels.query<TokenRow>(
+            `SELECT id, name, created_at, last_used_at, expires_at, revoked_at FROM access_tokens WHERE ${where} ORDER BY ${order} LIMIT $2 OFFSET $3`,
+            [userId, limit, offset],
+          )
+        ).rows.map(tokenJson),
     });
   },
 });
