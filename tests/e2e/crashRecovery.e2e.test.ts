@@ -5,7 +5,12 @@ import { Client } from 'pg';
 import { eventTypeCountsProjection } from '../../services/projector/projections/eventTypeCountsProjection';
 import { accountsThatCannotLogIn, brokenPromises } from '../support/acknowledgedWrites';
 import { freePort } from '../support/freePort';
-import { appliedEventCounts, identityTotals, storedEventCounts, waitUntilCaughtUp } from '../support/readModelAudit';
+import {
+  appliedEventCounts,
+  identityTotals,
+  storedEventCounts,
+  waitUntilCaughtUp,
+} from '../support/readModelAudit';
 import { spawnAllInOne, type ServiceProcess } from '../support/spawnService';
 import { createTestDatabase } from '../support/testPostgres';
 import { startWriteLoad } from '../support/writeLoad';
@@ -71,7 +76,9 @@ test('SIGKILL under write load: no event skipped or applied twice, no acknowledg
   await waitUntilCaughtUp(db, 20_000);
 
   // event_type_counts is a plain counter: a skipped event shows as too low, a repeated one as too high.
-  expect(await appliedEventCounts(db)).toEqual(await storedEventCounts(db, eventTypeCountsProjection.eventTypes));
+  expect(await appliedEventCounts(db)).toEqual(
+    await storedEventCounts(db, eventTypeCountsProjection.eventTypes),
+  );
   const identity = await identityTotals(db);
   expect(identity.readModel).toEqual(identity.events);
   expect(await brokenPromises(db, ledger)).toEqual([]);

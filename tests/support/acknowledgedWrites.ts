@@ -19,12 +19,15 @@ async function missingUsersAndBios(db: Client, ledger: LoadLedger): Promise<stri
   const problems: string[] = [];
   for (const account of ledger.registered) {
     const user = users.get(account.userId);
-    if (user?.email !== account.email) problems.push(`registered user ${account.userId} <${account.email}> is not in users`);
+    if (user?.email !== account.email)
+      problems.push(`registered user ${account.userId} <${account.email}> is not in users`);
   }
   for (const [userId, possible] of ledger.possibleBios) {
     const bio = users.get(userId)?.bio;
     if (bio !== undefined && !possible.includes(bio)) {
-      problems.push(`user ${userId} has bio "${bio}", but the last acknowledged update (or a later unanswered one) is one of ${JSON.stringify(possible)}`);
+      problems.push(
+        `user ${userId} has bio "${bio}", but the last acknowledged update (or a later unanswered one) is one of ${JSON.stringify(possible)}`,
+      );
     }
   }
   return problems;
@@ -38,21 +41,29 @@ async function missingTokenChanges(db: Client, ledger: LoadLedger): Promise<stri
   const tokens = new Map(rows.map((t) => [t.id, t.revoked]));
   const problems: string[] = [];
   for (const [id, userId] of ledger.issuedTokens) {
-    if (!tokens.has(id)) problems.push(`token ${id} of user ${userId} was created (201) but is not in access_tokens`);
+    if (!tokens.has(id))
+      problems.push(`token ${id} of user ${userId} was created (201) but is not in access_tokens`);
   }
   for (const id of ledger.revokedTokens) {
-    if (tokens.get(id) !== true) problems.push(`token ${id} was revoked (204) but is not revoked in access_tokens`);
+    if (tokens.get(id) !== true)
+      problems.push(`token ${id} was revoked (204) but is not revoked in access_tokens`);
   }
   return problems;
 }
 
 /** Logs every account in over HTTP, a few at a time; returns the ones that could not. */
-export async function accountsThatCannotLogIn(baseUrl: string, accounts: readonly RegisteredAccount[], parallel = 4): Promise<string[]> {
+export async function accountsThatCannotLogIn(
+  baseUrl: string,
+  accounts: readonly RegisteredAccount[],
+  parallel = 4,
+): Promise<string[]> {
   const failures: string[] = [];
   const queue = [...accounts];
   const worker = async (): Promise<void> => {
     for (let account = queue.pop(); account; account = queue.pop()) {
-      const result = await callApi(baseUrl, 'POST', '/api/auth/login/', { body: { email: account.email, password: account.password } });
+      const result = await callApi(baseUrl, 'POST', '/api/auth/login/', {
+        body: { email: account.email, password: account.password },
+      });
       if (result.status !== 200) failures.push(`${account.email}: ${JSON.stringify(result)}`);
     }
   };

@@ -46,7 +46,14 @@ export class LoadClient {
     const handle = `${this.name}_${++this.serial}`;
     const password = randomBytes(9).toString('base64url');
     const email = `${handle}@crash.example.org`;
-    const body = { email, username: handle, password, password_confirm: password, first_name: 'Load', last_name: handle };
+    const body = {
+      email,
+      username: handle,
+      password,
+      password_confirm: password,
+      first_name: 'Load',
+      last_name: handle,
+    };
     const outcome = await this.expect(201, 'POST', '/api/auth/register/', { body });
     if (!outcome.ok) return;
     const account = { userId: (outcome.body as { id: number }).id, email, password };
@@ -57,13 +64,27 @@ export class LoadClient {
   }
 
   private async login(account: RegisteredAccount): Promise<void> {
-    const outcome = await this.expect(200, 'POST', '/api/auth/login/', { body: { email: account.email, password: account.password } });
-    if (outcome.ok) this.session = { account, token: (outcome.body as { token: string }).token, tokens: [], maybeLoggedOut: false };
+    const outcome = await this.expect(200, 'POST', '/api/auth/login/', {
+      body: { email: account.email, password: account.password },
+    });
+    if (outcome.ok)
+      this.session = {
+        account,
+        token: (outcome.body as { token: string }).token,
+        tokens: [],
+        maybeLoggedOut: false,
+      };
     else if (!this.lastCallUnreachable) this.pendingLogin = undefined; // refused for good: start over
   }
 
   private async createToken(s: Session): Promise<void> {
-    const outcome = await this.expect(201, 'POST', '/api/tokens/', { token: s.token, body: { name: `load ${this.serial}` } }, s);
+    const outcome = await this.expect(
+      201,
+      'POST',
+      '/api/tokens/',
+      { token: s.token, body: { name: `load ${this.serial}` } },
+      s,
+    );
     if (!outcome.ok) return;
     const id = (outcome.body as { id: string }).id;
     this.ledger.issuedTokens.set(id, s.account.userId);
@@ -95,7 +116,13 @@ export class LoadClient {
   }
 
   /** One request; anything but `status` or no answer at all goes into the ledger as unexpected. */
-  private async expect(status: number, method: string, path: string, options: CallOptions, s?: Session): Promise<Outcome> {
+  private async expect(
+    status: number,
+    method: string,
+    path: string,
+    options: CallOptions,
+    s?: Session,
+  ): Promise<Outcome> {
     const result = await callApi(this.baseUrl, method, path, options);
     this.lastCallUnreachable = result.status === 'unreachable';
     if (result.status === status) {
@@ -107,7 +134,12 @@ export class LoadClient {
     return { ok: false };
   }
 
-  private noteFailure(method: string, path: string, result: CallResult & { status: number }, s: Session | undefined): void {
+  private noteFailure(
+    method: string,
+    path: string,
+    result: CallResult & { status: number },
+    s: Session | undefined,
+  ): void {
     if (result.status === 401 && s) {
       this.session = undefined;
       this.pendingLogin = s.account;

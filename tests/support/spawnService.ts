@@ -18,7 +18,10 @@ export interface ServiceProcess {
  * Runs the all-in-one as a real child process. `node --import tsx` rather than the tsx CLI: the CLI
  * runs the service in a grandchild, which a SIGKILL to the CLI would leave running.
  */
-export async function spawnAllInOne(env: Readonly<Record<string, string>>, readyTimeoutMs = 30_000): Promise<ServiceProcess> {
+export async function spawnAllInOne(
+  env: Readonly<Record<string, string>>,
+  readyTimeoutMs = 30_000,
+): Promise<ServiceProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', ENTRY_POINT], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
@@ -45,7 +48,9 @@ export async function spawnAllInOne(env: Readonly<Record<string, string>>, ready
     await waitForHealth(url, exited, readyTimeoutMs);
   } catch (error) {
     await service.kill();
-    throw new Error(`${(error as Error).message}\n--- service output ---\n${service.output()}`);
+    throw new Error(`${(error as Error).message}\n--- service output ---\n${service.output()}`, {
+      cause: error,
+    });
   }
   return service;
 }

@@ -14,7 +14,12 @@ export interface CallOptions {
 /** Long enough for a read-your-writes wait after a restart, short enough to never hang a test. */
 const CALL_TIMEOUT_MS = 15_000;
 
-export async function callApi(baseUrl: string, method: string, path: string, options: CallOptions = {}): Promise<CallResult> {
+export async function callApi(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: CallOptions = {},
+): Promise<CallResult> {
   const headers: Record<string, string> = {};
   if (options.token) headers.authorization = `Token ${options.token}`;
   if (options.body !== undefined) headers['content-type'] = 'application/json';
@@ -27,7 +32,7 @@ export async function callApi(baseUrl: string, method: string, path: string, opt
     });
     return { status: response.status, body: parseBody(await response.text()) };
   } catch (error) {
-    return { status: 'unreachable', error: describe(error) };
+    return { status: 'unreachable', error: socketErrorOf(error) };
   }
 }
 
@@ -42,7 +47,7 @@ function parseBody(text: string): unknown {
 }
 
 /** fetch hides the socket error (ECONNREFUSED, ECONNRESET) in `cause`. */
-function describe(error: unknown): string {
+function socketErrorOf(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
   return `${error.message}${cause}`;

@@ -1,0 +1,32 @@
+import autocannon from 'autocannon';
+import type { LoadRequest, LoadResult } from './loadGenerator';
+
+/**
+ * Runs in its own process (forked by loadGenerator.ts), so generating the load never competes with
+ * the measured server for its event loop. Receives one LoadRequest, answers one LoadResult, exits.
+ */
+process.once('message', (message: LoadRequest) => {
+  void run(message).then(
+    (result) => process.send?.(result, () => process.exit(0)),
+    (error: unknown) => {
+      process.stderr.write(`autocannon failed: ${String(error)}\n`);
+      process.exit(1);
+    },
+  );
+});
+
+async function run(request: LoadRequest): Promise<LoadResult> {
+  const result = await autocannon({
+    url: request.url,
+    connections: request.connections,
+    duration: request.durationSeconds,
+    headers: request.headers,
+  });
+  return {
+    requestsPerSecond: result['2xx'] / result.duration,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    latencyP50Ms: result.latency.p50,
+    latencyP99Ms: result.latency.p99,
+  };
+}

@@ -1,0 +1,48 @@
+import { loadConfig } from '../../shared/config/config';
+import { createLogger } from '../../shared/logging/logger';
+import { startAllInOne, type RunningService } from '../../services/all-in-one/startAllInOne';
+
+/** Raised far above what a benchmark sends, so the limits are counted but never refuse. */
+const NO_LIMITS = {
+  RATE_LIMIT_DEFAULT: '1000000000/minute',
+  RATE_LIMIT_REGISTER: '1000000000/hour',
+  RATE_LIMIT_LOGIN: '1000000000/minute',
+  RATE_LIMIT_TOKEN_CREATE: '1000000000/hour',
+};
+
+/** The real all-in-one, in this process, on the benchmark's PostgreSQL. */
+export function startBenchService(databaseUrl: string, dataDir: string): Promise<RunningService> {
+  const config = loadConfig({
+    DATABASE_URL: databaseUrl,
+    DATA_DIR: dataDir,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    PASSWORD_HASH_LOG_N: '10',
+    LOG_LEVEL: 'silent',
+    ...NO_LIMITS,
+  });
+  return startAllInOne(config, createLogger({ service: 'bench', level: 'silent' }));
+}
+
+async function post(url: string, body: unknown): Promise<unknown> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`POST ${url}: ${response.status} ${await response.text()}`);
+  return response.json();
+}
+
+/** Registers and logs in one account; returns its login token and its GET /api/auth/me/ body. */
+export async function benchAccount(baseUrl: string): Promise<{ token: string; me: unknown }> {
+  const password = 'bench-password-1';
+  const account = { email: 'bench@example.org', username: 'bench', first_name: 'Bench', last_name: 'Mark' };
+  await post(`${baseUrl}/api/auth/register/`, { ...account, password, password_confirm: password });
+  const { token } = (await post(`${baseUrl}/api/auth/login/`, { email: account.email, password })) as {
+    token: string;
+  };
+  const response = await fetch(`${baseUrl}/api/auth/me/`, { headers: { authorization: `Token ${token}` } });
+  if (!response.ok) throw new Error(`GET /api/auth/me/: ${response.status}`);
+  return { token, me: await response.json() };
+}

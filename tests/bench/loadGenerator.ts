@@ -1,0 +1,44 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+export interface LoadRequest {
+  readonly url: string;
+  readonly connections: number;
+  readonly durationSeconds: number;
+  readonly headers: Record<string, string>;
+}
+
+export interface LoadResult {
+  readonly requestsPerSecond: number;
+  readonly non2xx: number;
+  readonly errors: number;
+  readonly latencyP50Ms: number;
+  readonly latencyP99Ms: number;
+}
+
+/** Compiled, the child is a .js beside this file; under tsx it is the .ts (fork keeps tsx's --import). */
+const CHILD = path.join(__dirname, `autocannonChild${path.extname(__filename)}`);
+
+const running = new Set<ChildProcess>();
+
+/** One autocannon run in a child process. */
+export function generateLoad(request: LoadRequest): Promise<LoadResult> {
+  const child = fork(CHILD, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  running.add(child);
+  return new Promise<LoadResult>((resolve, reject) => {
+    let result: LoadResult | undefined;
+    child.once('message', (message: LoadResult) => (result = message));
+    child.once('error', reject);
+    child.once('exit', (code) => {
+      running.delete(child);
+      if (result) resolve(result);
+      else reject(new Error(`the load generator exited with ${code ?? 'a signal'} and no result`));
+    });
+    child.send(request);
+  });
+}
+
+/** For the cleanup stack: an interrupted run must not leave a load generator behind. */
+export function stopLoadGenerators(): void {
+  for (const child of running) child.kill('SIGKILL');
+}
