@@ -11,6 +11,7 @@ export default tseslint.config(
       '**/*.mjs',
       '**/*.cjs',
       'jest.config.js',
+      'babel.config.js',
     ],
   },
   js.configs.recommended,

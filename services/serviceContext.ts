@@ -13,6 +13,7 @@ import type { QueryDeps } from './query-api/queryDeps';
 import type { RouteSpec } from '../shared/http/routeSpec';
 import { commandRoutes } from './command-api/commandRoutes';
 import { queryRoutes } from './query-api/queryRoutes';
+import { UserCache } from './query-api/features/account/userCache';
 
 export interface ServiceContext {
   readonly progress: ProjectionProgress;
@@ -52,7 +53,11 @@ export async function createServiceContext(
     loginTokenTtlMs: config.loginTokenTtlMs,
     maxAvatarBytes: config.maxAvatarBytes,
   };
-  const queryDeps: QueryDeps = { readModels: infra.readModels, blobs: infra.blobs };
+  const queryDeps: QueryDeps = {
+    readModels: infra.readModels,
+    blobs: infra.blobs,
+    users: new UserCache(infra.readModels, progress),
+  };
   const commands = commandRoutes(commandDeps);
   const queries = queryRoutes(queryDeps);
   return {

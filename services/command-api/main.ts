@@ -26,7 +26,12 @@ void runUntilSignal('command-api', async () => {
   if (config.admin) {
     // Idempotent, so every replica may do it at start-up; reservations keep it to one account.
     const admin = await ensureStaffAccount(
-      { store, ids: context.commandDeps.ids, passwords: context.commandDeps.passwords, now: () => new Date() },
+      {
+        store,
+        ids: context.commandDeps.ids,
+        passwords: context.commandDeps.passwords,
+        now: () => new Date(),
+      },
       config.admin,
       systemContext('ensure-admin'),
     );

@@ -55,19 +55,20 @@ export const identityProjection: Projection = {
     const changed: string[] = [];
     for (const event of events as readonly RecordedEvent<Handled['type']>[]) {
       changed.push(...(await applyOne(ctx, { type: event.type, data: event.data } as Handled)));
-      if (event.streamName.startsWith('user-')) await recordRevision(ctx, event);
+      if (event.streamName.startsWith('user-')) changed.push(await recordRevision(ctx, event));
     }
     return changed;
   },
 };
 
 /** The user stream's revision, served as the profile's weak ETag (optimistic concurrency over HTTP). */
-async function recordRevision({ client, table }: ProjectionContext, event: RecordedEvent): Promise<void> {
+async function recordRevision({ client, table }: ProjectionContext, event: RecordedEvent): Promise<string> {
   const userId = Number(event.streamName.slice('user-'.length));
   await client.query(`UPDATE ${table('users')} SET revision = GREATEST(revision, $2) WHERE id = $1`, [
     userId,
     event.streamRevision.toString(),
   ]);
+  return `user:${userId}`;
 }
 
 async function applyOne({ client, table }: ProjectionContext, event: Handled): Promise<string[]> {

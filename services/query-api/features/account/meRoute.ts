@@ -1,7 +1,6 @@
 import type { RouteSpec } from '../../../../shared/http/routeSpec';
 import { currentUserJson } from '../../../../shared/views/userViews';
 import type { QueryDeps } from '../../queryDeps';
-import { loadUser } from './loadUser';
 
 export const meRoute = (deps: QueryDeps): RouteSpec => ({
   method: 'get',
@@ -29,7 +28,7 @@ export const meRoute = (deps: QueryDeps): RouteSpec => ({
     },
   },
   async handler(ctx) {
-    const user = await loadUser(deps.readModels, ctx.principal!.userId);
+    const user = await deps.users.get(ctx.principal!.userId);
     return { status: 200, body: currentUserJson(user, ctx.baseUrl) };
   },
 });

@@ -1,7 +1,6 @@
 import type { RouteSpec } from '../../../../shared/http/routeSpec';
 import { profileJson, userSchemas } from '../../../../shared/views/userViews';
 import type { QueryDeps } from '../../queryDeps';
-import { loadUser } from './loadUser';
 import { weakEtag } from '../../../../shared/http/etag';
 
 export const profileSchema = {
@@ -30,7 +29,7 @@ export const profileRoute = (deps: QueryDeps): RouteSpec => ({
   auth: 'required',
   responses: { 200: { description: 'The profile', schema: profileSchema } },
   async handler(ctx) {
-    const user = await loadUser(deps.readModels, ctx.principal!.userId);
+    const user = await deps.users.get(ctx.principal!.userId);
     return { status: 200, body: profileJson(user, ctx.baseUrl), headers: { ETag: weakEtag(user.revision) } };
   },
 });
