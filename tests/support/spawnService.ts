@@ -2,7 +2,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 
 const REPO_ROOT = path.resolve(__dirname, '../..');
-const ENTRY_POINT = 'services/all-in-one/main.ts';
 const KEPT_OUTPUT_LINES = 80;
 
 export interface ServiceProcess {
@@ -14,15 +13,25 @@ export interface ServiceProcess {
   kill(): Promise<void>;
 }
 
-/**
- * Runs the all-in-one as a real child process. `node --import tsx` rather than the tsx CLI: the CLI
- * runs the service in a grandchild, which a SIGKILL to the CLI would leave running.
- */
-export async function spawnAllInOne(
+/** Runs the all-in-one as a real child process (see spawnService). */
+export function spawnAllInOne(
   env: Readonly<Record<string, string>>,
   readyTimeoutMs = 30_000,
 ): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', ENTRY_POINT], {
+  return spawnService('services/all-in-one/main.ts', env, readyTimeoutMs);
+}
+
+/**
+ * Runs a service entry point (e.g. services/query-api/main.ts) as a real child process, ready once
+ * its /health/ answers 200. `node --import tsx` rather than the tsx CLI: the CLI runs the service in
+ * a grandchild, which a SIGKILL to the CLI would leave running.
+ */
+export async function spawnService(
+  entryPoint: string,
+  env: Readonly<Record<string, string>>,
+  readyTimeoutMs = 30_000,
+): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', entryPoint], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
