@@ -1,4 +1,7 @@
 /** Test-time transform only (jest): TypeScript and the ESM-only dependencies to CommonJS for Node 20. */
 module.exports = {
-  presets: [['@babel/preset-env', { targets: { node: '20' } }], ['@babel/preset-typescript', { onlyRemoveTypeImports: true }]],
+  presets: [
+    ['@babel/preset-env', { targets: { node: '20' } }],
+    ['@babel/preset-typescript', { onlyRemoveTypeImports: true }],
+  ],
 };

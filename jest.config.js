@@ -9,6 +9,7 @@ module.exports = {
   transformIgnorePatterns: ['/node_modules/(?!scrypt-kdf/)'],
   // Source imports are extensionless; the one dynamic import() needs '.js' (ESM rules): map it back.
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  setupFiles: ['<rootDir>/tests/support/serializableBigInt.ts'],
   globalSetup: '<rootDir>/tests/support/globalSetup.ts',
   globalTeardown: '<rootDir>/tests/support/globalTeardown.ts',
   reporters: ['default', '<rootDir>/tests/support/summaryReporter.cjs'],

@@ -6,8 +6,7 @@ import { createMetrics } from '../../shared/metrics/metrics';
 import { openInfrastructure } from '../../shared/runtime/openInfrastructure';
 import { instrumentEventStore } from '../../shared/eventStore/instrumentedEventStore';
 import { createGateway } from '../../shared/http';
-import { systemContext } from '../../shared/commandHandling/commandContext';
-import { ensureStaffAccount } from '../../shared/domain/identity/ensureStaffAccount';
+import { ensureConfiguredStaff } from '../../shared/domain/identity/ensureStaffAccount';
 import { createServiceContext } from '../serviceContext';
 import { createCommandApp } from '../command-api/createCommandApp';
 import { createQueryApp } from '../query-api/createQueryApp';
@@ -40,19 +39,8 @@ export async function startAllInOne(config: Config, logger: Logger): Promise<Run
   // Several all-in-one instances may share a database: only one projector leads, so the others learn
   // the read models' progress (and which rows changed) from its notifications.
   const progressListener = await listenProjectionProgress(infra.databaseUrl, context.progress, logger);
-  if (config.admin) {
-    const admin = await ensureStaffAccount(
-      {
-        store,
-        ids: context.commandDeps.ids,
-        passwords: context.commandDeps.passwords,
-        now: () => new Date(),
-      },
-      config.admin,
-      systemContext('ensure-admin'),
-    );
-    logger.info('staff account ensured', { userId: admin.userId, created: admin.created });
-  }
+  await ensureConfiguredStaff(config.admin, context.commandDeps, logger);
+
   const commandApp = createCommandApp(
     { ...context.apiOptions, serve: { health: false, metrics: false, docs: false } },
     context.commandRoutes,

@@ -8,8 +8,7 @@ import { runUntilSignal } from '../../shared/runtime/runUntilSignal';
 import { instrumentEventStore } from '../../shared/eventStore/instrumentedEventStore';
 import { createServiceContext } from '../serviceContext';
 import { createCommandApp } from './createCommandApp';
-import { systemContext } from '../../shared/commandHandling/commandContext';
-import { ensureStaffAccount } from '../../shared/domain/identity/ensureStaffAccount';
+import { ensureConfiguredStaff } from '../../shared/domain/identity/ensureStaffAccount';
 
 /**
  * The command API alone (distributed mode): needs DATABASE_URL (read models, and the event store
@@ -23,20 +22,8 @@ void runUntilSignal('command-api', async () => {
   const store = instrumentEventStore(infra.store, (type, n) => metrics.eventsAppended(type, n));
   const context = await createServiceContext(config, { ...infra, store }, logger, metrics);
   const progress = await listenProjectionProgress(infra.databaseUrl, context.progress, logger);
-  if (config.admin) {
-    // Idempotent, so every replica may do it at start-up; reservations keep it to one account.
-    const admin = await ensureStaffAccount(
-      {
-        store,
-        ids: context.commandDeps.ids,
-        passwords: context.commandDeps.passwords,
-        now: () => new Date(),
-      },
-      config.admin,
-      systemContext('ensure-admin'),
-    );
-    logger.info('staff account ensured', { userId: admin.userId, created: admin.created });
-  }
+  await ensureConfiguredStaff(config.admin, context.commandDeps, logger);
+
   const app = createCommandApp(
     { ...context.apiOptions, serve: { health: true, metrics: true, docs: false } },
     context.commandRoutes,

@@ -1,4 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
+import { inTransaction } from '../infra/postgres/inTransaction';
 import type { GlobalPosition } from '../eventStore/eventStore';
 import { START } from '../eventStore/eventStore';
 import { READ_MODEL_SCHEMA } from './projection';
@@ -15,29 +16,24 @@ export interface CheckpointRow {
 const LOCK_KEY = 'catalogue:projections:schema';
 
 export async function migrateCheckpoints(pool: Pool): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [LOCK_KEY]);
-    await client.query(`CREATE SCHEMA IF NOT EXISTS ${READ_MODEL_SCHEMA}`);
-    await client.query(`
-      CREATE TABLE IF NOT EXISTS ${READ_MODEL_SCHEMA}.projection_checkpoints (
-        projection text NOT NULL,
-        version integer NOT NULL,
-        status text NOT NULL,
-        commit_position numeric(20) NOT NULL,
-        prepare_position numeric(20) NOT NULL,
-        tables text[] NOT NULL DEFAULT '{}',
-        updated_at timestamptz NOT NULL DEFAULT now(),
-        PRIMARY KEY (projection, version)
-      )`);
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK');
-    throw error;
-  } finally {
-    client.release();
-  }
+  await inTransaction(
+    pool,
+    async (client) => {
+      await client.query(`CREATE SCHEMA IF NOT EXISTS ${READ_MODEL_SCHEMA}`);
+      await client.query(`
+        CREATE TABLE IF NOT EXISTS ${READ_MODEL_SCHEMA}.projection_checkpoints (
+          projection text NOT NULL,
+          version integer NOT NULL,
+          status text NOT NULL,
+          commit_position numeric(20) NOT NULL,
+          prepare_position numeric(20) NOT NULL,
+          tables text[] NOT NULL DEFAULT '{}',
+          updated_at timestamptz NOT NULL DEFAULT now(),
+          PRIMARY KEY (projection, version)
+        )`);
+    },
+    LOCK_KEY,
+  );
 }
 
 type Row = {

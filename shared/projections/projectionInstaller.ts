@@ -1,24 +1,10 @@
 import type { Pool, PoolClient } from 'pg';
+import { inTransaction } from '../infra/postgres/inTransaction';
 import type { Projection } from './projection';
 import { contextFor, physicalTable, READ_MODEL_SCHEMA } from './projection';
 import { insertCheckpoint } from './checkpointStore';
 
 const LOCK_KEY = 'catalogue:projections:schema';
-
-async function inLockedTransaction(pool: Pool, work: (client: PoolClient) => Promise<void>): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [LOCK_KEY]);
-    await work(client);
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
-}
 
 async function pointViews(client: PoolClient, projection: Projection): Promise<void> {
   for (const table of projection.tables) {
@@ -32,49 +18,61 @@ async function pointViews(client: PoolClient, projection: Projection): Promise<v
  * once (empty tables, views created); a later version is 'building' until the runner swaps it in.
  */
 export async function installProjection(pool: Pool, projection: Projection): Promise<void> {
-  await inLockedTransaction(pool, async (client) => {
-    const { rows } = await client.query<{ version: number; status: string }>(
-      `SELECT version, status FROM ${READ_MODEL_SCHEMA}.projection_checkpoints WHERE projection = $1`,
-      [projection.name],
-    );
-    if (rows.some((r) => r.version === projection.version)) return;
-    await projection.createTables(contextFor(projection, client));
-    const anotherIsLive = rows.some((r) => r.status === 'live');
-    await insertCheckpoint(
-      client,
-      projection.name,
-      projection.version,
-      anotherIsLive ? 'building' : 'live',
-      projection.tables,
-    );
-    if (!anotherIsLive) await pointViews(client, projection);
-  });
+  await inTransaction(
+    pool,
+    async (client) => {
+      const { rows } = await client.query<{ version: number; status: string }>(
+        `SELECT version, status FROM ${READ_MODEL_SCHEMA}.projection_checkpoints WHERE projection = $1`,
+        [projection.name],
+      );
+      if (rows.some((r) => r.version === projection.version)) return;
+      await projection.createTables(contextFor(projection, client));
+      const anotherIsLive = rows.some((r) => r.status === 'live');
+      await insertCheckpoint(
+        client,
+        projection.name,
+        projection.version,
+        anotherIsLive ? 'building' : 'live',
+        projection.tables,
+      );
+      if (!anotherIsLive) await pointViews(client, projection);
+    },
+    LOCK_KEY,
+  );
 }
 
 /** Atomically points the views at this version, then drops every other version's tables. */
 export async function swapIn(pool: Pool, projection: Projection): Promise<void> {
-  await inLockedTransaction(pool, async (client) => {
-    await pointViews(client, projection);
-    const { rows } = await client.query<{ version: number; tables: string[] }>(
-      `DELETE FROM ${READ_MODEL_SCHEMA}.projection_checkpoints WHERE projection = $1 AND version <> $2 RETURNING version, tables`,
-      [projection.name, projection.version],
-    );
-    for (const old of rows) {
-      for (const table of old.tables)
-        await client.query(`DROP TABLE IF EXISTS ${physicalTable({ version: old.version }, table)}`);
-    }
-    await client.query(
-      `UPDATE ${READ_MODEL_SCHEMA}.projection_checkpoints SET status = 'live' WHERE projection = $1 AND version = $2`,
-      [projection.name, projection.version],
-    );
-  });
+  await inTransaction(
+    pool,
+    async (client) => {
+      await pointViews(client, projection);
+      const { rows } = await client.query<{ version: number; tables: string[] }>(
+        `DELETE FROM ${READ_MODEL_SCHEMA}.projection_checkpoints WHERE projection = $1 AND version <> $2 RETURNING version, tables`,
+        [projection.name, projection.version],
+      );
+      for (const old of rows) {
+        for (const table of old.tables)
+          await client.query(`DROP TABLE IF EXISTS ${physicalTable({ version: old.version }, table)}`);
+      }
+      await client.query(
+        `UPDATE ${READ_MODEL_SCHEMA}.projection_checkpoints SET status = 'live' WHERE projection = $1 AND version = $2`,
+        [projection.name, projection.version],
+      );
+    },
+    LOCK_KEY,
+  );
 }
 
 /** `npm run rebuild`: throws every read model away; the runner's next catch-up rebuilds them from the events. */
 export async function dropAllReadModels(pool: Pool, projections: readonly Projection[]): Promise<void> {
-  await inLockedTransaction(pool, async (client) => {
-    for (const p of projections)
-      for (const t of p.tables) await client.query(`DROP VIEW IF EXISTS public."${t}"`);
-    await client.query(`DROP SCHEMA IF EXISTS ${READ_MODEL_SCHEMA} CASCADE`);
-  });
+  await inTransaction(
+    pool,
+    async (client) => {
+      for (const p of projections)
+        for (const t of p.tables) await client.query(`DROP VIEW IF EXISTS public."${t}"`);
+      await client.query(`DROP SCHEMA IF EXISTS ${READ_MODEL_SCHEMA} CASCADE`);
+    },
+    LOCK_KEY,
+  );
 }

@@ -1,4 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
+import { inTransaction } from '../infra/postgres/inTransaction';
 import type { EventStore, GlobalPosition, RecordedEvent } from '../eventStore/eventStore';
 import { comparePositions, formatPosition, START } from '../eventStore/eventStore';
 import type { Logger } from './logger';
@@ -140,10 +141,8 @@ export class ProjectionRunner {
 
   private async applyBatch(active: Active[], batch: readonly RecordedEvent[]): Promise<void> {
     const end = batch[batch.length - 1]!.position;
-    const client = await this.options.pool.connect();
     const changed: string[] = [];
-    try {
-      await client.query('BEGIN');
+    await inTransaction(this.options.pool, async (client) => {
       for (const a of active) {
         const events = batch.filter(
           (e) => a.projection.eventTypes.has(e.type) && comparePositions(e.position, a.position) > 0,
@@ -166,13 +165,7 @@ export class ProjectionRunner {
         PROGRESS_CHANNEL,
         `${formatPosition(end)} ${keys.join(' ')}`.trim(),
       ]);
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
     for (const a of active) if (comparePositions(end, a.position) > 0) a.position = end;
     const live = active.filter((a) => a.status === 'live');
     if (live.length > 0) this.options.progress?.advance(minPosition(live), changed);

@@ -68,4 +68,18 @@ export const userSchemas = {
     },
   },
   group: { type: 'object', properties: { id: { type: 'integer' }, name: { type: 'string' } } },
+  /** GET /api/auth/me/; the profile adds `group`. */
+  current: {
+    type: 'object',
+    properties: {
+      id: { type: 'integer' },
+      username: { type: 'string' },
+      email: { type: 'string' },
+      first_name: { type: 'string' },
+      last_name: { type: 'string' },
+      avatar: { type: ['string', 'null'] },
+      bio: { type: 'string' },
+      location: { type: 'string' },
+    },
+  },
 } as const;

@@ -114,6 +114,19 @@ function collect(
   };
 }
 
+/**
+ * The global order shows an event only once no transaction that could precede it is still open: on
+ * PostgreSQL any writing transaction of the whole server, other test files' databases included.
+ * So a test waits (bounded) for its events to become readable instead of assuming it is immediate.
+ */
+async function untilReadable(store: EventStore, position: GlobalPosition, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (comparePositions(await store.headPosition(), position) < 0) {
+    if (Date.now() > deadline) throw new Error(`position not readable after ${timeoutMs} ms`);
+    await sleep(10);
+  }
+}
+
 async function readAllPages(
   store: EventStore,
   after: GlobalPosition,
@@ -357,6 +370,22 @@ export function describeEventStoreContract<Store extends EventStore>(
         expect(await store.readStream(missing)).toEqual([]);
       });
 
+      test('concurrent appends to one stream keep its revision order in the global order', async () => {
+        const stream = uniqueStream('contended');
+        const start = await store.headPosition();
+        await Promise.all(
+          Array.from({ length: 8 }, async () => {
+            for (let i = 0; i < 40; i++)
+              await store.appendToStream(stream, newEvents(1), { expectedRevision: 'any' });
+          }),
+        );
+        const globalOrder = (await readAllPages(store, start, 1000)).filter((e) => e.streamName === stream);
+        expect(globalOrder).toHaveLength(320);
+        // Plain numbers: a failure message with bigints could not cross jest's worker boundary.
+        const revisions = globalOrder.map((e) => Number(e.streamRevision));
+        expect(revisions).toEqual(revisions.map((_, i) => i));
+      });
+
       test('of parallel appends expecting the same revision, exactly one succeeds', async () => {
         const stream = uniqueStream('race');
         const { nextExpectedRevision } = await store.appendToStream(stream, [newEvent()], {
@@ -429,7 +458,8 @@ export function describeEventStoreContract<Store extends EventStore>(
       const effect = newEvent({}, { correlationId: cause.metadata.correlationId, causationId: cause.id });
       const start = await store.headPosition();
       const before = Date.now();
-      await store.appendToStream(stream, [cause, effect], { expectedRevision: 'no_stream' });
+      const appended = await store.appendToStream(stream, [cause, effect], { expectedRevision: 'no_stream' });
+      await untilReadable(store, appended.position);
       const after = await store.headPosition();
 
       const read = await store.readStream(stream);
@@ -456,6 +486,7 @@ export function describeEventStoreContract<Store extends EventStore>(
       const first = await store.appendToStream(s1, [a!, b!], { expectedRevision: 'no_stream' });
       await store.appendToStream(s2, [c!], { expectedRevision: 'no_stream' });
       const last = await store.appendToStream(s1, [d!, e!], { expectedRevision: first.nextExpectedRevision });
+      await untilReadable(store, last.position);
 
       expect(await store.headPosition()).toEqual(last.position);
       const page1 = await store.readAll({ after: before, maxCount: 2 });

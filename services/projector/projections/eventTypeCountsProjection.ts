@@ -1,4 +1,8 @@
 import type { Projection } from '../../../shared/projections/projection';
+import { identityProjection } from './identityProjection';
+
+/** Events no read model needs but auditors count: uniqueness reservations and id allocation. */
+const WRITE_SIDE_BOOKKEEPING = ['ValueReserved', 'ReservationReleased', 'IdAllocated'];
 
 /**
  * Audit read model: how many events of each type the read models have applied, and the newest one.
@@ -9,18 +13,7 @@ export const eventTypeCountsProjection: Projection = {
   name: 'event_type_counts',
   version: 1,
   tables: ['event_type_counts'],
-  eventTypes: new Set([
-    'UserRegistered',
-    'UserProfileUpdated',
-    'UserPasswordChanged',
-    'UserStaffStatusChanged',
-    'AccessTokenIssued',
-    'AccessTokenRevoked',
-    'AccessTokenUsed',
-    'ValueReserved',
-    'ReservationReleased',
-    'IdAllocated',
-  ]),
+  eventTypes: new Set([...identityProjection.eventTypes, ...WRITE_SIDE_BOOKKEEPING]),
 
   async createTables({ client, table }) {
     await client.query(`

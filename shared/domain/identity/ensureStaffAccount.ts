@@ -2,6 +2,7 @@ import type { EventStore } from '../../eventStore/eventStore';
 import type { IdAllocator } from '../../commandHandling/allocateId';
 import type { PasswordHasher } from '../../auth/passwords';
 import type { CommandContext } from '../../commandHandling/commandContext';
+import { systemContext } from '../../commandHandling/commandContext';
 import { handleCommand } from '../../commandHandling/handleCommand';
 import { findReservationOwner } from '../../commandHandling/reserveValue';
 import { decideUser } from './decide';
@@ -67,4 +68,19 @@ export async function ensureStaffAccount(
   if (result.state.status !== 'registered')
     throw new Error(`reservation of ${account.email} points at a missing user`);
   return { userId: result.state.userId, created: false };
+}
+
+/** Start-up step of every process that accepts writes: ensure the ADMIN_* account when configured. */
+export async function ensureConfiguredStaff(
+  admin: StaffAccount | undefined,
+  deps: { store: EventStore; ids: IdAllocator; passwords: PasswordHasher },
+  logger: { info(message: string, fields?: Record<string, unknown>): void },
+): Promise<void> {
+  if (!admin) return;
+  const result = await ensureStaffAccount(
+    { ...deps, now: () => new Date() },
+    admin,
+    systemContext('ensure-admin'),
+  );
+  logger.info('staff account ensured', { userId: result.userId, created: result.created });
 }

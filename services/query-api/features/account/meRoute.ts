@@ -1,5 +1,5 @@
 import type { RouteSpec } from '../../../../shared/http/routeSpec';
-import { currentUserJson } from '../../../../shared/views/userViews';
+import { currentUserJson, userSchemas } from '../../../../shared/views/userViews';
 import type { QueryDeps } from '../../queryDeps';
 
 export const meRoute = (deps: QueryDeps): RouteSpec => ({
@@ -12,19 +12,7 @@ export const meRoute = (deps: QueryDeps): RouteSpec => ({
   responses: {
     200: {
       description: 'id, username, email, first_name, last_name, avatar, bio, location',
-      schema: {
-        type: 'object',
-        properties: {
-          id: { type: 'integer' },
-          username: { type: 'string' },
-          email: { type: 'string' },
-          first_name: { type: 'string' },
-          last_name: { type: 'string' },
-          avatar: { type: ['string', 'null'] },
-          bio: { type: 'string' },
-          location: { type: 'string' },
-        },
-      },
+      schema: userSchemas.current,
     },
   },
   async handler(ctx) {

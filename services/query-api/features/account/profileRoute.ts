@@ -5,17 +5,7 @@ import { weakEtag } from '../../../../shared/http/etag';
 
 export const profileSchema = {
   type: 'object',
-  properties: {
-    id: { type: 'integer' },
-    username: { type: 'string' },
-    email: { type: 'string' },
-    first_name: { type: 'string' },
-    last_name: { type: 'string' },
-    avatar: { type: ['string', 'null'] },
-    bio: { type: 'string' },
-    location: { type: 'string' },
-    group: userSchemas.group,
-  },
+  properties: { ...userSchemas.current.properties, group: userSchemas.group },
 } as const;
 
 export const profileRoute = (deps: QueryDeps): RouteSpec => ({

@@ -2,8 +2,15 @@ import pg from 'pg';
 import type { Migration } from './migration';
 
 /**
- * Appending is one statement, one round trip: check for a retry, move the stream's revision
- * (the row lock serialises writers of one stream), insert the events, wake subscribers.
+ * Appending is one statement, one round trip: check for a retry, take the stream's lock, move the
+ * stream's revision, insert the events, wake subscribers.
+ *
+ * The lock is an advisory lock taken BEFORE the first write, because the global order is
+ * (transaction id, sequence) and a transaction id is assigned at the first write. Were writers of
+ * one stream serialised only by the stream row's lock, a writer could be assigned its id, then wait
+ * for the row behind a writer with a higher id, and so sort before it while holding the next
+ * revision: the global order would contradict the stream's order. Waiting on an advisory lock
+ * assigns no id, so a writer of a stream always gets a higher id than the one it waited for.
  * Outcomes are returned as rows rather than raised, so a conflict costs no error round trip.
  */
 export const m0003CreateAppendFunction: Migration = {
@@ -43,6 +50,7 @@ BEGIN
   RETURN QUERY SELECT * FROM ${schema}.previous_append(p_stream_name, p_ids);
   IF FOUND THEN RETURN; END IF;
 
+  PERFORM pg_advisory_xact_lock(hashtextextended('event_store:' || p_stream_name, 0));
   CASE p_expected_kind
     WHEN 'any' THEN
       INSERT INTO ${streams} AS s (stream_name, revision) VALUES (p_stream_name, v_count - 1)
