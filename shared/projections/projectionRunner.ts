@@ -177,7 +177,8 @@ export class ProjectionRunner {
   }
 
   private async swapCaughtUp(active: Active[]): Promise<void> {
-    for (const a of active.filter((x) => x.status === 'building')) {
+    const building = active.filter((x) => x.status === 'building');
+    for (const a of building) {
       await swapIn(this.options.pool, a.projection);
       a.status = 'live';
       this.options.logger?.info('projection version swapped in', {
@@ -185,6 +186,9 @@ export class ProjectionRunner {
         version: a.projection.version,
       });
     }
+    // Readers waiting for a position this version has already applied must not wait for the next batch;
+    // their cached rows came from the old version, so all of them are stale.
+    if (building.length > 0) this.options.progress?.advance(minPosition(active), ['*']);
   }
 }
 

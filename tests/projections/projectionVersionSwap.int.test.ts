@@ -1,0 +1,126 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import type { RecordedEvent } from '../../shared/eventStore/eventStore';
+import type { PostgresEventStore } from '../../shared/eventStore/postgres/postgresEventStore';
+import { createPostgresEventStore } from '../../shared/eventStore/postgres/postgresEventStore';
+import type { Projection } from '../../shared/projections/projection';
+import { ProjectionRunner } from '../../shared/projections/projectionRunner';
+import { ProjectionProgress } from '../../shared/projections/projectionProgress';
+import { createTestDatabase } from '../support/testPostgres';
+
+/** A counter read model whose v2 also keeps the last payload: same name, new version. */
+const notes = (version: number): Projection => ({
+  name: 'notes',
+  version,
+  tables: ['notes'],
+  eventTypes: new Set(['NoteTaken']),
+  async createTables({ client, table }) {
+    await client.query(
+      version === 1
+        ? `CREATE TABLE ${table('notes')} (id text PRIMARY KEY, taken integer NOT NULL)`
+        : `CREATE TABLE ${table('notes')} (id text PRIMARY KEY, taken integer NOT NULL, last_text text)`,
+    );
+  },
+  async apply({ client, table }, events: readonly RecordedEvent[]) {
+    for (const e of events) {
+      const { id, text } = e.data as { id: string; text: string };
+      await client.query(
+        version === 1
+          ? `INSERT INTO ${table('notes')} VALUES ($1, 1) ON CONFLICT (id) DO UPDATE SET taken = ${table('notes')}.taken + 1`
+          : `INSERT INTO ${table('notes')} VALUES ($1, 1, $2) ON CONFLICT (id) DO UPDATE SET taken = ${table('notes')}.taken + 1, last_text = $2`,
+        version === 1 ? [id] : [id, text],
+      );
+    }
+    return [];
+  },
+});
+
+let store: PostgresEventStore;
+let pool: pg.Pool;
+
+beforeAll(async () => {
+  const url = await createTestDatabase('swap');
+  store = createPostgresEventStore({ connectionString: url });
+  await store.migrate();
+  pool = new pg.Pool({ connectionString: url });
+});
+afterAll(async () => {
+  await store.close();
+  await pool.end();
+});
+
+async function takeNotes(count: number) {
+  let last;
+  for (let i = 0; i < count; i++) {
+    last = await store.appendToStream(`note-${i % 3}`, [
+      {
+        id: randomUUID(),
+        type: 'NoteTaken',
+        data: { id: `n${i % 3}`, text: `text ${i}` },
+        metadata: { actor: 'test', requestId: null, correlationId: 'c', causationId: null, schemaVersion: 1 },
+      },
+    ]);
+  }
+  return last!.position;
+}
+
+const readNotes = async () =>
+  (await pool.query<Record<string, unknown>>('SELECT * FROM notes ORDER BY id')).rows;
+
+test('a new projection version is built beside the live one and swapped in without taking reads down', async () => {
+  const v1Progress = new ProjectionProgress();
+  const v1 = new ProjectionRunner({ store, pool, projections: [notes(1)], progress: v1Progress });
+  v1.start();
+  expect(await v1Progress.waitFor(await takeNotes(30), 10_000)).toBe(true);
+  await v1.stop();
+  expect(await readNotes()).toEqual([
+    { id: 'n0', taken: 10 },
+    { id: 'n1', taken: 10 },
+    { id: 'n2', taken: 10 },
+  ]);
+
+  // v2 starts: until it has caught up, the view still serves v1's rows, never an empty or half table.
+  const v2Progress = new ProjectionProgress();
+  const v2 = new ProjectionRunner({
+    store,
+    pool,
+    projections: [notes(2)],
+    progress: v2Progress,
+    batchSize: 5,
+  });
+  const readsDuringSwap: number[] = [];
+  let reading = true;
+  const reader = (async () => {
+    while (reading) {
+      const rows = await readNotes();
+      readsDuringSwap.push(rows.reduce((n, r) => n + Number(r.taken), 0));
+    }
+  })();
+  v2.start();
+  const head = await takeNotes(6);
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline && !('last_text' in ((await readNotes())[0] ?? {})))
+    await new Promise((r) => setTimeout(r, 20));
+  expect(await v2Progress.waitFor(head, 10_000)).toBe(true);
+  reading = false;
+  await reader;
+  await v2.stop();
+
+  expect(await readNotes()).toEqual([
+    { id: 'n0', taken: 12, last_text: 'text 3' },
+    { id: 'n1', taken: 12, last_text: 'text 4' },
+    { id: 'n2', taken: 12, last_text: 'text 5' },
+  ]);
+  // Every read saw a complete model: v1's 30 notes, or v2 caught up, never a partial rebuild.
+  expect(readsDuringSwap.length).toBeGreaterThan(0);
+  for (const total of readsDuringSwap) expect(total).toBeGreaterThanOrEqual(30);
+  const { rows } = await pool.query<{ version: number; status: string }>(
+    'SELECT version, status FROM rm.projection_checkpoints WHERE projection = $1',
+    ['notes'],
+  );
+  expect(rows).toEqual([{ version: 2, status: 'live' }]);
+  const tables = await pool.query<{ t: string }>(
+    `SELECT table_name AS t FROM information_schema.tables WHERE table_schema = 'rm' AND table_name LIKE 'notes_v%'`,
+  );
+  expect(tables.rows.map((r) => r.t)).toEqual(['notes_v2']);
+});
