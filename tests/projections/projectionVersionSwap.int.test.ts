@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import type { RecordedEvent } from '../../shared/eventStore/eventStore';
+import type { AppendResult, GlobalPosition, RecordedEvent } from '../../shared/eventStore/eventStore';
 import type { PostgresEventStore } from '../../shared/eventStore/postgres/postgresEventStore';
 import { createPostgresEventStore } from '../../shared/eventStore/postgres/postgresEventStore';
 import type { Projection } from '../../shared/projections/projection';
@@ -49,8 +49,8 @@ afterAll(async () => {
   await pool.end();
 });
 
-async function takeNotes(count: number) {
-  let last;
+async function takeNotes(count: number): Promise<GlobalPosition> {
+  let last: AppendResult | undefined;
   for (let i = 0; i < count; i++) {
     last = await store.appendToStream(`note-${i % 3}`, [
       {
