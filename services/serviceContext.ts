@@ -5,7 +5,7 @@ import type { Infrastructure } from '../shared/runtime/openInfrastructure';
 import { ProjectionProgress } from '../shared/projections/projectionProgress';
 import { TokenAuthenticator } from '../shared/auth/tokenAuthenticator';
 import { PostgresRateLimitBackend, createRateLimiter } from '../shared/http';
-import type { ApiAppOptions, RateLimiter } from '../shared/http';
+import type { ApiAppOptions } from '../shared/http';
 import { createPasswordHasher } from '../shared/auth/passwords';
 import { IdAllocator } from '../shared/commandHandling/allocateId';
 import type { CommandDeps } from './command-api/commandDeps';
@@ -14,8 +14,14 @@ import type { RouteSpec } from '../shared/http/routeSpec';
 import { commandRoutes } from './command-api/commandRoutes';
 import { queryRoutes } from './query-api/queryRoutes';
 import { UserCache } from './query-api/features/account/userCache';
+import { instrumentEventStore } from '../shared/eventStore/instrumentedEventStore';
+import type { EventStore } from '../shared/eventStore/eventStore';
+import { listenProjectionProgress } from '../shared/runtime/listenProjectionProgress';
 
 export interface ServiceContext {
+  /** The event store, counting appends by type (events_appended_total). */
+  readonly store: EventStore;
+  /** Fed by this process's projector (all-in-one) and by the leading projector's notifications. */
   readonly progress: ProjectionProgress;
   readonly commandDeps: CommandDeps;
   readonly queryDeps: QueryDeps;
@@ -23,7 +29,8 @@ export interface ServiceContext {
   readonly queryRoutes: readonly RouteSpec[];
   /** Options shared by both API apps. */
   readonly apiOptions: Omit<ApiAppOptions, 'serviceName' | 'routes'>;
-  readonly rateLimiter: RateLimiter;
+  /** Stops following the projector and flushes the rate-limit counts; the caller closes infra. */
+  close(): Promise<void>;
 }
 
 /** What both APIs are built from: deps, route tables, authentication, shared rate limits, health checks. */
@@ -33,21 +40,30 @@ export async function createServiceContext(
   logger: Logger,
   metrics: Metrics,
 ): Promise<ServiceContext> {
+  const store = instrumentEventStore(infra.store, (type, n) => metrics.eventsAppended(type, n));
   const progress = new ProjectionProgress();
+  // Any process may be served by another process's projector (several all-in-ones share one
+  // database; only one projector leads): its notifications say what the read models have applied.
+  const progressListener = await listenProjectionProgress(
+    infra.databaseUrl,
+    infra.readModels,
+    progress,
+    logger,
+  );
   const rateLimitBackend = new PostgresRateLimitBackend({ pool: infra.readModels, logger });
   await rateLimitBackend.migrate();
   const rateLimiter = createRateLimiter({ limits: config.rateLimits, backend: rateLimitBackend });
   const authenticator = new TokenAuthenticator({
     pool: infra.readModels,
-    store: infra.store,
+    store,
     progress,
     logger,
   });
   const commandDeps: CommandDeps = {
-    store: infra.store,
+    store,
     readModels: infra.readModels,
     blobs: infra.blobs,
-    ids: new IdAllocator(infra.store),
+    ids: new IdAllocator(store),
     passwords: createPasswordHasher(config.passwordHashLogN),
     clock: () => new Date(),
     loginTokenTtlMs: config.loginTokenTtlMs,
@@ -61,12 +77,16 @@ export async function createServiceContext(
   const commands = commandRoutes(commandDeps);
   const queries = queryRoutes(queryDeps);
   return {
+    store,
     progress,
     commandDeps,
     queryDeps,
     commandRoutes: commands,
     queryRoutes: queries,
-    rateLimiter,
+    async close() {
+      await progressListener.close();
+      await rateLimiter.close();
+    },
     apiOptions: {
       knownRoutes: [...commands, ...queries],
       authenticator,

@@ -4,14 +4,12 @@ import type { Config } from '../../shared/config/config';
 import type { Logger } from '../../shared/logging/logger';
 import { createMetrics } from '../../shared/metrics/metrics';
 import { openInfrastructure } from '../../shared/runtime/openInfrastructure';
-import { instrumentEventStore } from '../../shared/eventStore/instrumentedEventStore';
 import { createGateway } from '../../shared/http';
 import { ensureConfiguredStaff } from '../../shared/domain/identity/ensureStaffAccount';
 import { createServiceContext } from '../serviceContext';
 import { createCommandApp } from '../command-api/createCommandApp';
 import { createQueryApp } from '../query-api/createQueryApp';
 import { startProjector } from '../projector/startProjector';
-import { listenProjectionProgress } from '../../shared/runtime/listenProjectionProgress';
 
 export interface RunningService {
   readonly url: string;
@@ -26,19 +24,14 @@ export interface RunningService {
 export async function startAllInOne(config: Config, logger: Logger): Promise<RunningService> {
   const metrics = createMetrics('catalogue');
   const infra = await openInfrastructure(config, logger);
-  const store = instrumentEventStore(infra.store, (type, n) => metrics.eventsAppended(type, n));
-  const instrumented = { ...infra, store };
-  const context = await createServiceContext(config, instrumented, logger, metrics);
+  const context = await createServiceContext(config, infra, logger, metrics);
   const projector = startProjector({
-    store,
+    store: context.store,
     pool: infra.readModels,
     metrics,
     logger,
     progress: context.progress,
   });
-  // Several all-in-one instances may share a database: only one projector leads, so the others learn
-  // the read models' progress (and which rows changed) from its notifications.
-  const progressListener = await listenProjectionProgress(infra.databaseUrl, context.progress, logger);
   await ensureConfiguredStaff(config.admin, context.commandDeps, logger);
 
   const commandApp = createCommandApp(
@@ -65,8 +58,7 @@ export async function startAllInOne(config: Config, logger: Logger): Promise<Run
       server.closeIdleConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await projector.stop();
-      await progressListener.close();
-      await context.rateLimiter.close();
+      await context.close();
       await infra.close();
     },
   };

@@ -3,25 +3,21 @@ import { loadConfig } from '../../shared/config/config';
 import { createLogger } from '../../shared/logging/logger';
 import { createMetrics } from '../../shared/metrics/metrics';
 import { openInfrastructure } from '../../shared/runtime/openInfrastructure';
-import { listenProjectionProgress } from '../../shared/runtime/listenProjectionProgress';
 import { runUntilSignal } from '../../shared/runtime/runUntilSignal';
-import { instrumentEventStore } from '../../shared/eventStore/instrumentedEventStore';
 import { createServiceContext } from '../serviceContext';
 import { createCommandApp } from './createCommandApp';
 import { ensureConfiguredStaff } from '../../shared/domain/identity/ensureStaffAccount';
 
 /**
  * The command API alone (distributed mode): needs DATABASE_URL (read models, and the event store
- * unless EVENTSTORE_CONNECTION_STRING is set). Waits for the projector's progress via NOTIFY.
+ * unless EVENTSTORE_CONNECTION_STRING is set). Follows the projector's progress via NOTIFY.
  */
 void runUntilSignal('command-api', async () => {
   const config = loadConfig(process.env);
   const logger = createLogger({ service: 'command-api', level: config.logLevel });
   const metrics = createMetrics('command-api');
   const infra = await openInfrastructure(config, logger);
-  const store = instrumentEventStore(infra.store, (type, n) => metrics.eventsAppended(type, n));
-  const context = await createServiceContext(config, { ...infra, store }, logger, metrics);
-  const progress = await listenProjectionProgress(infra.databaseUrl, context.progress, logger);
+  const context = await createServiceContext(config, infra, logger, metrics);
   await ensureConfiguredStaff(config.admin, context.commandDeps, logger);
 
   const app = createCommandApp(
@@ -36,8 +32,7 @@ void runUntilSignal('command-api', async () => {
     service: {
       async close() {
         await new Promise<void>((resolve) => server.close(() => resolve()));
-        await progress.close();
-        await context.rateLimiter.close();
+        await context.close();
         await infra.close();
       },
     },

@@ -3,7 +3,6 @@ import { loadConfig } from '../../shared/config/config';
 import { createLogger } from '../../shared/logging/logger';
 import { createMetrics } from '../../shared/metrics/metrics';
 import { openInfrastructure } from '../../shared/runtime/openInfrastructure';
-import { listenProjectionProgress } from '../../shared/runtime/listenProjectionProgress';
 import { runUntilSignal } from '../../shared/runtime/runUntilSignal';
 import { createServiceContext } from '../serviceContext';
 import { createQueryApp } from './createQueryApp';
@@ -15,7 +14,6 @@ void runUntilSignal('query-api', async () => {
   const metrics = createMetrics('query-api');
   const infra = await openInfrastructure(config, logger);
   const context = await createServiceContext(config, infra, logger, metrics);
-  const progress = await listenProjectionProgress(infra.databaseUrl, context.progress, logger);
   const server = http
     .createServer(createQueryApp(context.apiOptions, context.queryRoutes))
     .listen(config.port, config.host);
@@ -25,8 +23,7 @@ void runUntilSignal('query-api', async () => {
     service: {
       async close() {
         await new Promise<void>((resolve) => server.close(() => resolve()));
-        await progress.close();
-        await context.rateLimiter.close();
+        await context.close();
         await infra.close();
       },
     },

@@ -4,7 +4,7 @@ import { AuthenticationError } from '../errors/httpErrors';
 import type { EventStore } from '../eventStore/eventStore';
 import type { ProjectionProgress } from '../projections/projectionProgress';
 import type { Logger } from '../projections/logger';
-import { SCHEMA_VERSION } from '../commandHandling/handleCommand';
+import { toNewEvents } from '../commandHandling/handleCommand';
 import { TOKEN_USE_RECORD_INTERVAL_MS, tokenUsageStreamName } from '../domain/identity/tokenUsage';
 import type { Authenticator, Principal } from './principal';
 import { hashTokenSecret, looksLikeTokenSecret } from './tokens';
@@ -117,20 +117,20 @@ export class TokenAuthenticator implements Authenticator {
     this.options.store
       .appendToStream(
         tokenUsageStreamName(principal.tokenId),
-        [
-          {
-            id: randomUUID(),
-            type: 'AccessTokenUsed',
-            data: { tokenId: principal.tokenId, userId: principal.userId, usedAt },
-            metadata: {
-              actor: String(principal.userId),
-              requestId: null,
-              correlationId: randomUUID(),
-              causationId: null,
-              schemaVersion: SCHEMA_VERSION,
+        toNewEvents(
+          [
+            {
+              type: 'AccessTokenUsed',
+              data: { tokenId: principal.tokenId, userId: principal.userId, usedAt },
             },
+          ],
+          {
+            actor: String(principal.userId),
+            requestId: null,
+            correlationId: randomUUID(),
+            causationId: null,
           },
-        ],
+        ),
         { expectedRevision: 'any' },
       )
       .catch((error: unknown) => {

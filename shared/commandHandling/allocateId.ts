@@ -1,8 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { EventStore } from '../eventStore/eventStore';
 import { WrongExpectedRevisionError } from '../eventStore/eventStore';
 import type { CommandContext } from './commandContext';
-import { SCHEMA_VERSION } from './handleCommand';
+import { toNewEvents } from './handleCommand';
 
 /**
  * Integer ids are allocated on the write side so a write response carries them. Each id is one
@@ -23,14 +22,7 @@ export class IdAllocator {
       try {
         await this.store.appendToStream(
           stream,
-          [
-            {
-              id: randomUUID(),
-              type: 'IdAllocated',
-              data: { sequence, id },
-              metadata: { ...ctx, schemaVersion: SCHEMA_VERSION },
-            },
-          ],
+          toNewEvents([{ type: 'IdAllocated', data: { sequence, id } }], ctx),
           { expectedRevision: expected ?? 'no_stream' },
         );
         this.guesses.set(sequence, BigInt(id - 1));

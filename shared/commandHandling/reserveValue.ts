@@ -1,6 +1,6 @@
 import type { EventStore } from '../eventStore/eventStore';
 import type { CommandContext } from './commandContext';
-import { handleCommand } from './handleCommand';
+import { handleCommand, loadAggregate } from './handleCommand';
 import type { ReservationEvent, ReservationState } from '../domain/reservation/reservation';
 import {
   decideRelease,
@@ -81,10 +81,6 @@ export async function findReservationOwner(
   scope: string,
   value: string,
 ): Promise<string | undefined> {
-  const events = await store.readStream(reservationStreamName(scope, value));
-  const state = events.reduce(
-    (s, e) => evolveReservation(s, { type: e.type, data: e.data } as ReservationEvent),
-    initialReservationState(),
-  );
+  const { state } = await loadAggregate(store, reservationStreamName(scope, value), reservationDecider);
   return state.status === 'held' ? state.ownerId : undefined;
 }

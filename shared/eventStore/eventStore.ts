@@ -26,6 +26,16 @@ export function comparePositions(a: GlobalPosition, b: GlobalPosition): number {
   return 0;
 }
 
+/** The earliest of some positions; START when there are none. */
+export function minPosition(positions: readonly GlobalPosition[]): GlobalPosition {
+  return (
+    positions.reduce<GlobalPosition | undefined>(
+      (min, p) => (min === undefined || comparePositions(p, min) < 0 ? p : min),
+      undefined,
+    ) ?? START
+  );
+}
+
 /** "commit.prepare": used in checkpoints, response headers and the read-your-writes token. */
 export function formatPosition(p: GlobalPosition): string {
   return `${p.commit}.${p.prepare}`;

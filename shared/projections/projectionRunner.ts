@@ -1,7 +1,7 @@
 import type { Pool, PoolClient } from 'pg';
 import { inTransaction } from '../infra/postgres/inTransaction';
 import type { EventStore, GlobalPosition, RecordedEvent } from '../eventStore/eventStore';
-import { comparePositions, formatPosition, START } from '../eventStore/eventStore';
+import { comparePositions, formatPosition, minPosition } from '../eventStore/eventStore';
 import type { Logger } from './logger';
 import type { Projection } from './projection';
 import { contextFor } from './projection';
@@ -66,7 +66,7 @@ export class ProjectionRunner {
     const active = await this.prepare();
     const head = await this.options.store.headPosition();
     let applied = 0;
-    let from = minPosition(active);
+    let from = earliest(active);
     while (comparePositions(from, head) < 0) {
       const batch = await this.options.store.readAll({
         after: from,
@@ -116,7 +116,7 @@ export class ProjectionRunner {
     const active = await this.prepare();
     const batchSize = this.options.batchSize ?? 500;
     for await (const batch of this.options.store.subscribeToAll({
-      after: minPosition(active),
+      after: earliest(active),
       batchSize,
       signal,
     })) {
@@ -135,7 +135,7 @@ export class ProjectionRunner {
       return { projection, status: row.status, position: row.position };
     });
     const live = active.filter((a) => a.status === 'live');
-    if (live.length > 0) this.options.progress?.advance(minPosition(live));
+    if (live.length > 0) this.options.progress?.advance(earliest(live));
     return active;
   }
 
@@ -168,7 +168,7 @@ export class ProjectionRunner {
     });
     for (const a of active) if (comparePositions(end, a.position) > 0) a.position = end;
     const live = active.filter((a) => a.status === 'live');
-    if (live.length > 0) this.options.progress?.advance(minPosition(live), changed);
+    if (live.length > 0) this.options.progress?.advance(earliest(live), changed);
     this.options.onBatch?.({
       events: batch.length,
       position: end,
@@ -188,13 +188,8 @@ export class ProjectionRunner {
     }
     // Readers waiting for a position this version has already applied must not wait for the next batch;
     // their cached rows came from the old version, so all of them are stale.
-    if (building.length > 0) this.options.progress?.advance(minPosition(active), ['*']);
+    if (building.length > 0) this.options.progress?.advance(earliest(active), ['*']);
   }
-}
-
-function minPosition(active: readonly { position: GlobalPosition }[]): GlobalPosition {
-  if (active.length === 0) return START;
-  return active.map((a) => a.position).reduce((min, p) => (comparePositions(p, min) < 0 ? p : min));
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -210,4 +205,8 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
       { once: true },
     );
   });
+}
+
+function earliest(active: readonly { position: GlobalPosition }[]): GlobalPosition {
+  return minPosition(active.map((a) => a.position));
 }

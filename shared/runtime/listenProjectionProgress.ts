@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { parsePosition } from '../eventStore/eventStore';
+import { minPosition, parsePosition } from '../eventStore/eventStore';
 import type { Logger } from '../logging/logger';
 import { PROGRESS_CHANNEL } from '../projections/projectionRunner';
 import type { ProjectionProgress } from '../projections/projectionProgress';
@@ -12,21 +12,16 @@ import { readCheckpoints } from '../projections/checkpointStore';
  */
 export async function listenProjectionProgress(
   connectionString: string,
+  readModels: pg.Pool,
   progress: ProjectionProgress,
   logger: Logger,
 ): Promise<{ close(): Promise<void> }> {
   let client: pg.Client | undefined;
   let closed = false;
-  const pollPool = new pg.Pool({ connectionString, max: 1 });
-  pollPool.on('error', () => undefined);
 
   const poll = async (): Promise<void> => {
-    const live = (await readCheckpoints(pollPool).catch(() => [])).filter((c) => c.status === 'live');
-    if (live.length === 0) return;
-    const min = live
-      .map((c) => c.position)
-      .reduce((a, b) => (a.commit < b.commit || (a.commit === b.commit && a.prepare <= b.prepare) ? a : b));
-    progress.advance(min);
+    const live = (await readCheckpoints(readModels).catch(() => [])).filter((c) => c.status === 'live');
+    if (live.length > 0) progress.advance(minPosition(live.map((c) => c.position)));
   };
 
   const connect = async (): Promise<void> => {
@@ -57,7 +52,6 @@ export async function listenProjectionProgress(
       closed = true;
       clearInterval(timer);
       await client?.end().catch(() => undefined);
-      await pollPool.end();
     },
   };
 }
