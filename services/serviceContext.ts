@@ -13,7 +13,7 @@ import type { QueryDeps } from './query-api/queryDeps';
 import type { RouteSpec } from '../shared/http/routeSpec';
 import { commandRoutes } from './command-api/commandRoutes';
 import { queryRoutes } from './query-api/queryRoutes';
-import { UserCache } from './query-api/features/account/userCache';
+import { UserLoader } from './query-api/features/account/userLoader';
 import { instrumentEventStore } from '../shared/eventStore/instrumentedEventStore';
 import type { EventStore } from '../shared/eventStore/eventStore';
 import { listenProjectionProgress } from '../shared/runtime/listenProjectionProgress';
@@ -72,7 +72,7 @@ export async function createServiceContext(
   const queryDeps: QueryDeps = {
     readModels: infra.readModels,
     blobs: infra.blobs,
-    users: new UserCache(infra.readModels, progress),
+    users: new UserLoader(infra.readModels),
   };
   const commands = commandRoutes(commandDeps);
   const queries = queryRoutes(queryDeps);

@@ -1,6 +1,7 @@
 import type { Pool } from 'pg';
-import { NotFoundError } from '../../../../shared/errors/httpErrors';
 import type { UserRecord } from '../../../../shared/views/userViews';
+
+export type UserWithRevision = UserRecord & { revision: bigint };
 
 type Row = {
   id: number;
@@ -15,24 +16,31 @@ type Row = {
   revision: string;
 };
 
-/** The user's row and its stream revision (the profile's ETag). */
-export async function loadUser(pool: Pool, userId: number): Promise<UserRecord & { revision: bigint }> {
+/** The users' rows with their stream revisions (the profile's ETag), by id; unknown ids are absent. */
+export async function loadUsers(
+  pool: Pool,
+  userIds: readonly number[],
+): Promise<Map<number, UserWithRevision>> {
   const { rows } = await pool.query<Row>(
-    'SELECT id, email, username, first_name, last_name, bio, location, avatar_key, is_staff, revision::text FROM users WHERE id = $1',
-    [userId],
+    `SELECT id, email, username, first_name, last_name, bio, location, avatar_key, is_staff, revision::text
+       FROM users WHERE id = ANY($1::integer[])`,
+    [userIds],
   );
-  const r = rows[0];
-  if (!r) throw new NotFoundError('User not found.');
-  return {
-    id: r.id,
-    email: r.email,
-    username: r.username,
-    firstName: r.first_name,
-    lastName: r.last_name,
-    bio: r.bio,
-    location: r.location,
-    avatarKey: r.avatar_key,
-    isStaff: r.is_staff,
-    revision: BigInt(r.revision),
-  };
+  return new Map(
+    rows.map((r) => [
+      r.id,
+      {
+        id: r.id,
+        email: r.email,
+        username: r.username,
+        firstName: r.first_name,
+        lastName: r.last_name,
+        bio: r.bio,
+        location: r.location,
+        avatarKey: r.avatar_key,
+        isStaff: r.is_staff,
+        revision: BigInt(r.revision),
+      },
+    ]),
+  );
 }
