@@ -373,11 +373,18 @@ export function describeEventStoreContract<Store extends EventStore>(
       test('concurrent appends to one stream keep its revision order in the global order', async () => {
         const stream = uniqueStream('contended');
         const start = await store.headPosition();
+        const positions: GlobalPosition[] = [];
         await Promise.all(
           Array.from({ length: 8 }, async () => {
             for (let i = 0; i < 40; i++)
-              await store.appendToStream(stream, newEvents(1), { expectedRevision: 'any' });
+              positions.push(
+                (await store.appendToStream(stream, newEvents(1), { expectedRevision: 'any' })).position,
+              );
           }),
+        );
+        await untilReadable(
+          store,
+          positions.reduce((a, b) => (comparePositions(a, b) >= 0 ? a : b)),
         );
         const globalOrder = (await readAllPages(store, start, 1000)).filter((e) => e.streamName === stream);
         expect(globalOrder).toHaveLength(320);
