@@ -5,11 +5,14 @@ import type { Logger } from '../../shared/logging/logger';
 import { createMetrics } from '../../shared/metrics/metrics';
 import { openInfrastructure } from '../../shared/runtime/openInfrastructure';
 import { createGateway } from '../../shared/http';
-import { ensureConfiguredStaff } from '../../shared/domain/identity/ensureStaffAccount';
-import { createServiceContext } from '../serviceContext';
+import { createServicePlatform } from '../../shared/runtime/servicePlatform';
+import { ensureConfiguredStaff } from '../command-api/features/account/ensureStaffAccount';
+import { createCommandDeps } from '../command-api/commandDeps';
 import { createCommandApp } from '../command-api/createCommandApp';
+import { createQueryDeps } from '../query-api/queryDeps';
 import { createQueryApp } from '../query-api/createQueryApp';
 import { startProjector } from '../projector/startProjector';
+import { serviceRoutes } from './serviceRoutes';
 
 export interface RunningService {
   readonly url: string;
@@ -24,21 +27,24 @@ export interface RunningService {
 export async function startAllInOne(config: Config, logger: Logger): Promise<RunningService> {
   const metrics = createMetrics('catalogue');
   const infra = await openInfrastructure(config, logger);
-  const context = await createServiceContext(config, infra, logger, metrics);
+  const platform = await createServicePlatform(config, infra, logger, metrics);
   const projector = startProjector({
-    store: context.store,
+    store: platform.store,
     pool: infra.readModels,
     metrics,
     logger,
-    progress: context.progress,
+    progress: platform.progress,
   });
-  await ensureConfiguredStaff(config.admin, context.commandDeps, logger);
+  const commandDeps = createCommandDeps(config, infra, platform.store);
+  await ensureConfiguredStaff(config.admin, commandDeps, logger);
 
+  const { commands, queries } = serviceRoutes(commandDeps, createQueryDeps(infra));
+  const common = { ...platform.apiOptions, knownRoutes: [...commands, ...queries] };
   const commandApp = createCommandApp(
-    { ...context.apiOptions, serve: { health: false, metrics: false, docs: false } },
-    context.commandRoutes,
+    { ...common, serve: { health: false, metrics: false, docs: false } },
+    commands,
   );
-  const queryApp = createQueryApp(context.apiOptions, context.queryRoutes);
+  const queryApp = createQueryApp({ ...common, openApiRoutes: [...commands, ...queries] }, queries);
   const server = http.createServer(createGateway({ commandApp, queryApp }));
   // Uploads can be slow: no whole-request deadline, but idle sockets are still reaped.
   server.requestTimeout = 0;
@@ -58,7 +64,7 @@ export async function startAllInOne(config: Config, logger: Logger): Promise<Run
       server.closeIdleConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await projector.stop();
-      await context.close();
+      await platform.close();
       await infra.close();
     },
   };

@@ -4,7 +4,7 @@ import { openInfrastructure } from '../../shared/runtime/openInfrastructure';
 import { IdAllocator } from '../../shared/commandHandling/allocateId';
 import { createPasswordHasher } from '../../shared/auth/passwords';
 import { systemContext } from '../../shared/commandHandling/commandContext';
-import { ensureStaffAccount } from '../../shared/domain/identity/ensureStaffAccount';
+import { ensureStaffAccount } from './features/account/ensureStaffAccount';
 
 const USAGE =
   'usage: npm run admin -- create-staff --email <email> --password <password> [--username <name>]';

@@ -2,11 +2,14 @@ import type { Pool } from 'pg';
 import type { EventStore } from '../../shared/eventStore/eventStore';
 import type { BlobStore } from '../../shared/blobStore/blobStore';
 import type { PasswordHasher } from '../../shared/auth/passwords';
-import type { IdAllocator } from '../../shared/commandHandling/allocateId';
+import { createPasswordHasher } from '../../shared/auth/passwords';
+import { IdAllocator } from '../../shared/commandHandling/allocateId';
 import type { CommandContext } from '../../shared/commandHandling/commandContext';
+import type { Config } from '../../shared/config/config';
 import type { RequestContext } from '../../shared/http/routeSpec';
+import type { Infrastructure } from '../../shared/runtime/openInfrastructure';
 
-/** Everything a command handler may use; wired once in main.ts. */
+/** Everything a command handler may use; wired once per process by createCommandDeps. */
 export interface CommandDeps {
   readonly store: EventStore;
   /** Read models, for lookups only (who owns token X); decisions come from event streams. */
@@ -17,6 +20,20 @@ export interface CommandDeps {
   readonly clock: () => Date;
   readonly loginTokenTtlMs: number;
   readonly maxAvatarBytes: number;
+}
+
+/** `store` is the platform's instrumented store, so appends made by commands are counted. */
+export function createCommandDeps(config: Config, infra: Infrastructure, store: EventStore): CommandDeps {
+  return {
+    store,
+    readModels: infra.readModels,
+    blobs: infra.blobs,
+    ids: new IdAllocator(store),
+    passwords: createPasswordHasher(config.passwordHashLogN),
+    clock: () => new Date(),
+    loginTokenTtlMs: config.loginTokenTtlMs,
+    maxAvatarBytes: config.maxAvatarBytes,
+  };
 }
 
 export function commandContext(ctx: RequestContext): CommandContext {

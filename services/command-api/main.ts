@@ -4,9 +4,12 @@ import { createLogger } from '../../shared/logging/logger';
 import { createMetrics } from '../../shared/metrics/metrics';
 import { openInfrastructure } from '../../shared/runtime/openInfrastructure';
 import { runUntilSignal } from '../../shared/runtime/runUntilSignal';
-import { createServiceContext } from '../serviceContext';
+import { createServicePlatform } from '../../shared/runtime/servicePlatform';
+import { API_DOCUMENT, routeKeysOf } from '../../shared/apiContract/apiContract';
+import { createCommandDeps } from './commandDeps';
+import { commandRoutes } from './commandRoutes';
 import { createCommandApp } from './createCommandApp';
-import { ensureConfiguredStaff } from '../../shared/domain/identity/ensureStaffAccount';
+import { ensureConfiguredStaff } from './features/account/ensureStaffAccount';
 
 /**
  * The command API alone (distributed mode): needs DATABASE_URL (read models, and the event store
@@ -17,12 +20,17 @@ void runUntilSignal('command-api', async () => {
   const logger = createLogger({ service: 'command-api', level: config.logLevel });
   const metrics = createMetrics('command-api');
   const infra = await openInfrastructure(config, logger);
-  const context = await createServiceContext(config, infra, logger, metrics);
-  await ensureConfiguredStaff(config.admin, context.commandDeps, logger);
+  const platform = await createServicePlatform(config, infra, logger, metrics);
+  const deps = createCommandDeps(config, infra, platform.store);
+  await ensureConfiguredStaff(config.admin, deps, logger);
 
   const app = createCommandApp(
-    { ...context.apiOptions, serve: { health: true, metrics: true, docs: false } },
-    context.commandRoutes,
+    {
+      ...platform.apiOptions,
+      knownRoutes: routeKeysOf(API_DOCUMENT),
+      serve: { health: true, metrics: true, docs: false },
+    },
+    commandRoutes(deps),
   );
   const server = http.createServer(app).listen(config.port, config.host);
   server.requestTimeout = 0;
@@ -32,7 +40,7 @@ void runUntilSignal('command-api', async () => {
     service: {
       async close() {
         await new Promise<void>((resolve) => server.close(() => resolve()));
-        await context.close();
+        await platform.close();
         await infra.close();
       },
     },

@@ -4,7 +4,10 @@ import { createLogger } from '../../shared/logging/logger';
 import { createMetrics } from '../../shared/metrics/metrics';
 import { openInfrastructure } from '../../shared/runtime/openInfrastructure';
 import { runUntilSignal } from '../../shared/runtime/runUntilSignal';
-import { createServiceContext } from '../serviceContext';
+import { createServicePlatform } from '../../shared/runtime/servicePlatform';
+import { API_DOCUMENT, routeKeysOf } from '../../shared/apiContract/apiContract';
+import { createQueryDeps } from './queryDeps';
+import { queryRoutes } from './queryRoutes';
 import { createQueryApp } from './createQueryApp';
 
 /** The query API alone (distributed mode): reads the read models the projector maintains. */
@@ -13,17 +16,20 @@ void runUntilSignal('query-api', async () => {
   const logger = createLogger({ service: 'query-api', level: config.logLevel });
   const metrics = createMetrics('query-api');
   const infra = await openInfrastructure(config, logger);
-  const context = await createServiceContext(config, infra, logger, metrics);
-  const server = http
-    .createServer(createQueryApp(context.apiOptions, context.queryRoutes))
-    .listen(config.port, config.host);
+  const platform = await createServicePlatform(config, infra, logger, metrics);
+  // It documents the whole service (the gateway sends /api/schema/ here) from the generated document.
+  const app = createQueryApp(
+    { ...platform.apiOptions, knownRoutes: routeKeysOf(API_DOCUMENT), openApiDocument: API_DOCUMENT },
+    queryRoutes(createQueryDeps(infra)),
+  );
+  const server = http.createServer(app).listen(config.port, config.host);
   logger.info('query-api listening', { port: config.port });
   return {
     logger,
     service: {
       async close() {
         await new Promise<void>((resolve) => server.close(() => resolve()));
-        await context.close();
+        await platform.close();
         await infra.close();
       },
     },

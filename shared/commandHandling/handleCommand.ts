@@ -9,7 +9,6 @@ import type {
 import { WrongExpectedRevisionError } from '../eventStore/eventStore';
 import { ConflictError } from '../errors/httpErrors';
 import type { CommandContext } from './commandContext';
-import { upcast } from './upcast';
 
 export interface DomainEvent {
   readonly type: string;
@@ -50,10 +49,8 @@ export async function loadAggregate<State, Event extends DomainEvent>(
   decider: Decider<State, Event>,
 ): Promise<Loaded<State>> {
   const recorded = await store.readStream(streamName);
-  const state = recorded.reduce(
-    (s, e) => decider.evolve(s, upcast(e) as unknown as Event),
-    decider.initialState(),
-  );
+  // Events arrive upcast to their newest shape (upcastingEventStore, wired where the store is opened).
+  const state = recorded.reduce((s, e) => decider.evolve(s, e as unknown as Event), decider.initialState());
   const last: RecordedEvent | undefined = recorded[recorded.length - 1];
   return { state, revision: last?.streamRevision };
 }

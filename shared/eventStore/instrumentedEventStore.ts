@@ -6,6 +6,7 @@ export function instrumentEventStore(
   onAppended: (type: string, count: number) => void,
 ): EventStore {
   return {
+    ...store, // optional capabilities of the adapter
     async appendToStream(streamName, events, options) {
       const result = await store.appendToStream(streamName, events, options);
       const byType = new Map<string, number>();

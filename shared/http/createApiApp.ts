@@ -5,12 +5,12 @@ import type { Metrics } from '../metrics/metrics';
 import { corsMiddleware } from './corsMiddleware';
 import { errorMiddleware } from './errorMiddleware';
 import { notFoundMiddleware } from './notFoundMiddleware';
-import { type OpenApiInfo, buildOpenApiDocument } from './openapi/buildOpenApiDocument';
+import { type OpenApiDocument, type OpenApiInfo, buildOpenApiDocument } from './openapi/buildOpenApiDocument';
 import { type PreparedRoute, prepareRoute } from './preparedRoute';
 import type { RateLimiter } from './rateLimit/createRateLimiter';
 import { requestObserver } from './requestObserver';
 import { routeDispatcher } from './routeDispatcher';
-import type { ConsistencyGate, RouteSpec } from './routeSpec';
+import type { ConsistencyGate, RouteKey, RouteSpec } from './routeSpec';
 import { RouteTable } from './routeTable';
 import type { HealthCheck } from './system/healthChecks';
 import { SYSTEM_ROUTE_PATHS, systemRoutes } from './system/systemRoutes';
@@ -20,7 +20,7 @@ export interface ApiAppOptions {
   /** Routes this app serves. */
   readonly routes: readonly RouteSpec[];
   /** Every route of the whole service (all apps): a path served elsewhere answers 405, not 404. Defaults to `routes`. */
-  readonly knownRoutes?: readonly RouteSpec[];
+  readonly knownRoutes?: readonly RouteKey[];
   readonly authenticator: Authenticator;
   /** Read-your-writes: waits for reply positions (writes) and X-Min-Position (reads). */
   readonly consistency?: ConsistencyGate;
@@ -40,8 +40,10 @@ export interface ApiAppOptions {
   readonly healthChecks?: Readonly<Record<string, HealthCheck>>;
   readonly healthCheckTimeoutMs?: number;
   readonly openApiInfo?: OpenApiInfo;
-  /** Routes documented at /api/schema/ (default: knownRoutes). */
+  /** Routes documented at /api/schema/ (default: `routes`). */
   readonly openApiRoutes?: readonly RouteSpec[];
+  /** A ready document served at /api/schema/ instead (a service that does not hold every route). */
+  readonly openApiDocument?: OpenApiDocument;
   /** Which system endpoints this app serves (all by default; the all-in-one serves them once). */
   readonly serve?: { readonly health?: boolean; readonly metrics?: boolean; readonly docs?: boolean };
   /** Base of links the service emits, when it sits behind a proxy that rewrites Host. */
@@ -50,7 +52,7 @@ export interface ApiAppOptions {
 
 const MIB = 1024 * 1024;
 
-function knownTable(routes: readonly RouteSpec[]): RouteTable<unknown> {
+function knownTable(routes: readonly RouteKey[]): RouteTable<unknown> {
   const table = new RouteTable<unknown>();
   for (const route of routes) table.add(route.method, route.path, true);
   for (const path of SYSTEM_ROUTE_PATHS) table.add('GET', path, true);
@@ -82,7 +84,7 @@ export function createApiApp(options: ApiAppOptions): Express {
       healthCheckTimeoutMs: options.healthCheckTimeoutMs ?? 3000,
       openApiJson: () =>
         (openApiJson ??= JSON.stringify(
-          buildOpenApiDocument(options.openApiRoutes ?? options.knownRoutes ?? options.routes, info),
+          options.openApiDocument ?? buildOpenApiDocument(options.openApiRoutes ?? options.routes, info),
         )),
       title: info.title,
       serve: { health: true, metrics: true, docs: true, ...options.serve },

@@ -69,6 +69,9 @@ export interface RouteSpec<Body = unknown> {
   readonly handler: (ctx: RequestContext<Body>) => Promise<Reply>;
 }
 
+/** What names a route: enough to answer 405 with Allow for a path another app serves. */
+export type RouteKey = Pick<RouteSpec, 'method' | 'path'>;
+
 /** Waits until the read models serving this process have applied events up to a position. */
 export interface ConsistencyGate {
   /** Resolves true when reached, false when the bound elapsed first. */

@@ -6,6 +6,7 @@ import type { BlobStore } from '../blobStore/blobStore';
 import { createPostgresEventStore } from '../eventStore/postgres/postgresEventStore';
 import { createEventStoreDbEventStore } from '../eventStore/eventStoreDb/eventStoreDbEventStore';
 import { createLocalDiskBlobStore } from '../blobStore/localDisk/createLocalDiskBlobStore';
+import { upcastingEventStore } from '../eventStore/upcastingEventStore';
 import { createS3BlobStore } from '../blobStore/s3/createS3BlobStore';
 import type { Logger } from '../logging/logger';
 
@@ -79,6 +80,7 @@ export async function openInfrastructure(
     store = pgStore;
   }
   closers.unshift(() => store.close());
+  store = upcastingEventStore(store);
 
   const blobs = config.s3
     ? createS3BlobStore(config.s3)

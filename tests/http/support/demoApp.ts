@@ -30,6 +30,7 @@ export async function startDemo(overrides: Partial<ApiAppOptions> = {}): Promise
     serviceName: 'demo',
     routes: demoRoutes,
     knownRoutes: [...demoRoutes, ...elsewhereRoutes],
+    openApiRoutes: [...demoRoutes, ...elsewhereRoutes],
     authenticator: fakeAuthenticator,
     consistency: recordingGate(waits),
     metrics,

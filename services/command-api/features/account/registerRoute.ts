@@ -1,6 +1,6 @@
 import type { RouteSpec } from '../../../../shared/http/routeSpec';
 import { ValidationError } from '../../../../shared/errors/httpErrors';
-import { registerUser } from '../../../../shared/domain/identity/registration';
+import { registerUser } from './registerUser';
 import { registeredUserJson, userSchemas } from '../../../../shared/views/userViews';
 import type { CommandDeps } from '../../commandDeps';
 import { commandContext } from '../../commandDeps';

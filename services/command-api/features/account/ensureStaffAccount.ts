@@ -1,14 +1,14 @@
-import type { EventStore } from '../../eventStore/eventStore';
-import type { IdAllocator } from '../../commandHandling/allocateId';
-import type { PasswordHasher } from '../../auth/passwords';
-import type { CommandContext } from '../../commandHandling/commandContext';
-import { systemContext } from '../../commandHandling/commandContext';
-import { handleCommand } from '../../commandHandling/handleCommand';
-import { findReservationOwner } from '../../commandHandling/reserveValue';
-import { decideUser } from './decide';
-import type { UserEvent } from './events';
-import { userDecider } from './events';
-import { registerUser } from './registration';
+import type { EventStore } from '../../../../shared/eventStore/eventStore';
+import type { IdAllocator } from '../../../../shared/commandHandling/allocateId';
+import type { PasswordHasher } from '../../../../shared/auth/passwords';
+import type { CommandContext } from '../../../../shared/commandHandling/commandContext';
+import { systemContext } from '../../../../shared/commandHandling/commandContext';
+import { handleCommand } from '../../../../shared/commandHandling/handleCommand';
+import { findReservationOwner } from '../../../../shared/commandHandling/reserveValue';
+import { decideUser } from '../../../../shared/domain/identity/decide';
+import type { UserEvent } from '../../../../shared/domain/identity/events';
+import { userDecider } from '../../../../shared/domain/identity/events';
+import { registerUser } from './registerUser';
 
 export interface StaffAccount {
   readonly email: string;

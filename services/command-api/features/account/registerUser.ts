@@ -1,13 +1,13 @@
-import type { EventStore } from '../../eventStore/eventStore';
-import type { CommandContext } from '../../commandHandling/commandContext';
-import type { IdAllocator } from '../../commandHandling/allocateId';
-import { handleCommand } from '../../commandHandling/handleCommand';
-import { releaseValue, reserveValue } from '../../commandHandling/reserveValue';
-import { ValidationError } from '../../errors/httpErrors';
-import type { GlobalPosition } from '../../eventStore/eventStore';
-import { decideUser } from './decide';
-import type { RegisteredUser } from './events';
-import { userDecider, userStreamName } from './events';
+import type { EventStore } from '../../../../shared/eventStore/eventStore';
+import type { CommandContext } from '../../../../shared/commandHandling/commandContext';
+import type { IdAllocator } from '../../../../shared/commandHandling/allocateId';
+import { handleCommand } from '../../../../shared/commandHandling/handleCommand';
+import { releaseValue, reserveValue } from '../../../../shared/commandHandling/reserveValue';
+import { ValidationError } from '../../../../shared/errors/httpErrors';
+import type { GlobalPosition } from '../../../../shared/eventStore/eventStore';
+import { decideUser } from '../../../../shared/domain/identity/decide';
+import type { RegisteredUser } from '../../../../shared/domain/identity/events';
+import { userDecider, userStreamName } from '../../../../shared/domain/identity/events';
 
 export interface Registration {
   readonly email: string;
