@@ -39,7 +39,9 @@ export async function createServiceContext(
   infra: Infrastructure,
   logger: Logger,
   metrics: Metrics,
+  options: { clock?: () => Date } = {},
 ): Promise<ServiceContext> {
+  const clock = options.clock ?? (() => new Date());
   const store = instrumentEventStore(infra.store, (type, n) => metrics.eventsAppended(type, n));
   const progress = new ProjectionProgress();
   // Any process may be served by another process's projector (several all-in-ones share one
@@ -58,6 +60,7 @@ export async function createServiceContext(
     store,
     progress,
     logger,
+    now: () => clock().getTime(),
   });
   const commandDeps: CommandDeps = {
     store,
@@ -65,7 +68,7 @@ export async function createServiceContext(
     blobs: infra.blobs,
     ids: new IdAllocator(store),
     passwords: createPasswordHasher(config.passwordHashLogN),
-    clock: () => new Date(),
+    clock,
     loginTokenTtlMs: config.loginTokenTtlMs,
     maxAvatarBytes: config.maxAvatarBytes,
   };

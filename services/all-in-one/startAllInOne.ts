@@ -4,6 +4,7 @@ import type { Config } from '../../shared/config/config';
 import type { Logger } from '../../shared/logging/logger';
 import { createMetrics } from '../../shared/metrics/metrics';
 import { openInfrastructure } from '../../shared/runtime/openInfrastructure';
+import type { RunningPostgres } from '../../shared/infra/postgres/embeddedPostgres';
 import { createGateway } from '../../shared/http';
 import { ensureConfiguredStaff } from '../../shared/domain/identity/ensureStaffAccount';
 import { createServiceContext } from '../serviceContext';
@@ -14,17 +15,28 @@ import { startProjector } from '../projector/startProjector';
 export interface RunningService {
   readonly url: string;
   readonly server: http.Server;
+  /** The supervised embedded PostgreSQL (no DATABASE_URL): state() / isRunning() for /health/. */
+  readonly embeddedPostgres: RunningPostgres | undefined;
   close(): Promise<void>;
+}
+
+export interface AllInOneOptions {
+  /** The clock of commands and token expiry (tests move it instead of sleeping). */
+  readonly clock?: () => Date;
 }
 
 /**
  * The all-in-one: gateway, command API, query API and projector in one process, on an embedded
  * PostgreSQL unless DATABASE_URL is given. The projector feeds read-your-writes directly.
  */
-export async function startAllInOne(config: Config, logger: Logger): Promise<RunningService> {
+export async function startAllInOne(
+  config: Config,
+  logger: Logger,
+  options: AllInOneOptions = {},
+): Promise<RunningService> {
   const metrics = createMetrics('catalogue');
   const infra = await openInfrastructure(config, logger);
-  const context = await createServiceContext(config, infra, logger, metrics);
+  const context = await createServiceContext(config, infra, logger, metrics, { clock: options.clock });
   const projector = startProjector({
     store: context.store,
     pool: infra.readModels,
@@ -54,6 +66,7 @@ export async function startAllInOne(config: Config, logger: Logger): Promise<Run
   return {
     url,
     server,
+    embeddedPostgres: infra.embeddedPostgres,
     async close() {
       server.closeIdleConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
