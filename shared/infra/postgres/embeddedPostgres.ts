@@ -115,9 +115,15 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     await supervisor.stop();
     throw error;
   }
+  // Exiting without stop() (a crash, process.exit): ask for a fast shutdown; we cannot wait here.
   const stopOnExit = (): void => {
     const pid = supervisor.pid();
-    if (pid !== undefined) process.kill(pid, 'SIGINT'); // we cannot wait here; it finishes on its own
+    if (pid === undefined) return;
+    try {
+      process.kill(pid, 'SIGINT');
+    } catch {
+      // already gone
+    }
   };
   process.once('exit', stopOnExit);
   return {
