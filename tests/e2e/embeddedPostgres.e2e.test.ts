@@ -98,13 +98,19 @@ afterAll(async () => {
   for (const instance of instances) await stopInstance(instance);
 });
 
-const supervisionLines = (service: ServiceProcess): string[] =>
-  service
-    .output()
-    .split('\n')
-    .filter(
-      (line) => line.includes('embedded PostgreSQL') && /exited unexpectedly|is back|giving up/.test(line),
-    );
+/**
+ * The supervision log lines seen so far. The child keeps only its latest output lines, so each
+ * call adds what is visible now to what earlier calls saw (lines carry timestamps: no duplicates).
+ */
+const seenLines = new Map<ServiceProcess, Set<string>>();
+function supervisionLines(service: ServiceProcess): string[] {
+  const seen = seenLines.get(service) ?? new Set<string>();
+  seenLines.set(service, seen);
+  for (const line of service.output().split('\n'))
+    if (line.includes('embedded PostgreSQL') && /exited unexpectedly|is back|giving up/.test(line))
+      seen.add(line);
+  return [...seen];
+}
 
 test('two all-in-ones side by side each run their own embedded PostgreSQL on a free port', async () => {
   for (const { service, dataDir } of [a, b]) {
@@ -126,6 +132,7 @@ test('kill -9 of the postmaster: it is restarted and writes and reads work again
   process.kill(killed, 'SIGKILL');
 
   const restarted = await waitFor('a new postmaster', () => {
+    supervisionLines(victim.service);
     const pid = postmasterPid(victim.dataDir);
     return Promise.resolve(pid !== undefined && pid !== killed ? pid : undefined);
   });
@@ -133,7 +140,10 @@ test('kill -9 of the postmaster: it is restarted and writes and reads work again
   const api = client(victim.service.url);
   // A write (register, appended through the service's pools) then a read of it (login reads the
   // user's stream back and checks the password): retried until the pools have reconnected.
-  const user = await waitFor('a write then a read', () => newUser(api));
+  const user = await waitFor('a write then a read', () => {
+    supervisionLines(victim.service);
+    return newUser(api);
+  });
   expect(user.token).toMatch(/^bic_lt_/);
   expect((await api.get('/health/')).status).toBe(200);
   expect(supervisionLines(victim.service)).toEqual([
