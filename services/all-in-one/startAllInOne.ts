@@ -4,6 +4,7 @@ import type { Config } from '../../shared/config/config';
 import type { Logger } from '../../shared/logging/logger';
 import { createMetrics } from '../../shared/metrics/metrics';
 import { openInfrastructure } from '../../shared/runtime/openInfrastructure';
+import type { RunningPostgres } from '../../shared/infra/postgres/embeddedPostgres';
 import { createGateway } from '../../shared/http';
 import { createServicePlatform } from '../../shared/runtime/servicePlatform';
 import { ensureConfiguredStaff } from '../command-api/features/account/ensureStaffAccount';
@@ -17,17 +18,29 @@ import { serviceRoutes } from './serviceRoutes';
 export interface RunningService {
   readonly url: string;
   readonly server: http.Server;
+  /** The supervised embedded PostgreSQL (no DATABASE_URL): state() / isRunning() for /health/. */
+  readonly embeddedPostgres: RunningPostgres | undefined;
   close(): Promise<void>;
+}
+
+export interface AllInOneOptions {
+  /** The clock of commands and token expiry (tests move it instead of sleeping). */
+  readonly clock?: () => Date;
 }
 
 /**
  * The all-in-one: gateway, command API, query API and projector in one process, on an embedded
  * PostgreSQL unless DATABASE_URL is given. The projector feeds read-your-writes directly.
  */
-export async function startAllInOne(config: Config, logger: Logger): Promise<RunningService> {
+export async function startAllInOne(
+  config: Config,
+  logger: Logger,
+  options: AllInOneOptions = {},
+): Promise<RunningService> {
+  const clock = options.clock ?? (() => new Date());
   const metrics = createMetrics('catalogue');
   const infra = await openInfrastructure(config, logger);
-  const platform = await createServicePlatform(config, infra, logger, metrics);
+  const platform = await createServicePlatform(config, infra, logger, metrics, clock);
   const projector = startProjector({
     store: platform.store,
     pool: infra.readModels,
@@ -35,7 +48,7 @@ export async function startAllInOne(config: Config, logger: Logger): Promise<Run
     logger,
     progress: platform.progress,
   });
-  const commandDeps = createCommandDeps(config, infra, platform.store);
+  const commandDeps = createCommandDeps(config, infra, platform.store, clock);
   await ensureConfiguredStaff(config.admin, commandDeps, logger);
 
   const { commands, queries } = serviceRoutes(commandDeps, createQueryDeps(infra));
@@ -60,6 +73,7 @@ export async function startAllInOne(config: Config, logger: Logger): Promise<Run
   return {
     url,
     server,
+    embeddedPostgres: infra.embeddedPostgres,
     async close() {
       server.closeIdleConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

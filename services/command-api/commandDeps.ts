@@ -23,14 +23,19 @@ export interface CommandDeps {
 }
 
 /** `store` is the platform's instrumented store, so appends made by commands are counted. */
-export function createCommandDeps(config: Config, infra: Infrastructure, store: EventStore): CommandDeps {
+export function createCommandDeps(
+  config: Config,
+  infra: Infrastructure,
+  store: EventStore,
+  clock: () => Date = () => new Date(),
+): CommandDeps {
   return {
     store,
     readModels: infra.readModels,
     blobs: infra.blobs,
     ids: new IdAllocator(store),
     passwords: createPasswordHasher(config.passwordHashLogN),
-    clock: () => new Date(),
+    clock,
     loginTokenTtlMs: config.loginTokenTtlMs,
     maxAvatarBytes: config.maxAvatarBytes,
   };

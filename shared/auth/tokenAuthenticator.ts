@@ -26,6 +26,9 @@ type Row = {
   is_staff: boolean;
 };
 
+/** Beyond this many tokens seen within one record interval, the oldest are forgotten (an extra event, no harm). */
+const MAX_TRACKED_USES = 50_000;
+
 export interface TokenAuthenticatorOptions {
   readonly pool: Pool;
   readonly store: EventStore;
@@ -44,6 +47,7 @@ export interface TokenAuthenticatorOptions {
  */
 export class TokenAuthenticator implements Authenticator {
   private readonly cache = new Map<string, CachedToken>();
+  /** When each token's use was last recorded, in recording order; only entries younger than the interval. */
   private readonly lastRecordedUse = new Map<string, number>();
   private readonly ttl: number;
   private readonly now: () => number;
@@ -72,6 +76,11 @@ export class TokenAuthenticator implements Authenticator {
       throw new AuthenticationError('Token has expired.');
     this.recordUse(entry.principal, now);
     return entry.principal;
+  }
+
+  /** Tokens whose last recorded use is still inside the record interval (bounded memory). */
+  get trackedTokenUses(): number {
+    return this.lastRecordedUse.size;
   }
 
   /** Drops cached tokens named by projector change keys ("token:<id>", "user:<id>", or "*"). */
@@ -110,9 +119,13 @@ export class TokenAuthenticator implements Authenticator {
 
   /** last_used_at may lag by up to a minute (decisions.md): one AccessTokenUsed event per token per minute. */
   private recordUse(principal: Principal, now: number): void {
+    this.forgetUsesRecordedBefore(now - TOKEN_USE_RECORD_INTERVAL_MS);
     const last = this.lastRecordedUse.get(principal.tokenId);
     if (last !== undefined && now - last < TOKEN_USE_RECORD_INTERVAL_MS) return;
+    this.lastRecordedUse.delete(principal.tokenId); // re-added at the end: the map stays in recording order
     this.lastRecordedUse.set(principal.tokenId, now);
+    if (this.lastRecordedUse.size > MAX_TRACKED_USES)
+      this.lastRecordedUse.delete(this.lastRecordedUse.keys().next().value!);
     const usedAt = new Date(now).toISOString();
     this.options.store
       .appendToStream(
@@ -137,5 +150,13 @@ export class TokenAuthenticator implements Authenticator {
         this.lastRecordedUse.delete(principal.tokenId);
         this.options.logger?.error('could not record token use', { error: String(error) });
       });
+  }
+
+  /** An entry that old would not suppress a record any more: drop it. Oldest entries come first. */
+  private forgetUsesRecordedBefore(cutoff: number): void {
+    for (const [tokenId, recordedAt] of this.lastRecordedUse) {
+      if (recordedAt > cutoff) return;
+      this.lastRecordedUse.delete(tokenId);
+    }
   }
 }

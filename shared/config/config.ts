@@ -15,7 +15,13 @@ export interface Config {
   readonly dataDir: string;
   /** External PostgreSQL; when absent the all-in-one starts an embedded one in dataDir/postgres. */
   readonly databaseUrl: string | undefined;
-  readonly embeddedPostgresPort: number;
+  /**
+   * The role that owns the event store and runs its migrations, when DATABASE_URL's role should not
+   * (least privilege); absent: DATABASE_URL migrates too.
+   */
+  readonly migrationDatabaseUrl: string | undefined;
+  /** Absent: a free port is chosen at each start, so several all-in-ones can run side by side. */
+  readonly embeddedPostgresPort: number | undefined;
   readonly eventStoreConnectionString: string | undefined;
   readonly s3: S3Config | undefined;
   readonly elasticsearchUrl: string | undefined;
@@ -66,6 +72,23 @@ function int(env: Env, name: string, fallback: number, min = 0): number {
   if (!/^\d+$/.test(raw.trim()) || Number(raw) < min)
     throw new ConfigError(name, `must be an integer >= ${min}, got "${raw}"`);
   return Number(raw);
+}
+
+function optionalPort(env: Env, name: string): number | undefined {
+  if (!env[name]) return undefined;
+  const port = int(env, name, 0, 1);
+  if (port > 65_535) throw new ConfigError(name, `must be a port number (1-65535), got "${env[name]}"`);
+  return port;
+}
+
+function migrationDatabaseUrl(env: Env): string | undefined {
+  const raw = url(env, 'MIGRATION_DATABASE_URL');
+  if (raw && !env.DATABASE_URL)
+    throw new ConfigError(
+      'MIGRATION_DATABASE_URL',
+      'needs DATABASE_URL (the embedded PostgreSQL has its own roles)',
+    );
+  return raw;
 }
 
 function url(env: Env, name: string): string | undefined {
@@ -141,7 +164,8 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
     port: int(env, 'PORT', 8000),
     dataDir: path.resolve(cwd, env.DATA_DIR ?? './data'),
     databaseUrl: url(env, 'DATABASE_URL'),
-    embeddedPostgresPort: int(env, 'EMBEDDED_PG_PORT', 54329, 1),
+    migrationDatabaseUrl: migrationDatabaseUrl(env),
+    embeddedPostgresPort: optionalPort(env, 'EMBEDDED_PG_PORT'),
     eventStoreConnectionString: env.EVENTSTORE_CONNECTION_STRING || undefined,
     s3: s3(env),
     elasticsearchUrl: url(env, 'ELASTICSEARCH_URL'),

@@ -4,11 +4,15 @@ import type { Config } from '../config/config';
 import type { EventStore } from '../eventStore/eventStore';
 import type { BlobStore } from '../blobStore/blobStore';
 import { createPostgresEventStore } from '../eventStore/postgres/postgresEventStore';
+import { grantEventStoreAccess } from '../eventStore/postgres/grantEventStoreAccess';
+import { DEFAULT_SCHEMA } from '../eventStore/postgres/sqlNames';
 import { createEventStoreDbEventStore } from '../eventStore/eventStoreDb/eventStoreDbEventStore';
 import { createLocalDiskBlobStore } from '../blobStore/localDisk/createLocalDiskBlobStore';
 import { upcastingEventStore } from '../eventStore/upcastingEventStore';
 import { createS3BlobStore } from '../blobStore/s3/createS3BlobStore';
 import type { Logger } from '../logging/logger';
+import { startEmbeddedPostgres, type RunningPostgres } from '../infra/postgres/embeddedPostgres';
+import { provisionDatabase } from '../infra/postgres/provisionDatabase';
 
 export interface Infrastructure {
   /** PostgreSQL URL of the read models (and of the event store when it is the PostgreSQL adapter). */
@@ -16,52 +20,101 @@ export interface Infrastructure {
   readonly readModels: pg.Pool;
   readonly store: EventStore;
   readonly blobs: BlobStore;
+  /** The supervised embedded server, when there is no DATABASE_URL (its state() is for /health/). */
+  readonly embeddedPostgres: RunningPostgres | undefined;
   close(): Promise<void>;
 }
 
-const DATABASE = 'catalogue';
+export interface InfrastructureOptions {
+  readonly poolSize?: number;
+  /**
+   * The embedded PostgreSQL died and could not be restarted. Default: log and exit with status 1,
+   * so whatever supervises this process (systemd, compose, an operator) sees it.
+   */
+  readonly onEmbeddedPostgresGaveUp?: (error: Error) => void;
+}
 
-async function ensureDatabase(serverUrl: string, name: string): Promise<void> {
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
-  try {
-    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-    if (rowCount === 0)
-      await client.query(`CREATE DATABASE ${client.escapeIdentifier(name)}`).catch((e: { code?: string }) => {
-        if (e.code !== '42P04') throw e; // created by a process starting at the same moment
-      });
-  } finally {
-    await client.end();
-  }
+const DATABASE = 'catalogue';
+/** The embedded cluster's roles: the owner runs migrations, the service connects as the app role. */
+const ROLES = { owner: 'catalogue_owner', app: 'catalogue_app' } as const;
+
+interface Connections {
+  readonly databaseUrl: string;
+  /** Runs the event store's migrations (the owner role); may equal databaseUrl. */
+  readonly migrationUrl: string;
+  readonly embedded?: RunningPostgres;
 }
 
 async function startEmbedded(
   config: Config,
   logger: Logger,
-  closers: (() => Promise<void>)[],
-): Promise<string> {
+  options: InfrastructureOptions,
+): Promise<Connections> {
   const dataDir = path.join(config.dataDir, 'postgres');
-  logger.info('starting embedded PostgreSQL', { dataDir, port: config.embeddedPostgresPort });
-  // Loaded only when needed: the package is ESM and brings PostgreSQL binaries along.
-  const { startEmbeddedPostgres } = await import('../infra/postgres/embeddedPostgres.js');
-  const embedded = await startEmbeddedPostgres({ dataDir, port: config.embeddedPostgresPort });
-  closers.push(() => embedded.stop());
-  await ensureDatabase(embedded.connectionString('postgres'), DATABASE);
-  return embedded.connectionString(DATABASE);
+  logger.info('starting embedded PostgreSQL', { dataDir, port: config.embeddedPostgresPort ?? 'any free' });
+  const gaveUp =
+    options.onEmbeddedPostgresGaveUp ??
+    ((error: Error) => {
+      logger.error('exiting: the embedded PostgreSQL is down for good', { error: error.message });
+      process.exit(1);
+    });
+  const embedded = await startEmbeddedPostgres({
+    dataDir,
+    port: config.embeddedPostgresPort,
+    loginRoles: [ROLES.owner, ROLES.app],
+    logger,
+    onGiveUp: gaveUp,
+  });
+  try {
+    await provisionDatabase({
+      superuserUrl: embedded.connectionString('postgres'),
+      database: DATABASE,
+      roles: ROLES,
+      ownerSchema: DEFAULT_SCHEMA,
+    });
+  } catch (error) {
+    await embedded.stop();
+    throw error;
+  }
+  logger.info('embedded PostgreSQL ready', { port: embedded.port });
+  return {
+    databaseUrl: embedded.connectionString(DATABASE, ROLES.app),
+    migrationUrl: embedded.connectionString(DATABASE, ROLES.owner),
+    embedded,
+  };
 }
 
 /**
- * Opens what a service needs from its configuration: an external PostgreSQL (DATABASE_URL) or an
- * embedded one started from node_modules in DATA_DIR; the PostgreSQL or EventStoreDB event store;
- * local-disk or S3 blob storage.
+ * Migrates the PostgreSQL event store as its owner; when the service connects as another role,
+ * grants that role exactly what appending and reading need (see grantEventStoreAccess).
+ */
+async function migrateEventStore(connections: Connections, appRole: string): Promise<void> {
+  const owner = createPostgresEventStore({ connectionString: connections.migrationUrl, poolSize: 1 });
+  try {
+    await owner.migrate();
+    const { rows } = await owner.pool.query<{ role: string }>('SELECT current_user AS role');
+    if (rows[0]?.role !== appRole) await grantEventStoreAccess(owner.pool, owner.names, appRole);
+  } finally {
+    await owner.close();
+  }
+}
+
+/**
+ * Opens what a service needs from its configuration: an external PostgreSQL (DATABASE_URL, with
+ * MIGRATION_DATABASE_URL for the owner role) or a supervised embedded one started from
+ * node_modules in DATA_DIR; the PostgreSQL or EventStoreDB event store; local-disk or S3 blobs.
  */
 export async function openInfrastructure(
   config: Config,
   logger: Logger,
-  options: { poolSize?: number } = {},
+  options: InfrastructureOptions = {},
 ): Promise<Infrastructure> {
   const closers: (() => Promise<void>)[] = [];
-  const databaseUrl = config.databaseUrl ?? (await startEmbedded(config, logger, closers));
+  const connections: Connections = config.databaseUrl
+    ? { databaseUrl: config.databaseUrl, migrationUrl: config.migrationDatabaseUrl ?? config.databaseUrl }
+    : await startEmbedded(config, logger, options);
+  const { databaseUrl, embedded } = connections;
+  if (embedded) closers.push(() => embedded.stop());
   const readModels = new pg.Pool({ connectionString: databaseUrl, max: options.poolSize ?? 20 });
   readModels.on('error', (error) =>
     logger.error('idle read-model connection failed', { error: String(error) }),
@@ -69,15 +122,17 @@ export async function openInfrastructure(
   closers.unshift(() => readModels.end());
 
   let store: EventStore;
-  if (config.eventStoreConnectionString) {
-    store = createEventStoreDbEventStore({ connectionString: config.eventStoreConnectionString });
-  } else {
-    const pgStore = createPostgresEventStore({
-      connectionString: databaseUrl,
-      poolSize: options.poolSize ?? 10,
-    });
-    await pgStore.migrate();
-    store = pgStore;
+  try {
+    if (config.eventStoreConnectionString) {
+      store = createEventStoreDbEventStore({ connectionString: config.eventStoreConnectionString });
+    } else {
+      const { rows } = await readModels.query<{ role: string }>('SELECT current_user AS role');
+      await migrateEventStore(connections, rows[0]!.role);
+      store = createPostgresEventStore({ connectionString: databaseUrl, poolSize: options.poolSize ?? 10 });
+    }
+  } catch (error) {
+    for (const close of closers) await close().catch(() => undefined);
+    throw error;
   }
   closers.unshift(() => store.close());
   store = upcastingEventStore(store);
@@ -91,6 +146,7 @@ export async function openInfrastructure(
     readModels,
     store,
     blobs,
+    embeddedPostgres: embedded,
     async close() {
       for (const close of closers)
         await close().catch((error: unknown) => logger.error('close failed', { error: String(error) }));

@@ -30,6 +30,7 @@ export async function createServicePlatform(
   infra: Infrastructure,
   logger: Logger,
   metrics: Metrics,
+  clock: () => Date = () => new Date(),
 ): Promise<ServicePlatform> {
   const store = instrumentEventStore(infra.store, (type, n) => metrics.eventsAppended(type, n));
   const progress = new ProjectionProgress();
@@ -49,6 +50,7 @@ export async function createServicePlatform(
     store,
     progress,
     logger,
+    now: () => clock().getTime(),
   });
   return {
     store,

@@ -6,14 +6,17 @@ import { startTestService } from '../support/testService';
 
 let service: TestService;
 let api: Client;
+/** The service's clock runs this far ahead of the wall clock: tests move time instead of sleeping. */
+let clockOffsetMs = 0;
+const serviceNow = (): number => Date.now() + clockOffsetMs;
 
 beforeAll(async () => {
-  service = await startTestService();
+  service = await startTestService({}, undefined, { clock: () => new Date(serviceNow()) });
   api = client(service.url);
 });
 afterAll(() => service.close());
 
-const inAnHour = () => new Date(Date.now() + 3_600_000).toISOString();
+const inAnHour = () => new Date(serviceNow() + 3_600_000).toISOString();
 
 describe('POST /api/tokens/', () => {
   test('creates a token whose secret is shown once and works as Bearer and Token', async () => {
@@ -67,10 +70,10 @@ describe('POST /api/tokens/', () => {
     const user = await newUser(api);
     const res = await api.post('/api/tokens/', {
       token: user.token,
-      json: { name: 'brief', expires_at: new Date(Date.now() + 1500).toISOString() },
+      json: { name: 'brief', expires_at: new Date(serviceNow() + 60_000).toISOString() },
     });
     expect((await api.get('/api/auth/me/', { token: res.body.token, scheme: 'Bearer' })).status).toBe(200);
-    await new Promise((r) => setTimeout(r, 1600)); // expiry is a point in time: wait for it to pass
+    clockOffsetMs += 61_000; // expiry is a point in time on the service's clock: move it past
     const after = await api.get('/api/auth/me/', { token: res.body.token, scheme: 'Bearer' });
     expect(after.status).toBe(401);
     expect(after.body.detail).toMatch(/expired/i);

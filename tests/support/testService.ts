@@ -30,6 +30,7 @@ const RELAXED_LIMITS = {
 export async function startTestService(
   env: Record<string, string> = {},
   shareDatabase?: string,
+  options: { clock?: () => Date } = {},
 ): Promise<TestService> {
   const databaseUrl = shareDatabase ?? (await createTestDatabase('e2e'));
   const dataDir = mkdtempSync(path.join(tmpdir(), 'catalogue-e2e-'));
@@ -43,7 +44,7 @@ export async function startTestService(
     ...RELAXED_LIMITS,
     ...env,
   });
-  const service = await startAllInOne(config, createSilentLogger());
+  const service = await startAllInOne(config, createSilentLogger(), options);
   return {
     url: service.url,
     databaseUrl,

