@@ -90,7 +90,7 @@ test('migrate is idempotent and safe when several processes run it at once', asy
     const { rows } = await admin.query<{ version: number }>(
       `SELECT version FROM ${pg.escapeIdentifier(schema)}.schema_migrations ORDER BY version`,
     );
-    expect(rows.map((row) => row.version)).toEqual([1, 2, 3]);
+    expect(rows.map((row) => row.version)).toEqual([1, 2, 3, 4]);
     await expect(stores[1]!.appendToStream('brain-1', [newEvent()])).resolves.toMatchObject({
       nextExpectedRevision: 0n,
     });

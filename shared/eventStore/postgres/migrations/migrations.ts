@@ -2,10 +2,12 @@ import type { Migration } from './migration';
 import { m0001CreateEventStore } from './m0001CreateEventStore';
 import { m0002ForbidEventChanges } from './m0002ForbidEventChanges';
 import { m0003CreateAppendFunction } from './m0003CreateAppendFunction';
+import { m0004GuardOrderInLongerTransactions } from './m0004GuardOrderInLongerTransactions';
 
 /** In version order. Append new migrations; never edit one that has shipped. */
 export const migrations: readonly Migration[] = [
   m0001CreateEventStore,
   m0002ForbidEventChanges,
   m0003CreateAppendFunction,
+  m0004GuardOrderInLongerTransactions,
 ];
