@@ -142,10 +142,21 @@ export interface EventStore {
  * readStream the work makes (directly or through anything it awaits) goes through that transaction,
  * so the work reads its own appends, and the appends commit together with whatever the work writes
  * through `sql`, or not at all. The work's result is returned after COMMIT; a throw rolls back.
- * A run inside a run joins the outer transaction.
+ * The transaction begins at the work's first statement (work that streams an upload first holds no
+ * connection meanwhile); work that issues none commits nothing. A run inside a run joins the outer
+ * transaction (its hooks do not run).
  */
 export interface UnitOfWork {
-  run<T>(work: (sql: SqlExecutor) => Promise<T>): Promise<T>;
+  run<T>(work: (sql: SqlExecutor) => Promise<T>, hooks?: UnitOfWorkHooks): Promise<T>;
+}
+
+export interface UnitOfWorkHooks {
+  /**
+   * Runs right after BEGIN, before the work's first statement (e.g. to take a lock and check that
+   * the work is still wanted). When it throws, the unit rolls back and `run` rejects with that
+   * error, whatever the work made of it.
+   */
+  readonly onBegin?: (sql: SqlExecutor) => Promise<void>;
 }
 
 /**

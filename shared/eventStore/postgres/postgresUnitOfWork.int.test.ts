@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createTestDatabase } from '../../../tests/support/testPostgres';
 import { UnitOfWorkConflictError, comparePositions, type NewEvent } from '../eventStore';
 import { createPostgresEventStore, type PostgresEventStore } from './postgresEventStore';
+import type { SqlExecutor } from './sqlExecutor';
 
 let connectionString: string;
 let store: PostgresEventStore;
@@ -163,4 +164,49 @@ test('a unit waiting for a stream lock is really blocked by the holder (appends 
   release();
   await holder;
   await expect(waiter).rejects.toThrow(/expected revision no_stream/);
+});
+
+test('the transaction begins at the first statement, running onBegin first; work with none begins nothing', async () => {
+  const steps: string[] = [];
+  const onBegin = async (sql: SqlExecutor) => {
+    steps.push('onBegin');
+    await sql.query({ text: 'SELECT 1' });
+  };
+  await store.unitOfWork.run(
+    async () => {
+      steps.push('work started');
+      steps.push(`connections in use: ${store.pool.totalCount - store.pool.idleCount}`);
+      await store.appendToStream('brain-1', [newEvent()]);
+      steps.push('appended');
+    },
+    { onBegin },
+  );
+  expect(steps).toEqual(['work started', 'connections in use: 0', 'onBegin', 'appended']);
+
+  const untouched = jest.fn(() => Promise.resolve());
+  expect(await store.unitOfWork.run(() => Promise.resolve('no statements'), { onBegin: untouched })).toBe(
+    'no statements',
+  );
+  expect(untouched).not.toHaveBeenCalled();
+});
+
+test('when onBegin throws, run rejects with its error, whatever the work made of it, and nothing commits', async () => {
+  const verdict = new Error('no longer wanted');
+  const outcome = store.unitOfWork.run(
+    async (sql) => {
+      try {
+        await store.appendToStream('brain-1', [newEvent()]);
+      } catch {
+        // a careless handler swallowing the failure and carrying on
+      }
+      await sql.query({ text: 'INSERT INTO uow_side_effects (note) VALUES ($1)', values: ['ignored'] });
+      return 'done';
+    },
+    { onBegin: () => Promise.reject(verdict) },
+  );
+  await expect(outcome).rejects.toBe(verdict);
+  expect(await store.readStream('brain-1')).toEqual([]);
+  expect((await store.pool.query('SELECT count(*)::int AS n FROM uow_side_effects')).rows).toEqual([
+    { n: 0 },
+  ]);
 });

@@ -1,12 +1,40 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type pg from 'pg';
-import { UnitOfWorkConflictError, type UnitOfWork } from '../eventStore';
+import { UnitOfWorkConflictError, type UnitOfWork, type UnitOfWorkHooks } from '../eventStore';
 import type { SqlExecutor } from './sqlExecutor';
 
-interface Transaction {
-  readonly client: pg.PoolClient;
-  /** False from the moment the work settles: a task it left running must not use the client. */
-  open: boolean;
+/** One run's transaction, begun at its first statement. */
+class Transaction {
+  /** False once the work has settled: a task it left running must not use the connection. */
+  open = true;
+  client: pg.PoolClient | undefined;
+  begun: Promise<pg.PoolClient> | undefined;
+  beginError: { error: unknown } | undefined;
+  readonly sql: SqlExecutor = {
+    query: <Row extends pg.QueryResultRow>(config: pg.QueryConfig) =>
+      this.begin().then((client) => client.query<Row>(config)),
+  };
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly hooks: UnitOfWorkHooks,
+  ) {}
+
+  begin(): Promise<pg.PoolClient> {
+    if (!this.open) return Promise.reject(new Error('the unit of work has ended'));
+    this.begun ??= this.connect().catch((error: unknown) => {
+      this.beginError = { error };
+      throw error;
+    });
+    return this.begun;
+  }
+
+  private async connect(): Promise<pg.PoolClient> {
+    this.client = await this.pool.connect();
+    await this.client.query('BEGIN');
+    await this.hooks.onBegin?.(this.client);
+    return this.client;
+  }
 }
 
 /** deadlock_detected, serialization_failure: PostgreSQL's own "run it again". */
@@ -26,39 +54,37 @@ export class PostgresUnitOfWork implements UnitOfWork {
 
   constructor(private readonly pool: pg.Pool) {}
 
-  /** The active transaction's client inside `run`, else the pool. */
+  /** The active transaction inside `run`, else the pool. */
   executor(): SqlExecutor {
     const transaction = this.ambient.getStore();
-    return transaction?.open ? transaction.client : this.pool;
+    return transaction?.open ? transaction.sql : this.pool;
   }
 
   inTransaction(): boolean {
     return this.ambient.getStore()?.open === true;
   }
 
-  async run<T>(work: (sql: SqlExecutor) => Promise<T>): Promise<T> {
+  async run<T>(work: (sql: SqlExecutor) => Promise<T>, hooks: UnitOfWorkHooks = {}): Promise<T> {
     const current = this.ambient.getStore();
-    if (current?.open) return work(current.client);
-    const client = await this.pool.connect();
-    const transaction: Transaction = { client, open: true };
+    if (current?.open) return work(current.sql);
+    const transaction = new Transaction(this.pool, hooks);
     let broken: Error | undefined;
     try {
-      await client.query('BEGIN');
       const result = await this.ambient
-        .run(transaction, () => work(client))
-        .finally(() => {
-          transaction.open = false;
-        });
-      await client.query('COMMIT');
+        .run(transaction, () => work(transaction.sql))
+        .finally(() => (transaction.open = false));
+      if (transaction.begun) await (await transaction.begun).query('COMMIT');
       return result;
     } catch (error) {
-      await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
-      if (retryable(error)) throw new UnitOfWorkConflictError(error.message, { cause: error });
-      throw error;
+      await transaction.client?.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+      // The hook's verdict wins over what the work made of it (it may have wrapped or replaced it).
+      const cause = transaction.beginError ? transaction.beginError.error : error;
+      if (retryable(cause)) throw new UnitOfWorkConflictError(cause.message, { cause });
+      throw cause;
     } finally {
       transaction.open = false;
       // A client whose ROLLBACK failed may be mid-transaction or disconnected: discard it.
-      client.release(broken);
+      transaction.client?.release(broken);
     }
   }
 }
