@@ -4,7 +4,7 @@ import type { Metrics } from '../shared/metrics/metrics';
 import type { Infrastructure } from '../shared/runtime/openInfrastructure';
 import { ProjectionProgress } from '../shared/projections/projectionProgress';
 import { TokenAuthenticator } from '../shared/auth/tokenAuthenticator';
-import { PostgresRateLimitBackend, createRateLimiter } from '../shared/http';
+import { PostgresRateLimitBackend, createIdempotency, createRateLimiter } from '../shared/http';
 import type { ApiAppOptions } from '../shared/http';
 import { createPasswordHasher } from '../shared/auth/passwords';
 import { IdAllocator } from '../shared/commandHandling/allocateId';
@@ -53,6 +53,13 @@ export async function createServiceContext(
   const rateLimitBackend = new PostgresRateLimitBackend({ pool: infra.readModels, logger });
   await rateLimitBackend.migrate();
   const rateLimiter = createRateLimiter({ limits: config.rateLimits, backend: rateLimitBackend });
+  // Records live with the events (one transaction) where the store allows it, else in the read
+  // models' database.
+  const idempotency = createIdempotency({
+    ...(store.unitOfWork ? { unitOfWork: store.unitOfWork } : { pool: infra.readModels }),
+    onCommitted: config.faultInjectCrashAfterCommit ? () => process.kill(process.pid, 'SIGKILL') : undefined,
+  });
+  await idempotency.ensureSchema();
   const authenticator = new TokenAuthenticator({
     pool: infra.readModels,
     store,
@@ -98,6 +105,7 @@ export async function createServiceContext(
       trustProxy: config.trustProxy,
       jsonBodyLimitBytes: config.jsonBodyLimitBytes,
       publicBaseUrl: config.publicBaseUrl,
+      idempotency,
       openApiInfo: { title: 'Brain Imaging Catalogue API', version: '1.0.0' },
       healthChecks: {
         postgres: () => infra.readModels.query('SELECT 1'),
