@@ -236,4 +236,22 @@ describe('Idempotency-Key', () => {
     expect(other.status).toBe(422);
     expect((await api.get('/api/profile/', { token: user.token })).body.avatar).toBe(first.body.avatar);
   });
+
+  test('the OpenAPI document gives every write the header, its 409 and 422, and the EventStoreDB caveat', async () => {
+    const schema = (await api.get('/api/schema/')).body;
+    const parameter = schema.components.parameters.IdempotencyKey;
+    expect(parameter).toMatchObject({ name: 'Idempotency-Key', in: 'header', required: false });
+    expect(parameter.description).toMatch(/EventStoreDB/);
+    const operations = Object.values(schema.paths).flatMap((item: any) => Object.entries(item));
+    const writes = operations.filter(([method]) => ['post', 'put', 'patch', 'delete'].includes(method));
+    expect(writes.length).toBeGreaterThanOrEqual(7);
+    for (const [, operation] of writes as [string, any][]) {
+      expect(operation.parameters).toContainEqual({ $ref: '#/components/parameters/IdempotencyKey' });
+      expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['409', '422']));
+    }
+    for (const [, operation] of operations.filter(([method]) => method === 'get') as [string, any][])
+      expect(operation.parameters ?? []).not.toContainEqual({
+        $ref: '#/components/parameters/IdempotencyKey',
+      });
+  });
 });
