@@ -11,9 +11,8 @@ import { readIdempotencyKey } from './idempotency/idempotencyKey';
 import { requestIdentity } from './idempotency/requestIdentity';
 import type { PreparedRoute } from './preparedRoute';
 import { requestStateOf } from './requestState';
-import type { Reply } from './routeSpec';
 import type { RouteTable } from './routeTable';
-import type { ConsistencyGate } from './routeSpec';
+import type { ConsistencyGate, Reply } from './routeSpec';
 import type { Validator } from './schemaValidator';
 import { sendReply, type ReplyOptions } from './sendReply';
 
