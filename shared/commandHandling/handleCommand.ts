@@ -9,6 +9,7 @@ import type {
 import { WrongExpectedRevisionError } from '../eventStore/eventStore';
 import { ConflictError } from '../errors/httpErrors';
 import type { CommandContext } from './commandContext';
+import { type Backoff, contentionBackoff } from './contentionBackoff';
 
 export interface DomainEvent {
   readonly type: string;
@@ -38,7 +39,8 @@ export interface HandleResult<State, Event> {
 export interface HandleOptions {
   /** The stream revision the caller last saw (If-Match); a mismatch is a 409, never retried. */
   readonly expectedRevision?: bigint;
-  readonly maxAttempts?: number;
+  /** Paces retries after a lost race and says when to give up; default: contentionBackoff(). */
+  readonly backoff?: Backoff;
 }
 
 export const SCHEMA_VERSION = 1;
@@ -66,7 +68,8 @@ export function toNewEvents(events: readonly DomainEvent[], ctx: CommandContext)
 
 /**
  * Load the stream, fold it, decide, append with the revision that was folded. A concurrent writer
- * makes the append fail; the whole cycle then runs again on fresh state, a bounded number of times.
+ * makes the append fail; the whole cycle then runs again on fresh state, after a jittered backoff,
+ * until the time budget is spent (then 409). A stale If-Match is a 409 at once: retrying cannot help.
  */
 export async function handleCommand<State, Event extends DomainEvent>(
   store: EventStore,
@@ -76,8 +79,8 @@ export async function handleCommand<State, Event extends DomainEvent>(
   ctx: CommandContext,
   options: HandleOptions = {},
 ): Promise<HandleResult<State, Event>> {
-  const maxAttempts = options.maxAttempts ?? 8;
-  for (let attempt = 1; ; attempt++) {
+  const backoff = options.backoff ?? contentionBackoff();
+  for (;;) {
     const { state, revision } = await loadAggregate(store, streamName, decider);
     if (options.expectedRevision !== undefined && options.expectedRevision !== revision) {
       throw new ConflictError('The resource was modified by another request; reload it and try again.');
@@ -96,10 +99,10 @@ export async function handleCommand<State, Event extends DomainEvent>(
       };
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError)) throw error;
-      if (options.expectedRevision !== undefined || attempt >= maxAttempts) {
+      if (options.expectedRevision !== undefined)
+        throw new ConflictError('The resource was modified by another request; reload it and try again.');
+      if (!(await backoff.wait()))
         throw new ConflictError('The resource was modified concurrently; try again.');
-      }
-      await new Promise((r) => setTimeout(r, Math.random() * 5 * attempt));
     }
   }
 }

@@ -36,6 +36,11 @@ export interface Config {
   readonly publicBaseUrl: string | undefined;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   readonly readYourWritesTimeoutMs: number;
+  /**
+   * TEST-ONLY (FAULT_INJECT_CRASH_AFTER_COMMIT=1): the process SIGKILLs itself right after a write
+   * carrying an Idempotency-Key has committed, before answering, to prove that a retry replays it.
+   */
+  readonly faultInjectCrashAfterCommit: boolean;
   readonly rateLimits: {
     readonly login: RateLimitRule;
     readonly register: RateLimitRule;
@@ -149,6 +154,13 @@ function admin(env: Env): Config['admin'] {
   return { email, password, username: username ?? email.split('@')[0]! };
 }
 
+function flag(env: Env, name: string): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '' || raw === '0' || raw === 'false') return false;
+  if (raw === '1' || raw === 'true') return true;
+  throw new ConfigError(name, `must be 1, 0, true or false, got "${raw}"`);
+}
+
 function logLevel(env: Env): Config['logLevel'] {
   const raw = env.LOG_LEVEL ?? 'info';
   if (!['debug', 'info', 'warn', 'error', 'silent'].includes(raw))
@@ -183,6 +195,7 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL')?.replace(/\/$/, ''),
     logLevel: logLevel(env),
     readYourWritesTimeoutMs: int(env, 'READ_YOUR_WRITES_TIMEOUT_MS', 5000, 0),
+    faultInjectCrashAfterCommit: flag(env, 'FAULT_INJECT_CRASH_AFTER_COMMIT'),
     rateLimits: {
       login: rule(env, 'RATE_LIMIT_LOGIN', { limit: 10, windowMs: minute }),
       register: rule(env, 'RATE_LIMIT_REGISTER', { limit: 20, windowMs: hour }),

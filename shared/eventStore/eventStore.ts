@@ -8,6 +8,8 @@
  * changed in place; a stream can be read up to a position or a time.
  */
 
+import type { SqlExecutor } from './postgres/sqlExecutor';
+
 /**
  * A place in the global order. Lexicographic on (commit, prepare).
  * PostgreSQL: commit = transaction id (xid8), prepare = global sequence number.
@@ -131,6 +133,42 @@ export interface EventStore {
   /** The position of the latest event that readAll can return (START when empty). */
   headPosition(): Promise<GlobalPosition>;
   close(): Promise<void>;
+  /** Present only where the store can make several writes atomic (PostgreSQL; not EventStoreDB). */
+  readonly unitOfWork?: UnitOfWork;
+}
+
+/**
+ * One database transaction around some work. While `run` is active, every appendToStream and
+ * readStream the work makes (directly or through anything it awaits) goes through that transaction,
+ * so the work reads its own appends, and the appends commit together with whatever the work writes
+ * through `sql`, or not at all. The work's result is returned after COMMIT; a throw rolls back.
+ * The transaction begins at the work's first statement (work that streams an upload first holds no
+ * connection meanwhile); work that issues none commits nothing. A run inside a run joins the outer
+ * transaction (its hooks do not run).
+ */
+export interface UnitOfWork {
+  run<T>(work: (sql: SqlExecutor) => Promise<T>, hooks?: UnitOfWorkHooks): Promise<T>;
+}
+
+export interface UnitOfWorkHooks {
+  /**
+   * Runs right after BEGIN, before the work's first statement (e.g. to take a lock and check that
+   * the work is still wanted). When it throws, the unit rolls back and `run` rejects with that
+   * error, whatever the work made of it.
+   */
+  readonly onBegin?: (sql: SqlExecutor) => Promise<void>;
+}
+
+/**
+ * The unit of work was rolled back because it cannot commit as it stands, though running it again
+ * from the start can (a lock cycle with another transaction, or an append that would make the
+ * global order contradict its stream's order).
+ */
+export class UnitOfWorkConflictError extends Error {
+  constructor(reason: string, options?: ErrorOptions) {
+    super(`unit of work must be retried: ${reason}`, options);
+    this.name = 'UnitOfWorkConflictError';
+  }
 }
 
 export class WrongExpectedRevisionError extends Error {

@@ -19,5 +19,6 @@ export function instrumentEventStore(
     subscribeToAll: (options) => store.subscribeToAll(options),
     headPosition: () => store.headPosition(),
     close: () => store.close(),
+    unitOfWork: store.unitOfWork,
   };
 }

@@ -11,6 +11,7 @@ export const CORS_ALLOWED_HEADERS = [
   'If-None-Match',
   'X-Min-Position',
   'X-Consistency-Token',
+  'Idempotency-Key',
 ] as const;
 
 /** Headers a browser client may read: rate limits, list links, ETag, tracing, read-your-writes. */
@@ -24,6 +25,7 @@ export const CORS_EXPOSED_HEADERS = [
   'ETag',
   'X-Request-Id',
   'X-Event-Position',
+  'Idempotent-Replayed',
 ] as const;
 
 /** Any origin, no credentials (tokens travel in Authorization); every OPTIONS answered 204. */

@@ -14,6 +14,7 @@ import type { ConsistencyGate, RouteKey, RouteSpec } from './routeSpec';
 import { RouteTable } from './routeTable';
 import type { HealthCheck } from './system/healthChecks';
 import { SYSTEM_ROUTE_PATHS, systemRoutes } from './system/systemRoutes';
+import type { Idempotency } from './idempotency/idempotency';
 
 export interface ApiAppOptions {
   readonly serviceName: string;
@@ -48,6 +49,8 @@ export interface ApiAppOptions {
   readonly serve?: { readonly health?: boolean; readonly metrics?: boolean; readonly docs?: boolean };
   /** Base of links the service emits, when it sits behind a proxy that rewrites Host. */
   readonly publicBaseUrl?: string;
+  /** Honours the Idempotency-Key header on writes; without it the header is ignored. */
+  readonly idempotency?: Idempotency;
 }
 
 const MIB = 1024 * 1024;
@@ -98,6 +101,7 @@ export function createApiApp(options: ApiAppOptions): Express {
       jsonBodyLimitBytes: options.jsonBodyLimitBytes ?? MIB,
       publicBaseUrl: options.publicBaseUrl?.replace(/\/+$/, ''),
       logger: options.logger,
+      idempotency: options.idempotency,
     }),
   );
   app.use(notFoundMiddleware(knownTable(options.knownRoutes ?? options.routes)));

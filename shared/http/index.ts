@@ -13,6 +13,8 @@ export {
   resolveRateLimits,
 } from './rateLimit/rateLimitConfig';
 export type { RateLimitBackend } from './rateLimit/rateLimitBackend';
+export { type IdempotencyOptions, createIdempotency } from './idempotency/createIdempotency';
+export type { Idempotency } from './idempotency/idempotency';
 export { createMemoryRateLimitBackend } from './rateLimit/memoryRateLimitBackend';
 export {
   PostgresRateLimitBackend,

@@ -6,10 +6,13 @@ import { ApiRequestContext } from './apiRequestContext';
 import { asError } from './asError';
 import { type BodyReadResult, createBodyReader } from './bodyReader';
 import { requestedMinPosition } from './consistency';
+import type { Idempotency } from './idempotency/idempotency';
+import { readIdempotencyKey } from './idempotency/idempotencyKey';
+import { requestIdentity } from './idempotency/requestIdentity';
 import type { PreparedRoute } from './preparedRoute';
 import { requestStateOf } from './requestState';
 import type { RouteTable } from './routeTable';
-import type { ConsistencyGate } from './routeSpec';
+import type { ConsistencyGate, Reply } from './routeSpec';
 import type { Validator } from './schemaValidator';
 import { sendReply, type ReplyOptions } from './sendReply';
 
@@ -20,7 +23,12 @@ export interface DispatcherOptions {
   readonly jsonBodyLimitBytes: number;
   readonly publicBaseUrl: string | undefined;
   readonly logger: Logger;
+  /** Honours Idempotency-Key on writes; without it the header is ignored. */
+  readonly idempotency: Idempotency | undefined;
 }
+
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const NO_BODY: BodyReadResult = { kind: 'none' };
 
 function runMiddleware(middleware: RequestHandler, req: Request, res: Response): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -35,8 +43,9 @@ function validated(validator: Validator | undefined, data: unknown): unknown {
 }
 
 /**
- * Serves the app's routes: authenticate → rate-limit → validate query and body → wait for the
- * caller's read-your-writes position → handler → reply. Unmatched requests fall through.
+ * Serves the app's routes: authenticate → rate-limit → validate Idempotency-Key, query and body →
+ * wait for the caller's read-your-writes position → handler (at most once per Idempotency-Key) →
+ * reply. Unmatched requests fall through.
  */
 export function routeDispatcher(
   table: RouteTable<PreparedRoute>,
@@ -87,8 +96,10 @@ export function routeDispatcher(
     for (const limiter of route.limiters) await runMiddleware(limiter, req, res);
     if (authError) throw authError;
     if (!principal && route.spec.auth === 'required') throw new AuthenticationError();
+    const key = options.idempotency && WRITE_METHODS.has(req.method) ? readIdempotencyKey(req) : undefined;
     const query = validated(route.queryValidator, req.query) as Record<string, unknown>;
-    const body = route.readsBody ? bodyOf(route, await readBody(req, res, route.bodyMode)) : undefined;
+    const read = route.readsBody ? await readBody(req, res, route.bodyMode) : NO_BODY;
+    const body = route.readsBody ? bodyOf(route, read) : undefined;
     const minPosition = req.method === 'GET' || req.method === 'HEAD' ? requestedMinPosition(req) : undefined;
     if (minPosition && options.consistency)
       await options.consistency.waitFor(minPosition, options.consistencyTimeoutMs);
@@ -101,7 +112,19 @@ export function routeDispatcher(
       state.requestId,
       options.publicBaseUrl,
     );
-    await sendReply(req, res, await route.spec.handler(context), replyOptions);
+    const handle = (): Promise<Reply> => route.spec.handler(context);
+    const reply =
+      key === undefined || !options.idempotency
+        ? await handle()
+        : await options.idempotency.execute(
+            {
+              key,
+              scope: principal ? `user:${principal.userId}` : 'anonymous',
+              request: requestIdentity(req, read, body),
+            },
+            handle,
+          );
+    await sendReply(req, res, reply, replyOptions);
   };
 
   return (req: Request, res: Response, next: NextFunction) => {

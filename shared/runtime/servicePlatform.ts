@@ -4,7 +4,7 @@ import type { Metrics } from '../metrics/metrics';
 import type { Infrastructure } from './openInfrastructure';
 import { ProjectionProgress } from '../projections/projectionProgress';
 import { TokenAuthenticator } from '../auth/tokenAuthenticator';
-import { PostgresRateLimitBackend, createRateLimiter } from '../http';
+import { PostgresRateLimitBackend, createIdempotency, createRateLimiter } from '../http';
 import type { ApiAppOptions } from '../http';
 import { instrumentEventStore } from '../eventStore/instrumentedEventStore';
 import type { EventStore } from '../eventStore/eventStore';
@@ -45,6 +45,13 @@ export async function createServicePlatform(
   const rateLimitBackend = new PostgresRateLimitBackend({ pool: infra.readModels, logger });
   await rateLimitBackend.migrate();
   const rateLimiter = createRateLimiter({ limits: config.rateLimits, backend: rateLimitBackend });
+  // Records live with the events (one transaction) where the store allows it, else in the read
+  // models' database.
+  const idempotency = createIdempotency({
+    ...(store.unitOfWork ? { unitOfWork: store.unitOfWork } : { pool: infra.readModels }),
+    onCommitted: config.faultInjectCrashAfterCommit ? () => process.kill(process.pid, 'SIGKILL') : undefined,
+  });
+  await idempotency.ensureSchema();
   const authenticator = new TokenAuthenticator({
     pool: infra.readModels,
     store,
@@ -69,6 +76,7 @@ export async function createServicePlatform(
       trustProxy: config.trustProxy,
       jsonBodyLimitBytes: config.jsonBodyLimitBytes,
       publicBaseUrl: config.publicBaseUrl,
+      idempotency,
       openApiInfo: API_INFO,
       healthChecks: {
         postgres: () => infra.readModels.query('SELECT 1'),

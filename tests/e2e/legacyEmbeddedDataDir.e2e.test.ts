@@ -5,7 +5,7 @@ import pg from 'pg';
 import { startAllInOne, type RunningService } from '../../services/all-in-one/startAllInOne';
 import { loadConfig } from '../../shared/config/config';
 import { startEmbeddedPostgres } from '../../shared/infra/postgres/embeddedPostgres';
-import { APPEND_FUNCTION_ARGUMENTS } from '../../shared/eventStore/postgres/migrations/m0004AppendAsOwner';
+import { APPEND_FUNCTION_ARGUMENTS } from '../../shared/eventStore/postgres/migrations/m0005AppendAsOwner';
 import { createSilentLogger } from '../../shared/logging/logger';
 import { READ_MODEL_SCHEMA } from '../../shared/projections/projection';
 import { client, newUser } from '../support/httpClient';
@@ -44,13 +44,13 @@ async function makeLegacyDataDir() {
     const url = cluster.connectionString('catalogue');
     const old = await startAllInOne(loadConfig({ ...serviceEnv, DATABASE_URL: url }), createSilentLogger());
     const user = await newUser(client(old.url)).finally(() => old.close());
-    // The old version had no migration 4: an invoker's append function, executable by PUBLIC.
+    // The old version had no migration 5 (append as owner): an invoker's append function, executable by PUBLIC.
     const db = new pg.Client({ connectionString: url });
     await db.connect();
     await db.query(`
       ALTER FUNCTION event_store.append_events(${APPEND_FUNCTION_ARGUMENTS}) SECURITY INVOKER RESET search_path;
       GRANT EXECUTE ON FUNCTION event_store.append_events(${APPEND_FUNCTION_ARGUMENTS}) TO PUBLIC;
-      DELETE FROM event_store.schema_migrations WHERE version = 4;`);
+      DELETE FROM event_store.schema_migrations WHERE version = 5;`);
     await db.end();
     return user;
   } finally {
@@ -106,7 +106,7 @@ test('an old data dir is upgraded on start: password rotated, roles split, accou
              has_function_privilege('public', p.oid, 'EXECUTE') AS public_may_run,
              (SELECT max(version) FROM event_store.schema_migrations) AS version
         FROM pg_proc p WHERE p.oid = 'event_store.append_events(${APPEND_FUNCTION_ARGUMENTS})'::regprocedure`);
-    expect(appended.rows).toEqual([{ definer: true, public_may_run: false, version: 4 }]);
+    expect(appended.rows).toEqual([{ definer: true, public_may_run: false, version: 5 }]);
   } finally {
     await db.end();
   }

@@ -1,5 +1,6 @@
 import {
   IdempotencyConflictError,
+  UnitOfWorkConflictError,
   WrongExpectedRevisionError,
   type AppendResult,
   type ExpectedRevision,
@@ -9,7 +10,7 @@ import type { SqlExecutor } from './sqlExecutor';
 import type { SqlNames } from './sqlNames';
 
 interface AppendRow {
-  readonly o_outcome: 'appended' | 'duplicate' | 'wrong_revision' | 'idempotency_conflict';
+  readonly o_outcome: 'appended' | 'duplicate' | 'wrong_revision' | 'idempotency_conflict' | 'out_of_order';
   readonly o_revision: string | null;
   readonly o_transaction_id: string | null;
   readonly o_global_position: string | null;
@@ -65,6 +66,10 @@ function toAppendResult(row: AppendRow, streamName: string, expected: ExpectedRe
       );
     case 'idempotency_conflict':
       throw new IdempotencyConflictError(streamName);
+    case 'out_of_order':
+      throw new UnitOfWorkConflictError(
+        `stream ${streamName} was appended to by a younger transaction; this one would sort first`,
+      );
   }
 }
 

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { APPEND_FUNCTION_ARGUMENTS } from './migrations/m0004AppendAsOwner';
+import { APPEND_FUNCTION_ARGUMENTS } from './migrations/m0005AppendAsOwner';
 import type { SqlNames } from './sqlNames';
 
 /**

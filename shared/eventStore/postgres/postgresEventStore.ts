@@ -2,6 +2,7 @@ import pg from 'pg';
 import type { EventStore, ExpectedRevision, NewEvent, AppendResult } from '../eventStore';
 import { appendEvents, isConcurrentDuplicate } from './appendEvents';
 import { migrate } from './migrate';
+import { PostgresUnitOfWork } from './postgresUnitOfWork';
 import { headPosition, readAll } from './readAll';
 import { readStream } from './readStream';
 import type { SqlExecutor } from './sqlExecutor';
@@ -21,9 +22,17 @@ export interface PostgresEventStore extends EventStore {
   migrate(): Promise<void>;
   readonly pool: pg.Pool;
   readonly names: SqlNames;
+  readonly unitOfWork: PostgresUnitOfWork;
   /**
-   * Appends inside a transaction the caller owns (e.g. together with other writes); the events
-   * become readable when it commits. Keep it short: an open transaction holds back every reader.
+   * Appends inside a transaction the caller owns; the events become readable when it commits. Keep
+   * it short: an open transaction holds back every reader. Make the append the transaction's first
+   * write: the global order is by transaction id, which PostgreSQL assigns at the first write, and
+   * the append function takes the stream's lock before writing so that ids, and therefore the
+   * global order, follow the stream's order (m0003). A transaction that already holds an id (it
+   * wrote before, e.g. appended to another stream) may have to wait for that lock behind a younger
+   * transaction; should that one have appended to the stream meanwhile, this append would sort
+   * before an event it follows, so it fails with UnitOfWorkConflictError instead (m0004): roll back
+   * and run the transaction again.
    */
   appendWithin(
     db: SqlExecutor,
@@ -38,6 +47,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Po
   const pool = new pg.Pool({ connectionString: options.connectionString, max: options.poolSize ?? 10 });
   // The pool discards an idle client whose connection dies; unhandled, the event would crash us.
   pool.on('error', () => undefined);
+  const unitOfWork = new PostgresUnitOfWork(pool);
   const closing = new AbortController();
   const subscriptionContext = {
     pool,
@@ -49,19 +59,25 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Po
   return {
     pool,
     names,
+    unitOfWork,
     migrate: () => migrate(pool, names),
     appendWithin: (db, streamName, events, appendOptions) =>
       appendEvents(db, names, streamName, events, appendOptions?.expectedRevision),
+    // Inside a unit of work, appends and stream reads go through its transaction (the work sees
+    // its own appends); everything else always uses the pool.
     appendToStream: async (streamName, events, appendOptions) => {
-      const append = () => appendEvents(pool, names, streamName, events, appendOptions?.expectedRevision);
+      const db = unitOfWork.executor();
+      const append = () => appendEvents(db, names, streamName, events, appendOptions?.expectedRevision);
       try {
         return await append();
       } catch (error) {
-        if (isConcurrentDuplicate(error)) return append();
+        // In a unit of work the failed statement has aborted the transaction: no second try there.
+        if (isConcurrentDuplicate(error) && db === pool) return append();
         throw error;
       }
     },
-    readStream: (streamName, readOptions) => readStream(pool, names, streamName, readOptions),
+    readStream: (streamName, readOptions) =>
+      readStream(unitOfWork.executor(), names, streamName, readOptions),
     readAll: (readOptions) => readAll(pool, names, readOptions),
     subscribeToAll: (subscribeOptions) => subscribeToAll(subscriptionContext, subscribeOptions),
     headPosition: () => headPosition(pool, names),

@@ -25,6 +25,14 @@ when anonymous).
 has caught up with it (bounded wait). Another client (or a read through another instance) can send
 that value as \`X-Min-Position\` on a GET to wait for the same.
 
+**Safe retries.** Every POST, PUT, PATCH and DELETE accepts an \`Idempotency-Key\` header (a fresh
+UUID per operation). A retry with the same key and body within 24 hours is not executed again: it
+gets the first response again, with \`Idempotent-Replayed: true\`. The same key with another request
+is \`422\`. Details with the header's parameter description.
+
+**Concurrent writes.** Writes that race on one resource are retried on the server; \`409\` is left
+for a stale \`If-Match\` (and for the rare write that still loses after a few seconds of retries).
+
 **Tracing.** \`X-Request-Id\` is echoed (or generated) on every response and appears in the logs.
 
 **CORS.** Any origin; methods GET, POST, PUT, PATCH, DELETE, OPTIONS; preflight answered \`204\`.

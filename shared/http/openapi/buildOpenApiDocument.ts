@@ -1,6 +1,6 @@
 import type { JsonSchema, RouteSpec } from '../routeSpec';
 import { DEFAULT_API_DESCRIPTION } from './apiDescription';
-import { OPENAPI_COMPONENTS, STANDARD_RESPONSES } from './openApiComponents';
+import { OPENAPI_COMPONENTS, STANDARD_RESPONSES, WRITE_RESPONSES } from './openApiComponents';
 import { HEALTH_REPORT_SCHEMA, SYSTEM_PATHS } from './systemOperations';
 
 export interface OpenApiInfo {
@@ -19,6 +19,8 @@ const PARAM = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 const TOKEN_SECURITY = [{ Token: [] }, { Bearer: [] }];
 /** An empty requirement first: the token is optional on public operations. */
 const OPTIONAL_SECURITY = [{}, ...TOKEN_SECURITY];
+const WRITE_METHODS = new Set(['post', 'put', 'patch', 'delete']);
+const IDEMPOTENCY_KEY = { $ref: '#/components/parameters/IdempotencyKey' };
 
 function withSlash(path: string): string {
   return path.endsWith('/') ? path : `${path}/`;
@@ -40,7 +42,7 @@ function parameters(route: RouteSpec): Record<string, unknown>[] {
     ...(typeof schema.description === 'string' ? { description: schema.description } : {}),
     schema,
   }));
-  return [...path, ...query];
+  return [...path, ...query, ...(WRITE_METHODS.has(route.method) ? [IDEMPOTENCY_KEY] : [])];
 }
 
 function requestBody(route: RouteSpec): Record<string, unknown> | undefined {
@@ -71,6 +73,7 @@ function responses(route: RouteSpec): Record<string, unknown> {
     500: STANDARD_RESPONSES[500],
   };
   if (route.body || route.multipart || route.query) standard[400] = STANDARD_RESPONSES[400];
+  if (WRITE_METHODS.has(route.method)) Object.assign(standard, WRITE_RESPONSES);
   return { ...standard, ...declared };
 }
 

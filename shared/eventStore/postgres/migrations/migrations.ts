@@ -2,12 +2,15 @@ import type { Migration } from './migration';
 import { m0001CreateEventStore } from './m0001CreateEventStore';
 import { m0002ForbidEventChanges } from './m0002ForbidEventChanges';
 import { m0003CreateAppendFunction } from './m0003CreateAppendFunction';
-import { m0004AppendAsOwner } from './m0004AppendAsOwner';
+import { m0004GuardOrderInLongerTransactions } from './m0004GuardOrderInLongerTransactions';
+import { m0005AppendAsOwner } from './m0005AppendAsOwner';
 
 /** In version order. Append new migrations; never edit one that has shipped. */
 export const migrations: readonly Migration[] = [
   m0001CreateEventStore,
   m0002ForbidEventChanges,
   m0003CreateAppendFunction,
-  m0004AppendAsOwner,
+  m0004GuardOrderInLongerTransactions,
+  // After every redefinition of the append function: CREATE OR REPLACE resets SECURITY DEFINER.
+  m0005AppendAsOwner,
 ];

@@ -10,8 +10,8 @@ export const APPEND_FUNCTION_ARGUMENTS = 'text, text, bigint, uuid[], text[], js
  * intact; the search_path is pinned so no object of the caller's can stand in for a built-in.
  * PostgreSQL grants EXECUTE on new functions to PUBLIC: taken back here.
  */
-export const m0004AppendAsOwner: Migration = {
-  version: 4,
+export const m0005AppendAsOwner: Migration = {
+  version: 5,
   name: 'append as the owner; nothing for PUBLIC',
   sql: ({ schema, appendFunction }) => `
 ALTER FUNCTION ${appendFunction}(${APPEND_FUNCTION_ARGUMENTS})

@@ -1,0 +1,118 @@
+import { ConflictError } from '../errors/httpErrors';
+import { memoryEventStore } from '../../tests/support/memoryEventStore';
+import type { CommandContext } from './commandContext';
+import { type Backoff, type BackoffClock, contentionBackoff } from './contentionBackoff';
+import { handleCommand } from './handleCommand';
+
+/** An aggregate whose state is how many events its stream holds (whoever appended them). */
+type Counted = { type: 'Counted'; data: { value: number } };
+const counter = { initialState: () => 0, evolve: (count: number) => count + 1 };
+const countOnce = (state: number): Counted[] => [{ type: 'Counted', data: { value: state + 1 } }];
+const ctx: CommandContext = { actor: '7', requestId: 'r1', correlationId: 'c1', causationId: null };
+
+/** A clock that only moves when the code under test sleeps: no real waiting, exact budgets. */
+function fakeClock(): BackoffClock & { sleeps: number[] } {
+  let now = 0;
+  const sleeps: number[] = [];
+  return {
+    sleeps,
+    now: () => now,
+    sleep: (ms) => {
+      sleeps.push(ms);
+      now += ms;
+      return Promise.resolve();
+    },
+    random: () => 0.5,
+  };
+}
+
+const policy = { budgetMs: 1000, baseDelayMs: 5, maxDelayMs: 100 };
+
+describe('handleCommand on a lost race', () => {
+  test('retries on fresh state after each conflict and succeeds', async () => {
+    const store = memoryEventStore();
+    store.conflictNext('counter-1', 3);
+    const clock = fakeClock();
+    const result = await handleCommand(store, 'counter-1', counter, countOnce, ctx, {
+      backoff: contentionBackoff(policy, clock),
+    });
+    // Three intruders got in first; the fourth attempt folded them and appended after them.
+    expect(store.attempts.map((a) => a.outcome)).toEqual(['conflict', 'conflict', 'conflict', 'appended']);
+    expect(store.attempts.map((a) => a.expected)).toEqual(['no_stream', 0n, 1n, 2n]);
+    expect(result.revision).toBe(3n);
+    expect(result.state).toBe(4); // folded the three intruders' events, then its own
+    expect(result.events).toEqual([{ type: 'Counted', data: { value: 4 } }]);
+    expect(clock.sleeps).toHaveLength(3);
+  });
+
+  test('gives up with 409 once the time budget is spent, never sleeping past it', async () => {
+    const store = memoryEventStore();
+    store.conflictNext('counter-1', Number.MAX_SAFE_INTEGER);
+    const clock = fakeClock();
+    const attempt = handleCommand(store, 'counter-1', counter, countOnce, ctx, {
+      backoff: contentionBackoff(policy, clock),
+    });
+    await expect(attempt).rejects.toBeInstanceOf(ConflictError);
+    expect(store.attempts.every((a) => a.outcome === 'conflict')).toBe(true);
+    const slept = clock.sleeps.reduce((a, b) => a + b, 0);
+    expect(slept).toBeLessThan(policy.budgetMs);
+    expect(slept + 50).toBeGreaterThanOrEqual(policy.budgetMs); // it used the budget: the last delay is ≤ 50
+    expect(store.attempts.length).toBe(clock.sleeps.length + 1);
+  });
+
+  test('a stale If-Match is a 409 at once: nothing appended, no retry', async () => {
+    const store = memoryEventStore();
+    await handleCommand(store, 'counter-1', counter, countOnce, ctx);
+    const wait = jest.fn<Promise<boolean>, []>();
+    const backoff: Backoff = { wait };
+    const stale = handleCommand(store, 'counter-1', counter, countOnce, ctx, {
+      expectedRevision: 5n,
+      backoff,
+    });
+    await expect(stale).rejects.toBeInstanceOf(ConflictError);
+    expect(store.attempts).toHaveLength(1);
+    expect(wait).not.toHaveBeenCalled();
+  });
+
+  test('with If-Match, a race lost after the check is a 409 too, not a retry', async () => {
+    const store = memoryEventStore();
+    await handleCommand(store, 'counter-1', counter, countOnce, ctx);
+    store.conflictNext('counter-1', 1);
+    const wait = jest.fn<Promise<boolean>, []>();
+    const lost = handleCommand(store, 'counter-1', counter, countOnce, ctx, {
+      expectedRevision: 0n,
+      backoff: { wait },
+    });
+    await expect(lost).rejects.toBeInstanceOf(ConflictError);
+    expect(wait).not.toHaveBeenCalled();
+  });
+
+  test('a decision with no events appends nothing and reports no position', async () => {
+    const store = memoryEventStore();
+    const result = await handleCommand(store, 'counter-1', counter, () => [], ctx);
+    expect(result).toEqual({ state: 0, events: [], position: undefined, revision: undefined });
+    expect(store.attempts).toEqual([]);
+  });
+});
+
+describe('contentionBackoff', () => {
+  test('delays are full-jitter: uniform below a ceiling that doubles up to the cap', async () => {
+    const ceilings: number[] = [];
+    const clock = { ...fakeClock(), random: () => 0.999999 };
+    const backoff = contentionBackoff({ budgetMs: 10_000, baseDelayMs: 5, maxDelayMs: 100 }, clock);
+    for (let i = 0; i < 7; i++) {
+      expect(await backoff.wait()).toBe(true);
+      ceilings.push(Math.round(clock.sleeps[i]!));
+    }
+    expect(ceilings).toEqual([10, 20, 40, 80, 100, 100, 100]);
+    const zero = contentionBackoff(policy, { ...fakeClock(), random: () => 0 });
+    expect(await zero.wait()).toBe(true);
+  });
+
+  test('the budget counts from creation, including time spent outside the waits', async () => {
+    const clock = fakeClock();
+    const backoff = contentionBackoff({ budgetMs: 100, baseDelayMs: 5, maxDelayMs: 100 }, clock);
+    await clock.sleep(99); // e.g. a slow first attempt
+    expect(await backoff.wait()).toBe(false);
+  });
+});

@@ -1,0 +1,72 @@
+import { ConflictError } from '../../errors/httpErrors';
+import { UnitOfWorkConflictError, type UnitOfWork } from '../../eventStore/eventStore';
+import type { SqlExecutor } from '../../eventStore/postgres/sqlExecutor';
+import type { Reply } from '../routeSpec';
+import { type Idempotency, type IdempotencySettings, sleep } from './idempotency';
+import { IdempotencyKeyInUseError } from './idempotencyErrors';
+import { ensureIdempotencySchema, findRecord, insertCompleted, lockKey } from './idempotencyRecords';
+import { recordOf, replayOf } from './recordedReply';
+import { deriveRecordKeys, type RecordKeys } from './recordKeys';
+import { requestFingerprint } from './requestFingerprint';
+
+/** The key turned out to be recorded by a request that committed first. */
+class AlreadyRecorded extends Error {}
+
+/** Reruns of a whole handler that PostgreSQL asked to retry (lock cycle, order guard). */
+const MAX_RUNS = 5;
+
+/**
+ * Exactly-once per key on a store with a unit of work: the handler's appends and the record of its
+ * reply commit in one transaction, so no crash can leave one without the other. At the
+ * transaction's first statement the key's advisory lock is taken and the record checked again:
+ * a concurrent duplicate waits for the first request (bounded, then 409) and then replays it.
+ */
+export function atomicIdempotency(unitOfWork: UnitOfWork, settings: IdempotencySettings): Idempotency {
+  const find = (keys: RecordKeys) =>
+    unitOfWork.run((sql) => findRecord(sql, keys.lookup, settings.retentionMs));
+
+  const onBegin = (keys: RecordKeys) => async (sql: SqlExecutor) => {
+    if (!(await lockKey(sql, keys.lockId, settings.inProgressWaitMs))) throw new IdempotencyKeyInUseError();
+    if (await findRecord(sql, keys.lookup, settings.retentionMs)) throw new AlreadyRecorded();
+  };
+
+  return {
+    ensureSchema: () => unitOfWork.run(ensureIdempotencySchema),
+
+    async execute({ key, scope, request }, handler): Promise<Reply> {
+      const keys = deriveRecordKeys(scope, key);
+      const earlier = await find(keys);
+      if (earlier) return replayOf(keys, earlier, request);
+      for (let run = 1; ; run++) {
+        try {
+          const reply = await unitOfWork.run(
+            async (sql) => {
+              const reply = await handler();
+              const record = recordOf(keys, await requestFingerprint(keys, request), reply);
+              if (!(await insertCompleted(sql, keys.lookup, record, settings.retentionMs)))
+                throw new AlreadyRecorded(); // rolls this run's effect back
+              return reply;
+            },
+            { onBegin: onBegin(keys) },
+          );
+          settings.onCommitted?.();
+          return reply;
+        } catch (error) {
+          const rerunnable = request.body.kind !== 'stream' && run < MAX_RUNS;
+          if (error instanceof AlreadyRecorded) {
+            const recorded = await find(keys);
+            if (recorded) return replayOf(keys, recorded, request);
+            if (run < MAX_RUNS) continue; // expired in between: run it as new
+          }
+          if (error instanceof UnitOfWorkConflictError && rerunnable) {
+            await sleep(Math.random() * 20 * run);
+            continue;
+          }
+          if (error instanceof UnitOfWorkConflictError || error instanceof AlreadyRecorded)
+            throw new ConflictError('The request conflicted with a concurrent one; try again.');
+          throw error;
+        }
+      }
+    },
+  };
+}

@@ -1,0 +1,147 @@
+import type { SqlExecutor } from '../../eventStore/postgres/sqlExecutor';
+
+/**
+ * The idempotency table: one row per (scope, key), found by the key's hash. `completed` rows hold
+ * the sealed response; `pending` rows are claims, used only where the event store has no unit of
+ * work (see claimingIdempotency). Rows older than the retention are treated as absent and purged.
+ */
+export interface StoredRecord {
+  readonly state: 'pending' | 'completed';
+  readonly fingerprint: Buffer | null;
+  readonly status: number | null;
+  readonly response: Buffer | null;
+  /** X-Event-Position of the recorded response ("commit.prepare"), when it had one. */
+  readonly position: string | null;
+}
+
+export interface CompletedRecord {
+  readonly fingerprint: Buffer;
+  readonly status: number;
+  readonly response: Buffer;
+  readonly position: string | null;
+}
+
+const TABLE = 'idempotency.requests';
+const AGE_LIMIT = `now() - $2::bigint * interval '1 millisecond'`;
+
+/**
+ * Created at start-up by the service's own role; several processes may start at once, so the
+ * statements queue behind an advisory lock. Run it inside a transaction.
+ */
+export async function ensureIdempotencySchema(sql: SqlExecutor): Promise<void> {
+  const statements = [
+    `SELECT pg_advisory_xact_lock(hashtextextended('idempotency-schema', 0))`,
+    'CREATE SCHEMA IF NOT EXISTS idempotency',
+    `CREATE TABLE IF NOT EXISTS ${TABLE} (
+       key_hash       bytea PRIMARY KEY,
+       state          text NOT NULL CHECK (state IN ('pending', 'completed')),
+       fingerprint    bytea,
+       status         smallint,
+       response       bytea,
+       event_position text,
+       created_at     timestamptz NOT NULL DEFAULT now())`,
+    `CREATE INDEX IF NOT EXISTS requests_created_at ON ${TABLE} (created_at)`,
+    // Waits at most p_timeout for the key's lock; false instead of an error (which would abort the
+    // transaction). The exception block also undoes the lock_timeout change.
+    `CREATE OR REPLACE FUNCTION idempotency.lock_key(p_lock bigint, p_timeout text) RETURNS boolean
+     LANGUAGE plpgsql AS $fn$
+     BEGIN
+       PERFORM set_config('lock_timeout', p_timeout, true);
+       PERFORM pg_advisory_xact_lock(p_lock);
+       RETURN true;
+     EXCEPTION WHEN lock_not_available THEN
+       RETURN false;
+     END;
+     $fn$`,
+  ];
+  for (const text of statements) await sql.query({ text });
+}
+
+/** The live record for a key: undefined when none, or when it is older than the retention. */
+export async function findRecord(
+  sql: SqlExecutor,
+  lookup: Buffer,
+  retentionMs: number,
+): Promise<StoredRecord | undefined> {
+  const { rows } = await sql.query<StoredRecord>({
+    text: `SELECT state, fingerprint, status, response, event_position AS position
+             FROM ${TABLE} WHERE key_hash = $1 AND created_at >= ${AGE_LIMIT}`,
+    values: [lookup, retentionMs],
+  });
+  return rows[0];
+}
+
+/** Serialises requests with one key across processes, until the transaction ends. */
+export async function lockKey(sql: SqlExecutor, lockId: bigint, waitMs: number): Promise<boolean> {
+  const { rows } = await sql.query<{ locked: boolean }>({
+    text: 'SELECT idempotency.lock_key($1, $2) AS locked',
+    values: [lockId.toString(), `${Math.max(1, Math.round(waitMs))}ms`],
+  });
+  return rows[0]?.locked === true;
+}
+
+/** False when a live record exists already (an expired one is replaced). */
+export async function insertCompleted(
+  sql: SqlExecutor,
+  lookup: Buffer,
+  record: CompletedRecord,
+  retentionMs: number,
+): Promise<boolean> {
+  const { rowCount } = await sql.query({
+    text: `INSERT INTO ${TABLE} AS r (key_hash, state, fingerprint, status, response, event_position)
+           VALUES ($1, 'completed', $3, $4, $5, $6)
+           ON CONFLICT (key_hash) DO UPDATE
+              SET state = 'completed', fingerprint = EXCLUDED.fingerprint, status = EXCLUDED.status,
+                  response = EXCLUDED.response, event_position = EXCLUDED.event_position,
+                  created_at = now()
+            WHERE r.created_at < ${AGE_LIMIT}`,
+    values: [lookup, retentionMs, record.fingerprint, record.status, record.response, record.position],
+  });
+  return rowCount === 1;
+}
+
+/** A pending claim; true when this caller holds it (also when it replaced an expired or stale row). */
+export async function claimKey(
+  sql: SqlExecutor,
+  lookup: Buffer,
+  retentionMs: number,
+  staleClaimMs: number,
+): Promise<boolean> {
+  const { rowCount } = await sql.query({
+    text: `INSERT INTO ${TABLE} AS r (key_hash, state) VALUES ($1, 'pending')
+           ON CONFLICT (key_hash) DO UPDATE
+              SET state = 'pending', fingerprint = NULL, status = NULL, response = NULL,
+                  event_position = NULL, created_at = now()
+            WHERE r.created_at < ${AGE_LIMIT}
+               OR (r.state = 'pending' AND r.created_at < now() - $3::bigint * interval '1 millisecond')`,
+    values: [lookup, retentionMs, staleClaimMs],
+  });
+  return rowCount === 1;
+}
+
+export async function completeClaim(
+  sql: SqlExecutor,
+  lookup: Buffer,
+  record: CompletedRecord,
+): Promise<void> {
+  await sql.query({
+    text: `UPDATE ${TABLE}
+              SET state = 'completed', fingerprint = $2, status = $3, response = $4, event_position = $5
+            WHERE key_hash = $1 AND state = 'pending'`,
+    values: [lookup, record.fingerprint, record.status, record.response, record.position],
+  });
+}
+
+export async function releaseClaim(sql: SqlExecutor, lookup: Buffer): Promise<void> {
+  await sql.query({
+    text: `DELETE FROM ${TABLE} WHERE key_hash = $1 AND state = 'pending'`,
+    values: [lookup],
+  });
+}
+
+export async function purgeExpired(sql: SqlExecutor, retentionMs: number): Promise<void> {
+  await sql.query({
+    text: `DELETE FROM ${TABLE} WHERE created_at < now() - $1::bigint * interval '1 millisecond'`,
+    values: [retentionMs],
+  });
+}
