@@ -15,6 +15,9 @@ const WHERE: Record<Backends, string> = {
  * restarted pooler or an administrator would. Works from its own connection to another database.
  */
 export class BackendTerminator {
+  /** Terminated backends can linger in pg_stat_activity while they exit: never count them again. */
+  private readonly terminated = new Set<number>();
+
   private constructor(
     private readonly admin: Client,
     private readonly database: string,
@@ -29,24 +32,25 @@ export class BackendTerminator {
 
   /** Terminates the matching client connections of the database; returns how many went. */
   async terminate(which: Backends): Promise<number> {
-    const { rows } = await this.admin.query<{ n: number }>(
-      `SELECT count(*) FILTER (WHERE pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
-        WHERE datname = $1 AND pid <> pg_backend_pid() AND backend_type = 'client backend' ${WHERE[which]}`,
-      [this.database],
+    const { rows } = await this.admin.query<{ pid: number; ok: boolean }>(
+      `SELECT pid, pg_terminate_backend(pid) AS ok FROM pg_stat_activity ${this.where(which)}`,
+      [this.database, [...this.terminated]],
     );
-    return rows[0]?.n ?? 0;
+    const pids = rows.filter((r) => r.ok).map((r) => r.pid);
+    for (const pid of pids) this.terminated.add(pid);
+    return pids.length;
   }
 
+  /** Matching connections, not counting any this terminator has terminated. */
   async count(which: Backends): Promise<number> {
     const { rows } = await this.admin.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM pg_stat_activity
-        WHERE datname = $1 AND pid <> pg_backend_pid() AND backend_type = 'client backend' ${WHERE[which]}`,
-      [this.database],
+      `SELECT count(*)::int AS n FROM pg_stat_activity ${this.where(which)}`,
+      [this.database, [...this.terminated]],
     );
     return rows[0]?.n ?? 0;
   }
 
-  /** Polls until at least `atLeast` matching connections exist; false if they did not within timeoutMs. */
+  /** Polls until at least `atLeast` new matching connections exist; false if not within timeoutMs. */
   async waitForCount(which: Backends, atLeast: number, timeoutMs: number): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
@@ -76,5 +80,10 @@ export class BackendTerminator {
 
   async close(): Promise<void> {
     await this.admin.end();
+  }
+
+  private where(which: Backends): string {
+    return `WHERE datname = $1 AND pid <> pg_backend_pid() AND pid <> ALL($2::int[])
+              AND backend_type = 'client backend' ${WHERE[which]}`;
   }
 }
