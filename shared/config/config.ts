@@ -30,6 +30,8 @@ export interface Config {
   readonly publicBaseUrl: string | undefined;
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   readonly readYourWritesTimeoutMs: number;
+  /** /health/ fails when the oldest event the live read models have not applied is older than this. */
+  readonly healthMaxProjectionLagSeconds: number;
   readonly rateLimits: {
     readonly login: RateLimitRule;
     readonly register: RateLimitRule;
@@ -159,6 +161,7 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL')?.replace(/\/$/, ''),
     logLevel: logLevel(env),
     readYourWritesTimeoutMs: int(env, 'READ_YOUR_WRITES_TIMEOUT_MS', 5000, 0),
+    healthMaxProjectionLagSeconds: int(env, 'HEALTH_MAX_PROJECTION_LAG_SECONDS', 30, 1),
     rateLimits: {
       login: rule(env, 'RATE_LIMIT_LOGIN', { limit: 10, windowMs: minute }),
       register: rule(env, 'RATE_LIMIT_REGISTER', { limit: 20, windowMs: hour }),

@@ -62,7 +62,12 @@ export async function openInfrastructure(
 ): Promise<Infrastructure> {
   const closers: (() => Promise<void>)[] = [];
   const databaseUrl = config.databaseUrl ?? (await startEmbedded(config, logger, closers));
-  const readModels = new pg.Pool({ connectionString: databaseUrl, max: options.poolSize ?? 20 });
+  // A bounded connect: during an outage a request fails (503) instead of hanging.
+  const readModels = new pg.Pool({
+    connectionString: databaseUrl,
+    max: options.poolSize ?? 20,
+    connectionTimeoutMillis: 5000,
+  });
   readModels.on('error', (error) =>
     logger.error('idle read-model connection failed', { error: String(error) }),
   );
