@@ -173,7 +173,7 @@ test('events held back by a transaction that never notifies are found by the hel
     },
     { signal: controller.signal },
   );
-  const iterator = subscription[Symbol.asyncIterator]();
+  const iterator: AsyncIterator<readonly RecordedEvent[]> = subscription[Symbol.asyncIterator]();
   const blocker = await openTransaction(); // not an append: it will not NOTIFY when it ends
   try {
     const pending = nextBatch(iterator);
