@@ -13,8 +13,14 @@ import { HEALTH_PATH, LIVENESS_PATH, watchHealth, type HealthSample, type Health
 import { startObservedService, type ObservedService } from './observedService';
 import { ProfileProbe, type ProbeAnswer, type WriteThenRead } from './profileProbe';
 
-/** Large enough that a write which waited it out is unmistakable (and its warning is logged). */
-export const READ_YOUR_WRITES_TIMEOUT_MS = 6000;
+/**
+ * Longer than any outage here (10 s + restart + the runner's back-off): a write appended just
+ * before the database stopped is acknowledged only once the read side has it, as on a healthy day.
+ * With a shorter bound it would be acknowledged unapplied, and the client's next request (using
+ * the token it just got, logging in to the account it just made) could fairly fail on a read model
+ * that has not caught up yet. A write that waits it out is logged with a warning under its request id.
+ */
+export const READ_YOUR_WRITES_TIMEOUT_MS = 20_000;
 /** The requirement: /health/ is 200 again within this long after the fault ends. */
 export const RECOVERY_BOUND_MS = 20_000;
 const CLIENTS = 4;

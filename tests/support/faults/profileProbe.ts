@@ -3,7 +3,8 @@ import { client, newUser } from '../httpClient';
 import { abortableSleep } from './abortableSleep';
 import type { ObservedService } from './observedService';
 
-const CALL_TIMEOUT_MS = 20_000;
+/** Beyond the read-your-writes bound: a write that waits it out still gets its answer. */
+const CALL_TIMEOUT_MS = 30_000;
 const OUTAGE_PROBE_INTERVAL_MS = 300;
 
 export interface ProbeAnswer {
