@@ -1,7 +1,8 @@
 import { abortableSleep } from '../../support/faults/abortableSleep';
 import { describeSamples, expectRecovered } from '../../support/faults/expectRecovered';
 import { runFaultScenario } from '../../support/faults/faultRun';
-import { startPrivatePostgres, type PrivatePostgres } from '../../support/faults/privatePostgres';
+import { startPrivatePostgres, type PrivatePostgres } from '../../support/privatePostgres';
+import { createTestDatabase } from '../../support/testPostgres';
 
 /**
  * The operator's incident: under write load, the service's PostgreSQL stops for 10 s and starts
@@ -13,7 +14,7 @@ const OUTAGE_MS = 10_000;
 let postgres: PrivatePostgres | undefined;
 
 afterAll(async () => {
-  await postgres?.dispose();
+  await postgres?.close();
 });
 
 test('PostgreSQL stopped for 10 s and started again under write load', async () => {
@@ -21,8 +22,8 @@ test('PostgreSQL stopped for 10 s and started again under write load', async () 
   let downAt = 0;
   let upAt = 0;
   const report = await runFaultScenario({
-    databaseUrl: await pg.createDatabase('faults'),
-    scratchDatabaseUrl: await pg.createDatabase('rebuild'),
+    databaseUrl: await createTestDatabase('faults', pg.url),
+    scratchDatabaseUrl: await createTestDatabase('rebuild', pg.url),
     async inject() {
       await pg.stop();
       downAt = Date.now();

@@ -5,16 +5,13 @@ import { createTestDatabase, serverUrl } from '../testPostgres';
 import { startTestService, type TestService } from '../testService';
 import { BackendTerminator } from './backendTerminator';
 import { differencesFromFreshRebuild } from './freshRebuild';
-import { startPrivatePostgres, type PrivatePostgres } from './privatePostgres';
 
 /** The fault suite's instruments must be able to see a fault: each is shown failing on purpose. */
 let service: TestService | undefined;
-let postgres: PrivatePostgres | undefined;
 const open: { end(): Promise<void> }[] = [];
 
 afterAll(async () => {
   await service?.close();
-  await postgres?.dispose();
   for (const c of open) await c.end();
 });
 
@@ -25,18 +22,6 @@ async function connect(url: string): Promise<Client> {
   open.push(c);
   return c;
 }
-
-test('a private cluster stops, refuses connections, and starts again with its data', async () => {
-  const pg = (postgres = await startPrivatePostgres());
-  const url = await pg.createDatabase('keep');
-  const before = await connect(url);
-  await before.query('CREATE TABLE kept (n int); INSERT INTO kept VALUES (42)');
-  await pg.stop();
-  await expect(new Client({ connectionString: url }).connect()).rejects.toThrow();
-  await pg.start();
-  const after = await connect(url);
-  expect((await after.query('SELECT n FROM kept')).rows).toEqual([{ n: 42 }]);
-}, 90_000);
 
 test('the terminator cuts only LISTEN connections when asked, and every connection otherwise', async () => {
   const url = await createTestDatabase('victim');
