@@ -12,7 +12,7 @@ import { createCommandDeps } from '../command-api/commandDeps';
 import { createCommandApp } from '../command-api/createCommandApp';
 import { createQueryDeps } from '../query-api/queryDeps';
 import { createQueryApp } from '../query-api/createQueryApp';
-import { startProjector } from '../projector/startProjector';
+import { projectionRunnerHealthCheck, startProjector } from '../projector/startProjector';
 import { serviceRoutes } from './serviceRoutes';
 
 export interface RunningService {
@@ -48,6 +48,7 @@ export async function startAllInOne(
     logger,
     progress: platform.progress,
   });
+  platform.addHealthCheck('projection_runner', projectionRunnerHealthCheck(projector));
   const commandDeps = createCommandDeps(config, infra, platform.store, clock);
   await ensureConfiguredStaff(config.admin, commandDeps, logger);
 

@@ -2,13 +2,15 @@ import http from 'node:http';
 import { loadConfig } from '../../shared/config/config';
 import { createLogger } from '../../shared/logging/logger';
 import { createMetrics } from '../../shared/metrics/metrics';
+import { dependencyHealthChecks } from '../../shared/runtime/dependencyHealthChecks';
 import { openInfrastructure } from '../../shared/runtime/openInfrastructure';
 import { runUntilSignal } from '../../shared/runtime/runUntilSignal';
-import { startProjector } from './startProjector';
+import { projectorHttpHandler } from './projectorHttp';
+import { projectionRunnerHealthCheck, startProjector } from './startProjector';
 
 /**
  * The projector alone (distributed mode). Several may run: one holds the leader lock and works,
- * the others wait to take over. Serves /metrics/ and /health/ on PORT for Prometheus.
+ * the others wait to take over. Serves /metrics/, /health/ and /health/live/ on PORT.
  */
 void runUntilSignal('projector', async () => {
   const config = loadConfig(process.env);
@@ -16,16 +18,16 @@ void runUntilSignal('projector', async () => {
   const metrics = createMetrics('projector');
   const infra = await openInfrastructure(config, logger);
   const runner = startProjector({ store: infra.store, pool: infra.readModels, metrics, logger });
+  const healthChecks = {
+    ...dependencyHealthChecks({
+      readModels: infra.readModels,
+      store: infra.store,
+      maxProjectionLagSeconds: config.healthMaxProjectionLagSeconds,
+    }),
+    projection_runner: projectionRunnerHealthCheck(runner),
+  };
   const server = http
-    .createServer((req, res) => {
-      if (req.url?.startsWith('/metrics')) {
-        void metrics
-          .render()
-          .then((text) => res.writeHead(200, { 'Content-Type': metrics.contentType }).end(text));
-      } else {
-        res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ status: 'healthy' }));
-      }
-    })
+    .createServer(projectorHttpHandler(metrics, healthChecks))
     .listen(config.port, config.host);
   return {
     logger,

@@ -2,7 +2,8 @@ import type { Pool } from 'pg';
 import { loadConfig } from '../../shared/config/config';
 import { createLogger } from '../../shared/logging/logger';
 import { openInfrastructure } from '../../shared/runtime/openInfrastructure';
-import { ProjectionRunner, LEADER_LOCK } from '../../shared/projections/projectionRunner';
+import { ProjectionRunner } from '../../shared/projections/projectionRunner';
+import { LeaderLease } from '../../shared/projections/leaderLease';
 import { dropAllReadModels } from '../../shared/projections/projectionInstaller';
 import { allProjections } from './projections/allProjections';
 
@@ -15,13 +16,10 @@ async function main(): Promise<void> {
   const config = loadConfig(process.env);
   const logger = createLogger({ service: 'rebuild', level: config.logLevel === 'debug' ? 'debug' : 'warn' });
   const infra = await openInfrastructure(config, logger);
-  const lock = await infra.readModels.connect();
+  const lease = new LeaderLease(infra.readModels);
   try {
     let waited = false;
-    while (
-      !(await lock.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [LEADER_LOCK]))
-        .rows[0]?.ok
-    ) {
+    while (!(await lease.tryAcquire())) {
       if (!waited) process.stderr.write('waiting for the running projector to stop (stop the service)...\n');
       waited = true;
       await new Promise((r) => setTimeout(r, 1000));
@@ -45,7 +43,7 @@ async function main(): Promise<void> {
       `rebuilt ${allProjections.length} read model(s) from ${applied} events in ${seconds.toFixed(2)} s: ${rate.toLocaleString('en-US')} events/s\n`,
     );
   } finally {
-    lock.release();
+    await lease.release();
     await infra.close();
   }
 }

@@ -1,9 +1,11 @@
 import type { Pool } from 'pg';
 import type { EventStore } from '../../shared/eventStore/eventStore';
+import type { HealthCheck } from '../../shared/http/system/healthChecks';
 import type { Metrics } from '../../shared/metrics/metrics';
 import type { Logger } from '../../shared/logging/logger';
 import { ProjectionRunner } from '../../shared/projections/projectionRunner';
 import type { ProjectionProgress } from '../../shared/projections/projectionProgress';
+import { loopHealthCheck } from '../../shared/runtime/loopHealthCheck';
 import { allProjections } from './projections/allProjections';
 
 /** Starts the read-model projector, reporting position and lag as metrics. */
@@ -20,6 +22,7 @@ export function startProjector(deps: {
     projections: allProjections,
     progress: deps.progress,
     logger: deps.logger,
+    metrics: deps.metrics,
     onBatch: ({ position, lastRecordedAt }) => {
       deps.metrics.setProjectionPosition('read_models', position);
       if (lastRecordedAt)
@@ -31,4 +34,9 @@ export function startProjector(deps: {
   });
   runner.start();
   return runner;
+}
+
+/** /health/ check of a runner: failing while it cannot work (leading and standing by both count as running). */
+export function projectionRunnerHealthCheck(runner: ProjectionRunner): HealthCheck {
+  return loopHealthCheck(() => runner.status());
 }

@@ -41,6 +41,8 @@ export interface Config {
    * carrying an Idempotency-Key has committed, before answering, to prove that a retry replays it.
    */
   readonly faultInjectCrashAfterCommit: boolean;
+  /** /health/ fails when the oldest event the live read models have not applied is older than this. */
+  readonly healthMaxProjectionLagSeconds: number;
   readonly rateLimits: {
     readonly login: RateLimitRule;
     readonly register: RateLimitRule;
@@ -196,6 +198,7 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
     logLevel: logLevel(env),
     readYourWritesTimeoutMs: int(env, 'READ_YOUR_WRITES_TIMEOUT_MS', 5000, 0),
     faultInjectCrashAfterCommit: flag(env, 'FAULT_INJECT_CRASH_AFTER_COMMIT'),
+    healthMaxProjectionLagSeconds: int(env, 'HEALTH_MAX_PROJECTION_LAG_SECONDS', 30, 1),
     rateLimits: {
       login: rule(env, 'RATE_LIMIT_LOGIN', { limit: 10, windowMs: minute }),
       register: rule(env, 'RATE_LIMIT_REGISTER', { limit: 20, windowMs: hour }),

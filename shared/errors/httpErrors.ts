@@ -125,6 +125,16 @@ export class RateLimitedError extends HttpError {
   }
 }
 
+/** 503: a dependency is down for now; Retry-After says when to try again. */
 export class ServiceUnavailableError extends DetailError {
   readonly status = 503;
+  constructor(
+    detail: string,
+    readonly retryAfterSeconds = 5,
+  ) {
+    super(detail);
+  }
+  override headers(): Record<string, string> {
+    return { 'Retry-After': String(this.retryAfterSeconds) };
+  }
 }

@@ -2,5 +2,6 @@
 export function asError(value: unknown): Error {
   return value instanceof Error
     ? value
-    : new Error(typeof value === 'string' ? value : JSON.stringify(value));
+    : // The cause keeps what classifiers look at (a code, a SQLSTATE) on an error from another realm.
+      new Error(typeof value === 'string' ? value : JSON.stringify(value), { cause: value });
 }

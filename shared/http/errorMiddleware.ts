@@ -1,4 +1,5 @@
 import type { ErrorRequestHandler } from 'express';
+import { databaseUnavailableError, isDatabaseUnavailable } from '../errors/databaseUnavailable';
 import { HttpError } from '../errors/httpErrors';
 import type { Logger } from '../logging/logger';
 import { fromBodyParserError } from './bodyParserError';
@@ -9,13 +10,17 @@ import { sendJson } from './sendJson';
 const BODY_HEADERS = ['Content-Disposition', 'Content-Encoding', 'Content-Range', 'ETag', 'Last-Modified'];
 
 /**
- * The one place errors become responses: HttpError → its status, headers and DRF-shaped body;
- * anything else → 500 with the request id (never a stack trace, never HTML), stack logged.
+ * The one place errors become responses: HttpError → its status, headers and DRF-shaped body; a
+ * database that cannot be reached → 503 with Retry-After (the request did not happen, retrying
+ * later may succeed); anything else → 500 with the request id (never a stack trace, never HTML),
+ * stack logged.
  */
 export function errorMiddleware(logger: Logger): ErrorRequestHandler {
   const respond: ErrorRequestHandler = (thrown: unknown, req, res) => {
     const requestId = requestStateOf(req)?.requestId ?? null;
-    const error = fromBodyParserError(thrown, req.headers['content-type'] ?? '');
+    const parsed = fromBodyParserError(thrown, req.headers['content-type'] ?? '');
+    const unavailable = !(parsed instanceof HttpError) && isDatabaseUnavailable(parsed);
+    const error = unavailable ? databaseUnavailableError() : parsed;
     if (res.headersSent) {
       // Half a response is out (a failing download): all we can do is cut the connection.
       logger.error('error after response started', { request_id: requestId, error: thrown });
@@ -26,7 +31,12 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
     if (error instanceof HttpError) {
       for (const [name, value] of Object.entries(error.headers())) res.setHeader(name, value);
       const body = error.status >= 500 ? { ...error.body(), request_id: requestId } : error.body();
-      if (error.status >= 500) logger.error('request failed', { request_id: requestId, error });
+      if (unavailable)
+        logger.warn('request failed: database unavailable', {
+          request_id: requestId,
+          error: thrown instanceof Error ? thrown.message : String(thrown),
+        });
+      else if (error.status >= 500) logger.error('request failed', { request_id: requestId, error });
       sendJson(res, error.status, body);
       return;
     }

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { GlobalPosition } from '../eventStore/eventStore';
+import type { LoopMetrics } from '../runtime/supervisedLoop';
 
 /** The exposition format /metrics/ must announce (decisions.md "System"). */
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
@@ -13,7 +14,7 @@ export type UploadOutcome = 'completed' | 'failed';
  * The metrics of one process. Other code records through these helpers and never touches
  * prom-client; one Registry per createMetrics() call (the all-in-one shares one between its apps).
  */
-export interface Metrics {
+export interface Metrics extends LoopMetrics {
   readonly registry: Registry;
   readonly contentType: string;
   /** `route` is the route template ('/api/tokens/{token_id}/') or UNMATCHED_ROUTE. */
@@ -47,6 +48,18 @@ export function createMetrics(serviceName: string): Metrics {
   registry.setDefaultLabels({ service: serviceName });
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
+  const loopUp = new Gauge({
+    name: 'supervised_loop_up',
+    help: '1 while a long-lived loop (projection runner, listener, flush) is working, 0 while it retries or is stopped.',
+    labelNames: ['loop'] as const,
+    registers,
+  });
+  const loopFailures = new Counter({
+    name: 'supervised_loop_failures_total',
+    help: 'Failures of a long-lived loop, each followed by a retry with backoff.',
+    labelNames: ['loop'] as const,
+    registers,
+  });
 
   const httpRequests = new Counter({
     name: 'http_requests_total',
@@ -135,6 +148,12 @@ export function createMetrics(serviceName: string): Metrics {
     uploadProcessed(outcome, seconds) {
       uploadsProcessed.inc({ outcome });
       if (seconds !== undefined) uploadDuration.observe({ outcome }, seconds);
+    },
+    setLoopUp(loop, up) {
+      loopUp.set({ loop }, up ? 1 : 0);
+    },
+    loopFailed(loop) {
+      loopFailures.inc({ loop });
     },
     render: () => registry.metrics(),
   };

@@ -59,6 +59,17 @@ export async function readCheckpoints(db: Pool | PoolClient): Promise<Checkpoint
   return rows.map(toCheckpoint);
 }
 
+/** Like readCheckpoints, but [] before any runner has created the table (42P01, 3F000). */
+export async function readCheckpointsIfAny(db: Pool | PoolClient): Promise<CheckpointRow[]> {
+  try {
+    return await readCheckpoints(db);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === '42P01' || code === '3F000') return [];
+    throw error;
+  }
+}
+
 export async function insertCheckpoint(
   client: PoolClient,
   projection: string,

@@ -13,6 +13,7 @@ export class ProjectionProgress implements ConsistencyGate {
   private current: GlobalPosition = START;
   private waiters: { position: GlobalPosition; resolve: (reached: boolean) => void }[] = [];
   private readonly changeListeners = new Set<ChangeListener>();
+  private readonly waitListeners = new Set<() => void>();
 
   get position(): GlobalPosition {
     return this.current;
@@ -37,8 +38,18 @@ export class ProjectionProgress implements ConsistencyGate {
     return () => this.changeListeners.delete(listener);
   }
 
+  /**
+   * Told whenever a caller starts waiting. A write that got this far reached the database, so a
+   * component retrying after an outage (the runner, the listener) may retry now.
+   */
+  onWait(listener: () => void): () => void {
+    this.waitListeners.add(listener);
+    return () => this.waitListeners.delete(listener);
+  }
+
   waitFor(position: GlobalPosition, timeoutMs = 5000): Promise<boolean> {
     if (comparePositions(position, this.current) <= 0) return Promise.resolve(true);
+    for (const listener of this.waitListeners) listener();
     return new Promise((resolve) => {
       const waiter = {
         position,

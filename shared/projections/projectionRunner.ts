@@ -1,17 +1,27 @@
-import type { Pool, PoolClient } from 'pg';
-import { inTransaction } from '../infra/postgres/inTransaction';
+import type { Pool } from 'pg';
 import type { EventStore, GlobalPosition, RecordedEvent } from '../eventStore/eventStore';
-import { comparePositions, formatPosition, minPosition } from '../eventStore/eventStore';
+import { comparePositions } from '../eventStore/eventStore';
+import { abortableSleep } from '../runtime/abortableSleep';
+import type { Backoff } from '../runtime/backoff';
+import type { LoopBody, LoopMetrics, LoopStatus, SupervisedLoop } from '../runtime/supervisedLoop';
+import { startSupervisedLoop } from '../runtime/supervisedLoop';
+import type { ActiveProjection } from './activeProjections';
+import { earliestPosition, livePosition, loadActiveProjections } from './activeProjections';
+import { applyBatch } from './applyBatch';
+import { LeaderLease } from './leaderLease';
 import type { Logger } from './logger';
 import type { Projection } from './projection';
-import { contextFor } from './projection';
-import type { CheckpointRow } from './checkpointStore';
-import { advanceCheckpoint, migrateCheckpoints, readCheckpoints } from './checkpointStore';
-import { installProjection, swapIn } from './projectionInstaller';
 import type { ProjectionProgress } from './projectionProgress';
+import { swapCaughtUp } from './swapCaughtUp';
 
-export const PROGRESS_CHANNEL = 'projection_progress';
-export const LEADER_LOCK = 'catalogue:projector:leader';
+export { PROGRESS_CHANNEL } from './applyBatch';
+export { LEADER_LOCK } from './leaderLease';
+
+export const PROJECTION_RUNNER_LOOP = 'projection_runner';
+/** How often a runner that does not lead checks whether the leader is gone. */
+const STANDBY_POLL_MS = 1000;
+/** Short: after an outage, writers wait for the runner to catch up again. */
+const RUNNER_BACKOFF: Partial<Backoff> = { initialMs: 200, maxMs: 2000 };
 
 export interface ProjectionRunnerOptions {
   readonly store: EventStore;
@@ -20,6 +30,8 @@ export interface ProjectionRunnerOptions {
   readonly progress?: ProjectionProgress;
   readonly batchSize?: number;
   readonly logger?: Logger;
+  readonly metrics?: LoopMetrics;
+  readonly backoff?: Partial<Backoff>;
   /** Observes each committed batch (metrics, benchmarks). */
   readonly onBatch?: (info: {
     events: number;
@@ -28,52 +40,60 @@ export interface ProjectionRunnerOptions {
   }) => void;
 }
 
-interface Active {
-  readonly projection: Projection;
-  status: CheckpointRow['status'];
-  position: GlobalPosition;
-}
-
 /**
- * Runs every PostgreSQL projection from one subscription. Each batch is applied in ONE transaction
- * that also advances each projection's checkpoint (guarded, so a second runner can never apply the
- * same events twice). A projection whose version changed is rebuilt beside the live one and swapped
- * in when it has caught up, so reads never go down. Only the runner holding the leader lock works.
+ * Runs every PostgreSQL projection from one subscription, in a supervised loop: a failure (the
+ * database restarting, the leader connection killed) is retried with backoff and the runner
+ * resumes from the committed checkpoints. Only the runner holding the leader lease works; the
+ * others stand by. Batches: applyBatch; version swaps: swapCaughtUp.
  */
 export class ProjectionRunner {
-  private readonly abort = new AbortController();
-  private leader: PoolClient | undefined;
-  private running: Promise<void> | undefined;
+  private readonly lease: LeaderLease;
+  private loop: SupervisedLoop | undefined;
+  private stopWakingOnWait: (() => void) | undefined;
 
-  constructor(private readonly options: ProjectionRunnerOptions) {}
-
-  start(): void {
-    this.running = this.loop().catch((error: unknown) => {
-      if (!this.abort.signal.aborted)
-        this.options.logger?.error('projection runner stopped', { error: String(error) });
-    });
+  constructor(private readonly options: ProjectionRunnerOptions) {
+    this.lease = new LeaderLease(options.pool);
   }
 
+  start(): void {
+    if (this.loop) return;
+    this.loop = startSupervisedLoop({
+      name: PROJECTION_RUNNER_LOOP,
+      body: (loop) => this.leadOrStandBy(loop),
+      logger: this.options.logger,
+      metrics: this.options.metrics,
+      backoff: { ...RUNNER_BACKOFF, ...this.options.backoff },
+    });
+    // A writer waiting on the read side means the database answers again: retry now, not after the backoff.
+    this.stopWakingOnWait = this.options.progress?.onWait(() => this.loop?.wake());
+  }
+
+  /** Stops following and gives up the leader lock (another runner may lead at once). */
   async stop(): Promise<void> {
-    this.abort.abort();
-    await this.running;
-    this.leader?.release();
-    this.leader = undefined;
+    this.stopWakingOnWait?.();
+    await this.loop?.stop();
+    await this.lease.release();
+  }
+
+  /** For /health/: up while leading or standing by, retrying during an outage. */
+  status(): LoopStatus & { readonly leading: boolean } {
+    const status = this.loop?.status() ?? { state: 'stopped', attempts: 0, lastError: undefined, since: 0 };
+    return { ...status, leading: this.lease.isHeld };
   }
 
   /** Installs tables and checkpoints, then applies everything up to the current head; returns events applied. */
   async catchUp(onProgress?: (applied: number, position: GlobalPosition) => void): Promise<number> {
-    const active = await this.prepare();
+    const active = await this.load();
     const head = await this.options.store.headPosition();
     let applied = 0;
-    let from = earliest(active);
+    let from = earliestPosition(active);
     while (comparePositions(from, head) < 0) {
       const batch = await this.options.store.readAll({
         after: from,
         maxCount: this.options.batchSize ?? 1000,
       });
       if (batch.length === 0) break;
-      await this.applyBatch(active, batch);
+      await this.apply(active, batch);
       applied += batch.length;
       from = batch[batch.length - 1]!.position;
       onProgress?.(applied, from);
@@ -81,94 +101,52 @@ export class ProjectionRunner {
     return applied;
   }
 
-  private async loop(): Promise<void> {
-    const signal = this.abort.signal;
+  private async leadOrStandBy({ signal, up }: LoopBody): Promise<void> {
     while (!signal.aborted) {
-      if (await this.becomeLeader()) {
+      const lost = await this.lease.tryAcquire();
+      if (lost) {
         try {
-          await this.follow(signal);
-        } catch (error) {
-          if (signal.aborted) return;
-          this.options.logger?.error('projection batch failed; retrying', { error: String(error) });
+          await this.follow(AbortSignal.any([signal, lost]), up);
+          if (lost.aborted && !signal.aborted)
+            throw new Error('lost the leader connection', { cause: lost.reason });
+        } finally {
+          await this.lease.release();
         }
-        this.leader?.release(true);
-        this.leader = undefined;
+        return;
       }
-      await sleep(1000, signal);
+      up();
+      await abortableSleep(STANDBY_POLL_MS, signal);
     }
   }
 
-  private async becomeLeader(): Promise<boolean> {
-    const client = await this.options.pool.connect();
-    const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [
-      LEADER_LOCK,
-    ]);
-    if (rows[0]?.ok) {
-      this.leader = client;
-      client.on('error', () => undefined);
-      return true;
-    }
-    client.release();
-    return false;
-  }
-
-  private async follow(signal: AbortSignal): Promise<void> {
-    const active = await this.prepare();
+  /** Catch-up then live, from the checkpoints; ends when the signal aborts, throws on any failure. */
+  private async follow(signal: AbortSignal, up: () => void): Promise<void> {
+    const active = await this.load();
+    up();
+    await this.swapIfCaughtUp(active);
     const batchSize = this.options.batchSize ?? 500;
     for await (const batch of this.options.store.subscribeToAll({
-      after: earliest(active),
+      after: earliestPosition(active),
       batchSize,
       signal,
     })) {
-      if (batch.length > 0) await this.applyBatch(active, batch);
-      if (batch.length < batchSize) await this.swapCaughtUp(active);
+      if (batch.length > 0) await this.apply(active, batch);
+      await this.swapIfCaughtUp(active);
     }
   }
 
-  private async prepare(): Promise<Active[]> {
-    await migrateCheckpoints(this.options.pool);
-    for (const projection of this.options.projections) await installProjection(this.options.pool, projection);
-    const rows = await readCheckpoints(this.options.pool);
-    const active = this.options.projections.map((projection) => {
-      const row = rows.find((r) => r.projection === projection.name && r.version === projection.version);
-      if (!row) throw new Error(`projection ${projection.name} v${projection.version} has no checkpoint`);
-      return { projection, status: row.status, position: row.position };
-    });
-    const live = active.filter((a) => a.status === 'live');
-    if (live.length > 0) this.options.progress?.advance(earliest(live));
+  private async load(): Promise<ActiveProjection[]> {
+    const active = await loadActiveProjections(this.options.pool, this.options.projections);
+    // Readers waiting for a position applied before a restart need not wait for the next batch.
+    const live = livePosition(active);
+    if (live) this.options.progress?.advance(live);
     return active;
   }
 
-  private async applyBatch(active: Active[], batch: readonly RecordedEvent[]): Promise<void> {
-    const end = batch[batch.length - 1]!.position;
-    const changed: string[] = [];
-    await inTransaction(this.options.pool, async (client) => {
-      for (const a of active) {
-        const events = batch.filter(
-          (e) => a.projection.eventTypes.has(e.type) && comparePositions(e.position, a.position) > 0,
-        );
-        if (events.length > 0)
-          changed.push(...(await a.projection.apply(contextFor(a.projection, client), events)));
-        if (comparePositions(end, a.position) > 0) {
-          const moved = await advanceCheckpoint(
-            client,
-            a.projection.name,
-            a.projection.version,
-            a.position,
-            end,
-          );
-          if (!moved) throw new Error(`checkpoint of ${a.projection.name} moved under us (another runner?)`);
-        }
-      }
-      const keys = changed.length > 200 ? ['*'] : changed;
-      await client.query('SELECT pg_notify($1, $2)', [
-        PROGRESS_CHANNEL,
-        `${formatPosition(end)} ${keys.join(' ')}`.trim(),
-      ]);
-    });
-    for (const a of active) if (comparePositions(end, a.position) > 0) a.position = end;
-    const live = active.filter((a) => a.status === 'live');
-    if (live.length > 0) this.options.progress?.advance(earliest(live), changed);
+  private async apply(active: ActiveProjection[], batch: readonly RecordedEvent[]): Promise<void> {
+    const { end, changed } = await applyBatch(this.options.pool, active, batch);
+    const live = livePosition(active);
+    if (live) this.options.progress?.advance(live, changed);
     this.options.onBatch?.({
       events: batch.length,
       position: end,
@@ -176,37 +154,11 @@ export class ProjectionRunner {
     });
   }
 
-  private async swapCaughtUp(active: Active[]): Promise<void> {
-    const building = active.filter((x) => x.status === 'building');
-    for (const a of building) {
-      await swapIn(this.options.pool, a.projection);
-      a.status = 'live';
-      this.options.logger?.info('projection version swapped in', {
-        projection: a.projection.name,
-        version: a.projection.version,
-      });
-    }
-    // Readers waiting for a position this version has already applied must not wait for the next batch;
-    // their cached rows came from the old version, so all of them are stale.
-    if (building.length > 0) this.options.progress?.advance(earliest(active), ['*']);
+  private async swapIfCaughtUp(active: ActiveProjection[]): Promise<void> {
+    if (!(await swapCaughtUp(this.options.pool, this.options.store, active, this.options.logger))) return;
+    // Readers waiting for a position the new version has already applied must not wait for the next
+    // batch; rows cached from the old version are all stale.
+    const live = livePosition(active);
+    if (live) this.options.progress?.advance(live, ['*']);
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      { once: true },
-    );
-  });
-}
-
-function earliest(active: readonly { position: GlobalPosition }[]): GlobalPosition {
-  return minPosition(active.map((a) => a.position));
 }

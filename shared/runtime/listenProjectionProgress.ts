@@ -1,57 +1,82 @@
 import pg from 'pg';
 import { minPosition, parsePosition } from '../eventStore/eventStore';
 import type { Logger } from '../logging/logger';
-import { PROGRESS_CHANNEL } from '../projections/projectionRunner';
+import { PROGRESS_CHANNEL } from '../projections/applyBatch';
 import type { ProjectionProgress } from '../projections/projectionProgress';
-import { readCheckpoints } from '../projections/checkpointStore';
+import { readCheckpointsIfAny } from '../projections/checkpointStore';
+import type { LoopBody, LoopMetrics, SupervisedLoop } from './supervisedLoop';
+import { startSupervisedLoop } from './supervisedLoop';
+import { abortableSleep } from './abortableSleep';
+import { asError } from '../http/asError';
+
+export const PROGRESS_LISTENER_LOOP = 'projection_progress_listener';
+const POLL_INTERVAL_MS = 1000;
+const CONNECT_TIMEOUT_MS = 5000;
+
+export interface ProgressListener {
+  readonly loop: SupervisedLoop;
+  close(): Promise<void>;
+}
 
 /**
  * For an API process without its own projector: follows the projector's progress through
  * PostgreSQL NOTIFY (sent in the projection's own transaction, so only after commit), with a
- * periodic read of the checkpoints in case a notification is missed while reconnecting.
+ * periodic read of the checkpoints in case a notification is missed. In a supervised loop: after an
+ * outage it reconnects by itself and re-reads the checkpoints at once, so writers are released
+ * as soon as the projector has caught up.
  */
-export async function listenProjectionProgress(
+export function listenProjectionProgress(
   connectionString: string,
   readModels: pg.Pool,
   progress: ProjectionProgress,
   logger: Logger,
-): Promise<{ close(): Promise<void> }> {
-  let client: pg.Client | undefined;
-  let closed = false;
-
+  metrics?: LoopMetrics,
+): ProgressListener {
   const poll = async (): Promise<void> => {
-    const live = (await readCheckpoints(readModels).catch(() => [])).filter((c) => c.status === 'live');
+    const live = (await readCheckpointsIfAny(readModels)).filter((c) => c.status === 'live');
     if (live.length > 0) progress.advance(minPosition(live.map((c) => c.position)));
   };
 
-  const connect = async (): Promise<void> => {
-    if (closed) return;
-    const c = new pg.Client({ connectionString });
-    c.on('notification', (msg) => {
+  const body = async ({ signal, up }: LoopBody): Promise<void> => {
+    const client = new pg.Client({ connectionString, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+    const lost = new AbortController();
+    const onLost = (error?: Error): void => lost.abort(error ?? new Error('the LISTEN connection ended'));
+    client.on('error', onLost);
+    client.on('end', () => onLost());
+    client.on('notification', (msg) => {
       const [position, ...keys] = (msg.payload ?? '').split(' ');
       const parsed = position ? parsePosition(position) : undefined;
       if (parsed) progress.advance(parsed, keys);
     });
-    c.on('error', (error) => {
-      logger.warn('projection progress listener lost its connection', { error: String(error) });
-      client = undefined;
-      setTimeout(() => void connect().catch(() => undefined), 1000);
-    });
-    await c.connect();
-    await c.query(`LISTEN ${PROGRESS_CHANNEL}`);
-    client = c;
-    progress.advance(progress.position, ['*']); // anything cached while disconnected may be stale
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${PROGRESS_CHANNEL}`);
+      progress.advance(progress.position, ['*']); // anything cached while not listening may be stale
+      const awake = AbortSignal.any([signal, lost.signal]);
+      while (!awake.aborted) {
+        await poll();
+        up();
+        await abortableSleep(POLL_INTERVAL_MS, awake);
+      }
+      if (!signal.aborted) throw asError(lost.signal.reason);
+    } finally {
+      await client.end().catch(() => undefined);
+    }
   };
 
-  await connect();
-  await poll();
-  const timer = setInterval(() => void poll(), 1000);
-  timer.unref();
+  const loop = startSupervisedLoop({
+    name: PROGRESS_LISTENER_LOOP,
+    body,
+    logger,
+    metrics,
+    backoff: { initialMs: 200, maxMs: 2000 },
+  });
+  const stopWaking = progress.onWait(() => loop.wake());
   return {
+    loop,
     async close() {
-      closed = true;
-      clearInterval(timer);
-      await client?.end().catch(() => undefined);
+      stopWaking();
+      await loop.stop();
     },
   };
 }

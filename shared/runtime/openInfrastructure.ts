@@ -115,7 +115,12 @@ export async function openInfrastructure(
     : await startEmbedded(config, logger, options);
   const { databaseUrl, embedded } = connections;
   if (embedded) closers.push(() => embedded.stop());
-  const readModels = new pg.Pool({ connectionString: databaseUrl, max: options.poolSize ?? 20 });
+  // A bounded connect: during an outage a request fails (503) instead of hanging.
+  const readModels = new pg.Pool({
+    connectionString: databaseUrl,
+    max: options.poolSize ?? 20,
+    connectionTimeoutMillis: 5000,
+  });
   readModels.on('error', (error) =>
     logger.error('idle read-model connection failed', { error: String(error) }),
   );

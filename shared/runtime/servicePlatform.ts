@@ -5,10 +5,12 @@ import type { Infrastructure } from './openInfrastructure';
 import { ProjectionProgress } from '../projections/projectionProgress';
 import { TokenAuthenticator } from '../auth/tokenAuthenticator';
 import { PostgresRateLimitBackend, createIdempotency, createRateLimiter } from '../http';
-import type { ApiAppOptions } from '../http';
+import type { ApiAppOptions, HealthCheck } from '../http';
 import { instrumentEventStore } from '../eventStore/instrumentedEventStore';
 import type { EventStore } from '../eventStore/eventStore';
 import { listenProjectionProgress } from './listenProjectionProgress';
+import { dependencyHealthChecks } from './dependencyHealthChecks';
+import { loopHealthCheck } from './loopHealthCheck';
 
 export const API_INFO = { title: 'Brain Imaging Catalogue API', version: '1.0.0' } as const;
 
@@ -20,6 +22,8 @@ export interface ServicePlatform {
   readonly progress: ProjectionProgress;
   /** Options of every API app of the process; each service adds its routes. */
   readonly apiOptions: Omit<ApiAppOptions, 'serviceName' | 'routes'>;
+  /** Adds a check to /health/ of every app built from apiOptions (e.g. an in-process projection runner). */
+  addHealthCheck(name: string, check: HealthCheck): void;
   /** Stops following the projector and flushes the rate-limit counts; the caller closes infra. */
   close(): Promise<void>;
 }
@@ -36,13 +40,14 @@ export async function createServicePlatform(
   const progress = new ProjectionProgress();
   // Any process may be served by another process's projector (several all-in-ones share one
   // database; only one projector leads): its notifications say what the read models have applied.
-  const progressListener = await listenProjectionProgress(
+  const progressListener = listenProjectionProgress(
     infra.databaseUrl,
     infra.readModels,
     progress,
     logger,
+    metrics,
   );
-  const rateLimitBackend = new PostgresRateLimitBackend({ pool: infra.readModels, logger });
+  const rateLimitBackend = new PostgresRateLimitBackend({ pool: infra.readModels, logger, metrics });
   await rateLimitBackend.migrate();
   const rateLimiter = createRateLimiter({ limits: config.rateLimits, backend: rateLimitBackend });
   // Records live with the events (one transaction) where the store allows it, else in the read
@@ -59,9 +64,28 @@ export async function createServicePlatform(
     logger,
     now: () => clock().getTime(),
   });
+  // One record, read on every /health/ request: checks added later show up in every app.
+  const healthChecks: Record<string, HealthCheck> = {
+    ...dependencyHealthChecks({
+      readModels: infra.readModels,
+      store: infra.store,
+      blobs: infra.blobs,
+      maxProjectionLagSeconds: config.healthMaxProjectionLagSeconds,
+    }),
+    progress_listener: loopHealthCheck(() => progressListener.loop.status()),
+  };
+  const embedded = infra.embeddedPostgres;
+  if (embedded)
+    healthChecks.embedded_postgres = () =>
+      embedded.isRunning()
+        ? Promise.resolve()
+        : Promise.reject(new Error(`the embedded PostgreSQL is ${embedded.state()}`));
   return {
     store,
     progress,
+    addHealthCheck(name, check) {
+      healthChecks[name] = check;
+    },
     async close() {
       await progressListener.close();
       await rateLimiter.close();
@@ -78,11 +102,11 @@ export async function createServicePlatform(
       publicBaseUrl: config.publicBaseUrl,
       idempotency,
       openApiInfo: API_INFO,
-      healthChecks: {
-        postgres: () => infra.readModels.query('SELECT 1'),
-        event_store: () => infra.store.headPosition(),
-        blob_store: () => infra.blobs.ping(),
-      },
+      healthChecks,
+      healthCheckTimeoutMs: HEALTH_CHECK_TIMEOUT_MS,
     },
   };
 }
+
+/** Short: a supervisor polling /health/ during an outage must get an answer, not a hang. */
+const HEALTH_CHECK_TIMEOUT_MS = 2000;

@@ -20,7 +20,14 @@ describe('system endpoints', () => {
       expect(res.status).toBe(200);
       expect(res.headers.get('content-type')).toMatch(/^application\/json/);
       expect(res.body.status).toBe('healthy');
-      expect(Object.keys(res.body.checks).sort()).toEqual(['blob_store', 'event_store', 'postgres']);
+      expect(Object.keys(res.body.checks).sort()).toEqual([
+        'blob_store',
+        'event_store',
+        'postgres',
+        'progress_listener',
+        'projection_lag',
+        'projection_runner',
+      ]);
     }
   });
 

@@ -11,6 +11,15 @@ interface Session {
   maybeLoggedOut: boolean;
 }
 
+export interface LoadClientOptions {
+  /**
+   * Statuses meaning "not now, try later" (503 while a dependency is down): like a call without an
+   * answer, the write is not acknowledged and may or may not have happened, and the client backs off.
+   * Any other unexpected status still goes into the ledger as unexpected.
+   */
+  readonly retryLaterStatuses?: ReadonlySet<number>;
+}
+
 type Outcome = { readonly ok: true; readonly body: unknown } | { readonly ok: false };
 
 /**
@@ -22,13 +31,14 @@ export class LoadClient {
   private pendingLogin: RegisteredAccount | undefined;
   private session: Session | undefined;
   private serial = 0;
-  /** The last request got no answer: the service is probably down or restarting. */
+  /** The last request got no answer (or was told to retry later): the service is down or restarting. */
   lastCallUnreachable = false;
 
   constructor(
     private readonly baseUrl: string,
     private readonly name: string,
     private readonly ledger: LoadLedger,
+    private readonly options: LoadClientOptions = {},
   ) {}
 
   async step(): Promise<void> {
@@ -124,13 +134,17 @@ export class LoadClient {
     s?: Session,
   ): Promise<Outcome> {
     const result = await callApi(this.baseUrl, method, path, options);
-    this.lastCallUnreachable = result.status === 'unreachable';
+    const { statuses } = this.ledger;
+    statuses.set(result.status, (statuses.get(result.status) ?? 0) + 1);
+    const retryLater =
+      result.status !== 'unreachable' && (this.options.retryLaterStatuses?.has(result.status) ?? false);
+    this.lastCallUnreachable = result.status === 'unreachable' || retryLater;
     if (result.status === status) {
       this.ledger.acknowledged++;
       return { ok: true, body: result.body };
     }
     if (result.status === 'unreachable') this.ledger.unreachable++;
-    else this.noteFailure(method, path, result, s);
+    else if (!retryLater) this.noteFailure(method, path, result, s);
     return { ok: false };
   }
 

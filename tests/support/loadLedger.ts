@@ -21,6 +21,8 @@ export interface LoadLedger {
   readonly possibleBios: Map<number, string[]>;
   /** Answers no client should get from a healthy service ("POST /api/tokens/ → 500 {...}"). */
   readonly unexpected: string[];
+  /** How many answers of each status the clients got ('unreachable': none at all). */
+  readonly statuses: Map<number | 'unreachable', number>;
   acknowledged: number;
   unreachable: number;
 }
@@ -32,6 +34,7 @@ export function createLoadLedger(): LoadLedger {
     revokedTokens: new Set(),
     possibleBios: new Map(),
     unexpected: [],
+    statuses: new Map(),
     acknowledged: 0,
     unreachable: 0,
   };

@@ -8,17 +8,20 @@ export function serverUrl(): string {
   return url;
 }
 
-/** A fresh, empty database on the run's PostgreSQL: one per test file, so files never share state. */
-export async function createTestDatabase(prefix = 't'): Promise<string> {
+/**
+ * A fresh, empty database on the run's PostgreSQL (or on the server of `server`, a URL of one of
+ * its databases): one per test file, so files never share state.
+ */
+export async function createTestDatabase(prefix = 't', server = serverUrl()): Promise<string> {
   const name = `${prefix}_${randomBytes(6).toString('hex')}`;
-  const admin = new Client({ connectionString: serverUrl() });
+  const admin = new Client({ connectionString: server });
   await admin.connect();
   try {
     await admin.query(`CREATE DATABASE ${admin.escapeIdentifier(name)}`);
   } finally {
     await admin.end();
   }
-  const url = new URL(serverUrl());
+  const url = new URL(server);
   url.pathname = `/${name}`;
   return url.toString();
 }

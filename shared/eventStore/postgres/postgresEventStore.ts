@@ -44,7 +44,12 @@ export interface PostgresEventStore extends EventStore {
 
 export function createPostgresEventStore(options: PostgresEventStoreOptions): PostgresEventStore {
   const names = sqlNames(options.schema ?? DEFAULT_SCHEMA);
-  const pool = new pg.Pool({ connectionString: options.connectionString, max: options.poolSize ?? 10 });
+  // A bounded connect: during an outage an append fails (503) instead of hanging.
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: 5000,
+  });
   // The pool discards an idle client whose connection dies; unhandled, the event would crash us.
   pool.on('error', () => undefined);
   const unitOfWork = new PostgresUnitOfWork(pool);

@@ -5,9 +5,11 @@ import { hasHeldBackEvents, readAll } from './readAll';
 import type { SqlNames } from './sqlNames';
 
 export const DEFAULT_BATCH_SIZE = 500;
-/** Longest wait without a notification; also the cap of the held-back back-off. */
+/** Longest wait without a notification. */
 const IDLE_POLL_MS = 250;
 const FIRST_HELD_BACK_POLL_MS = 5;
+/** Cap of the held-back back-off: a long-open transaction is looked at again at least this often. */
+const MAX_HELD_BACK_POLL_MS = 250;
 
 export interface SubscriptionContext {
   readonly pool: pg.Pool;
@@ -15,6 +17,8 @@ export interface SubscriptionContext {
   readonly listenerConfig: pg.ClientConfig;
   /** Aborts when the store closes. */
   readonly closing: AbortSignal;
+  /** Longest wait without a notification (default 250 ms); tests lengthen it to isolate other wake-ups. */
+  readonly idlePollMs?: number;
 }
 
 /** Catch-up in batches, then live: waits for an append's NOTIFY, or polls. */
@@ -24,6 +28,7 @@ export async function* subscribeToAll(
 ): AsyncGenerator<readonly RecordedEvent[]> {
   const signal = options.signal ? AbortSignal.any([options.signal, context.closing]) : context.closing;
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+  const idlePollMs = context.idlePollMs ?? IDLE_POLL_MS;
   const listener = new AppendListener(context.listenerConfig, context.names);
   let after = options.after ?? START;
   let heldBackPollMs = FIRST_HELD_BACK_POLL_MS;
@@ -43,8 +48,10 @@ export async function* subscribeToAll(
       // Events behind a still-open older transaction: it may commit any moment and may never
       // NOTIFY (it need not be an append), so look again soon, backing off while it stays open.
       const heldBack = await hasHeldBackEvents(context.pool, context.names);
-      await listener.wait(heldBack ? heldBackPollMs : IDLE_POLL_MS, signal);
-      heldBackPollMs = heldBack ? Math.min(heldBackPollMs * 2, IDLE_POLL_MS) : FIRST_HELD_BACK_POLL_MS;
+      await listener.wait(heldBack ? heldBackPollMs : idlePollMs, signal);
+      heldBackPollMs = heldBack
+        ? Math.min(heldBackPollMs * 2, MAX_HELD_BACK_POLL_MS)
+        : FIRST_HELD_BACK_POLL_MS;
     }
   } finally {
     await listener.close();

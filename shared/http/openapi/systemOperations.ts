@@ -4,7 +4,8 @@ export const SYSTEM_PATHS = {
     get: {
       operationId: 'health',
       summary: 'Health check',
-      description: '200 when every dependency answers, 503 with the failing checks otherwise.',
+      description:
+        'Readiness: 200 when every check passes, 503 naming the failing checks otherwise. Checks: the database, the event store, blob storage, projection lag (the age of the oldest event the read models have not applied, against HEALTH_MAX_PROJECTION_LAG_SECONDS), and the state of background loops such as the projection runner where the process has one.',
       tags: ['system'],
       security: [{}],
       responses: {
@@ -15,6 +16,30 @@ export const SYSTEM_PATHS = {
         503: {
           description: 'Unhealthy.',
           content: { 'application/json': { schema: { $ref: '#/components/schemas/HealthReport' } } },
+        },
+      },
+    },
+  },
+  '/health/live/': {
+    get: {
+      operationId: 'liveness',
+      summary: 'Liveness check',
+      description:
+        'For process supervisors: 200 while the process is running and serving requests. Checks no dependency, so an outage of the database does not get the process restarted.',
+      tags: ['system'],
+      security: [{}],
+      responses: {
+        200: {
+          description: 'Alive.',
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                properties: { status: { type: 'string', enum: ['alive'] } },
+                required: ['status'],
+              },
+            },
+          },
         },
       },
     },

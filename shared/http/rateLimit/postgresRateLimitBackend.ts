@@ -1,6 +1,9 @@
 import type { ClientRateLimitInfo, Store } from 'express-rate-limit';
 import type { Pool } from 'pg';
 import type { Logger } from '../../logging/logger';
+import { abortableSleep } from '../../runtime/abortableSleep';
+import type { LoopBody, LoopMetrics, LoopStatus, SupervisedLoop } from '../../runtime/supervisedLoop';
+import { startSupervisedLoop } from '../../runtime/supervisedLoop';
 import {
   type HitEntry,
   type SyncPolicy,
@@ -17,6 +20,7 @@ export interface PostgresRateLimitOptions extends Partial<SyncPolicy> {
   /** Owned by the caller: close() does not end it. */
   readonly pool: Pick<Pool, 'query'>;
   readonly logger?: Logger;
+  readonly metrics?: LoopMetrics;
   /** How often local counts are sent in one batch statement (default 250 ms). */
   readonly flushIntervalMs?: number;
   /** How often ended windows are deleted (default 60 s). */
@@ -24,28 +28,38 @@ export interface PostgresRateLimitOptions extends Partial<SyncPolicy> {
   readonly now?: () => number;
 }
 
+export const RATE_LIMIT_SYNC_LOOP = 'rate_limit_sync';
+
 /**
  * Rate-limit counts shared by every instance through one PostgreSQL table (fixed windows keyed by
  * bucket, key and window start). An ordinary request costs no database round trip: hits are
  * counted locally and sent in batches; see mustSync for when a hit is decided synchronously.
+ * Sending and purging run in a supervised loop: during a database outage requests are still
+ * answered (fail open, counted locally, sent once the database is back) and the outage is logged
+ * once.
  */
 export class PostgresRateLimitBackend implements RateLimitBackend {
   private readonly entries = new Map<string, HitEntry>();
   private readonly dirty = new Set<HitEntry>();
   private readonly policy: SyncPolicy;
   private readonly now: () => number;
-  private readonly timers: NodeJS.Timeout[];
+  private readonly loop: SupervisedLoop;
   private flushing: Promise<void> | undefined;
-  private lastWarning = 0;
 
   constructor(private readonly options: PostgresRateLimitOptions) {
     this.policy = resolveSyncPolicy(options);
     this.now = options.now ?? Date.now;
-    this.timers = [
-      setInterval(() => void this.flush(), options.flushIntervalMs ?? 250),
-      setInterval(() => void this.purge(), options.purgeIntervalMs ?? 60_000),
-    ];
-    for (const timer of this.timers) timer.unref();
+    this.loop = startSupervisedLoop({
+      name: RATE_LIMIT_SYNC_LOOP,
+      body: (loop) => this.sync(loop),
+      logger: options.logger,
+      metrics: options.metrics,
+    });
+  }
+
+  /** State of the loop that sends counts (for /health/ and tests). */
+  syncStatus(): LoopStatus {
+    return this.loop.status();
   }
 
   /** Creates the table (idempotent; safe from several instances at once). */
@@ -77,24 +91,51 @@ export class PostgresRateLimitBackend implements RateLimitBackend {
     return { totalHits: estimatedTotal(entry), resetTime: new Date(entry.windowEnd) };
   }
 
-  /** Sends everything counted locally in one statement and learns the global totals back. */
+  /**
+   * Sends everything counted locally in one statement and learns the global totals back. Never
+   * rejects: what could not be sent stays counted locally (the sync loop reports the outage).
+   */
   flush(): Promise<void> {
+    return this.flushOrThrow().catch(() => undefined);
+  }
+
+  /** Forgets ended windows, here and in the table. */
+  purge(): Promise<void> {
+    return this.purgeOrThrow().catch(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    await this.loop.stop();
+    await this.flushOrThrow().catch((error: unknown) =>
+      this.options.logger?.warn('rate-limit counts could not be sent before closing', { error }),
+    );
+  }
+
+  private async sync({ signal, up }: LoopBody): Promise<void> {
+    const purgeEvery = this.options.purgeIntervalMs ?? 60_000;
+    let purgeAt = Date.now() + purgeEvery;
+    while (!signal.aborted) {
+      await this.flushOrThrow();
+      if (Date.now() >= purgeAt) {
+        await this.purgeOrThrow();
+        purgeAt = Date.now() + purgeEvery;
+      }
+      up();
+      await abortableSleep(this.options.flushIntervalMs ?? 250, signal);
+    }
+  }
+
+  private flushOrThrow(): Promise<void> {
     this.flushing ??= this.sendBatch().finally(() => (this.flushing = undefined));
     return this.flushing;
   }
 
-  async purge(): Promise<void> {
+  private async purgeOrThrow(): Promise<void> {
     const now = this.now();
     for (const [id, entry] of this.entries) {
       if (entry.windowEnd < now && entry.pending === 0 && entry.inFlight === 0) this.entries.delete(id);
     }
-    await this.options.pool.query(PURGE_SQL).catch((error: unknown) => this.warn('purge failed', error));
-  }
-
-  async close(): Promise<void> {
-    for (const timer of this.timers) clearInterval(timer);
-    await this.flushing;
-    await this.flush();
+    await this.options.pool.query(PURGE_SQL);
   }
 
   private entryFor(bucket: string, key: string, start: number, windowMs: number, limit: number): HitEntry {
@@ -112,6 +153,12 @@ export class PostgresRateLimitBackend implements RateLimitBackend {
    * here while waiting came later, and other statements still in flight commit later.
    */
   private async syncHit(entry: HitEntry, now: number): Promise<ClientRateLimitInfo> {
+    if (this.loop.status().state === 'retrying') {
+      // The database is known to be down: do not make the request wait for a connection attempt.
+      entry.pending += 1;
+      this.dirty.add(entry);
+      return { totalHits: estimatedTotal(entry), resetTime: new Date(entry.windowEnd) };
+    }
     const taken = entry.pending + 1;
     entry.pending = 0;
     entry.inFlight += taken;
@@ -119,8 +166,8 @@ export class PostgresRateLimitBackend implements RateLimitBackend {
     let total: number | undefined;
     try {
       total = (await addHits(this.options.pool, [entry], [taken]))[0]?.hits;
-    } catch (error) {
-      this.warn('rate-limit sync failed; counting locally', error);
+    } catch {
+      // Counted locally below; the sync loop's next flush meets the same fault and reports it.
     } finally {
       entry.inFlight -= taken;
     }
@@ -161,7 +208,7 @@ export class PostgresRateLimitBackend implements RateLimitBackend {
         entry.pending += taken[i]!;
         this.dirty.add(entry);
       });
-      this.warn('rate-limit flush failed; will retry', error);
+      throw error;
     } finally {
       batch.forEach((entry, i) => (entry.inFlight -= taken[i]!));
     }
@@ -178,12 +225,5 @@ export class PostgresRateLimitBackend implements RateLimitBackend {
     for (const [id, entry] of this.entries)
       if (entry.bucket === bucket && entry.key === key) this.entries.delete(id);
     await this.options.pool.query(RESET_KEY_SQL, [bucket, key]);
-  }
-
-  private warn(message: string, error: unknown): void {
-    const now = Date.now();
-    if (now - this.lastWarning < 10_000) return;
-    this.lastWarning = now;
-    this.options.logger?.warn(message, { error });
   }
 }

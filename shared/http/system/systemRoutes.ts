@@ -20,6 +20,7 @@ export interface SystemRoutesOptions {
 type SystemHandler = (req: Request, res: Response, params: Record<string, string>) => Promise<void> | void;
 
 export const HEALTH_PATH = '/health/';
+export const LIVENESS_PATH = '/health/live/';
 export const METRICS_PATH = '/metrics/';
 export const SCHEMA_PATH = '/api/schema/';
 export const DOCS_PATH = '/api/docs/';
@@ -51,6 +52,15 @@ function handlers(options: SystemRoutesOptions): [string, SystemHandler][] {
         sendJson(res, report.status === 'healthy' ? 200 : 503, report);
       },
     ]);
+    // For process supervisors: answering at all proves the event loop runs. No dependency is
+    // checked, so a database outage never gets a healthy process restarted.
+    routes.push([
+      LIVENESS_PATH,
+      (_req, res) => {
+        res.setHeader('Cache-Control', 'no-store');
+        sendJson(res, 200, { status: 'alive' });
+      },
+    ]);
   }
   if (options.serve.metrics) {
     routes.push([
@@ -78,7 +88,14 @@ function handlers(options: SystemRoutesOptions): [string, SystemHandler][] {
 }
 
 /** Paths of the system endpoints (GET only), for the 405 table of every app. */
-export const SYSTEM_ROUTE_PATHS = [HEALTH_PATH, METRICS_PATH, SCHEMA_PATH, DOCS_PATH, `${DOCS_PATH}{asset}`];
+export const SYSTEM_ROUTE_PATHS = [
+  HEALTH_PATH,
+  LIVENESS_PATH,
+  METRICS_PATH,
+  SCHEMA_PATH,
+  DOCS_PATH,
+  `${DOCS_PATH}{asset}`,
+];
 
 /** /health/, /metrics/, /api/schema/ and /api/docs/, each enabled separately. */
 export function systemRoutes(options: SystemRoutesOptions): RequestHandler {

@@ -11,6 +11,14 @@ export async function inTransaction<T>(
   lockKey?: string,
 ): Promise<T> {
   const client = await pool.connect();
+  // A connection that dies between two statements is reported as an 'error' event on the checked-out
+  // client (the pool only listens to idle ones): unheard, it would crash the process. The next
+  // statement fails with it anyway; here it only marks the client so the pool discards it.
+  let broken: Error | undefined;
+  const onError = (error: Error): void => {
+    broken ??= error;
+  };
+  client.on('error', onError);
   try {
     await client.query('BEGIN');
     if (lockKey) await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [lockKey]);
@@ -21,6 +29,7 @@ export async function inTransaction<T>(
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
   } finally {
-    client.release();
+    client.off('error', onError);
+    client.release(broken);
   }
 }
