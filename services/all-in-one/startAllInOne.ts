@@ -1,10 +1,10 @@
-import http from 'node:http';
+import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../../shared/config/config';
 import type { Logger } from '../../shared/logging/logger';
 import { createMetrics } from '../../shared/metrics/metrics';
 import { openInfrastructure } from '../../shared/runtime/openInfrastructure';
-import { createGateway } from '../../shared/http';
+import { createGateway, createHttpServer } from '../../shared/http';
 import { createServicePlatform } from '../../shared/runtime/servicePlatform';
 import { ensureConfiguredStaff } from '../command-api/features/account/ensureStaffAccount';
 import { createCommandDeps } from '../command-api/commandDeps';
@@ -35,7 +35,7 @@ export async function startAllInOne(config: Config, logger: Logger): Promise<Run
     logger,
     progress: platform.progress,
   });
-  const commandDeps = createCommandDeps(config, infra, platform.store);
+  const commandDeps = createCommandDeps(config, infra, platform.store, logger);
   await ensureConfiguredStaff(config.admin, commandDeps, logger);
 
   const { commands, queries } = serviceRoutes(commandDeps, createQueryDeps(infra));
@@ -45,7 +45,7 @@ export async function startAllInOne(config: Config, logger: Logger): Promise<Run
     commands,
   );
   const queryApp = createQueryApp({ ...common, openApiRoutes: [...commands, ...queries] }, queries);
-  const server = http.createServer(createGateway({ commandApp, queryApp }));
+  const server = createHttpServer(createGateway({ commandApp, queryApp }));
   // Uploads can be slow: no whole-request deadline, but idle sockets are still reaped.
   server.requestTimeout = 0;
   server.headersTimeout = 60_000;

@@ -11,6 +11,7 @@ import { requestStateOf } from './requestState';
 import type { RouteTable } from './routeTable';
 import type { ConsistencyGate } from './routeSpec';
 import type { Validator } from './schemaValidator';
+import { unstorableTextErrors } from './storableText';
 import { sendReply, type ReplyOptions } from './sendReply';
 
 export interface DispatcherOptions {
@@ -18,7 +19,8 @@ export interface DispatcherOptions {
   readonly consistency: ConsistencyGate | undefined;
   readonly consistencyTimeoutMs: number;
   readonly jsonBodyLimitBytes: number;
-  readonly publicBaseUrl: string | undefined;
+  /** Absolute base of the links a handler emits for this request. */
+  readonly linkBase: (req: Request) => string;
   readonly logger: Logger;
 }
 
@@ -28,9 +30,14 @@ function runMiddleware(middleware: RequestHandler, req: Request, res: Response):
   });
 }
 
+/**
+ * Every input (query, path, body) goes through here, with or without a schema: text PostgreSQL
+ * cannot store is refused on its field whatever the route does with it.
+ */
 function validated(validator: Validator | undefined, data: unknown): unknown {
+  const textErrors = unstorableTextErrors(data);
   const errors = validator?.(data);
-  if (errors) throw new ValidationError(errors);
+  if (errors || textErrors) throw new ValidationError({ ...errors, ...textErrors });
   return data;
 }
 
@@ -55,7 +62,7 @@ export function routeDispatcher(
   const bodyOf = (route: PreparedRoute, read: BodyReadResult): unknown => {
     switch (read.kind) {
       case 'stream':
-        return undefined;
+        return undefined; // multipart: its fields are checked as they are parsed (shared/uploads)
       case 'form':
         return validated(route.formValidator, read.body);
       case 'json':
@@ -87,6 +94,7 @@ export function routeDispatcher(
     for (const limiter of route.limiters) await runMiddleware(limiter, req, res);
     if (authError) throw authError;
     if (!principal && route.spec.auth === 'required') throw new AuthenticationError();
+    validated(undefined, params);
     const query = validated(route.queryValidator, req.query) as Record<string, unknown>;
     const body = route.readsBody ? bodyOf(route, await readBody(req, res, route.bodyMode)) : undefined;
     const minPosition = req.method === 'GET' || req.method === 'HEAD' ? requestedMinPosition(req) : undefined;
@@ -99,7 +107,7 @@ export function routeDispatcher(
       params,
       principal,
       state.requestId,
-      options.publicBaseUrl,
+      options.linkBase,
     );
     await sendReply(req, res, await route.spec.handler(context), replyOptions);
   };

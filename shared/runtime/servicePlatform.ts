@@ -67,6 +67,7 @@ export async function createServicePlatform(
       trustProxy: config.trustProxy,
       jsonBodyLimitBytes: config.jsonBodyLimitBytes,
       publicBaseUrl: config.publicBaseUrl,
+      allowedHosts: config.allowedHosts,
       openApiInfo: API_INFO,
       healthChecks: {
         postgres: () => infra.readModels.query('SELECT 1'),

@@ -2,6 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import { pipeline, type Readable } from 'node:stream';
 import type busboy from 'busboy';
 import { BlobTooLargeError } from '../blobStore/blobStore';
+import { ValidationError } from '../errors/httpErrors';
+import { unstorableTextProblem } from '../http/storableText';
 import { cleanupStoredFiles } from './cleanupStoredFiles';
 import { discardRequestBody } from './discardRequestBody';
 import { HeadTap } from './headTap';
@@ -10,7 +12,8 @@ import type { FileFieldSpec, MultipartSettings, ParsedMultipart } from './parseM
 import type { StoredFile } from './storedFile';
 
 /**
- * One request being parsed: the first failure of any kind (parser, limit, put, client abort) stops
+ * One request being parsed (text fields, field names and file names are held to the one rule for
+ * client text, shared/http/storableText): the first failure of any kind (parser, limit, put, client abort) stops
  * it, and run() then rejects only after every put has settled and every stored blob is deleted.
  */
 export class MultipartSession {
@@ -65,11 +68,18 @@ export class MultipartSession {
   private onField(name: string, value: string, truncated: boolean): void {
     if (this.failure) return;
     if (truncated) return this.fail(errors.fieldTooLarge(name, this.settings.maxFieldBytes));
+    const problem = unstorableTextProblem(name) ?? unstorableTextProblem(value);
+    if (problem) return this.fail(ValidationError.field(name, problem));
     this.fields.set(name, value);
   }
 
   private onFile(field: string, stream: Readable, info: busboy.FileInfo): void {
     if (this.failure) return drop(stream);
+    const problem = unstorableTextProblem(field) ?? unstorableTextProblem(info.filename ?? '');
+    if (problem) {
+      drop(stream);
+      return this.fail(ValidationError.field(field, problem));
+    }
     const spec = Object.hasOwn(this.settings.files, field) ? this.settings.files[field] : undefined;
     if (!spec || this.fileFieldsSeen.has(field)) {
       drop(stream);
