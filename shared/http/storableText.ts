@@ -1,4 +1,5 @@
 import type { FieldErrors } from '../errors/httpErrors';
+import { addFieldError } from './addFieldError';
 
 /** DRF's wording (CharField's ProhibitNullCharactersValidator). */
 export const NULL_CHARACTER_MESSAGE = 'Null characters are not allowed.';
@@ -17,11 +18,6 @@ export function unstorableTextProblem(text: string): string | undefined {
   if (text.includes('\u0000')) return NULL_CHARACTER_MESSAGE;
   if (LONE_SURROGATE.test(text)) return LONE_SURROGATE_MESSAGE;
   return undefined;
-}
-
-function addError(errors: FieldErrors, field: string, message: string): void {
-  const list = (errors[field] ??= []);
-  if (!list.includes(message)) list.push(message);
 }
 
 /** Where a value sits, as a linked list so deep nesting costs nothing until an error is named. */
@@ -43,13 +39,13 @@ function walk(root: unknown, errors: FieldErrors): void {
     const { value, place } = next;
     if (typeof value === 'string') {
       const problem = unstorableTextProblem(value);
-      if (problem) addError(errors, fieldOf(place), problem);
+      if (problem) addFieldError(errors, fieldOf(place), problem);
     } else if (typeof value === 'object' && value !== null) {
       // Own keys only, including a "__proto__" that JSON.parse creates as an ordinary own property.
       for (const key of Object.keys(value)) {
         const child = { key, parent: place };
         const problem = unstorableTextProblem(key);
-        if (problem) addError(errors, fieldOf(child), problem);
+        if (problem) addFieldError(errors, fieldOf(child), problem);
         pending.push({ value: (value as Record<string, unknown>)[key], place: child });
       }
     }

@@ -1,4 +1,5 @@
 import type { FieldErrors } from '../errors/httpErrors';
+import { addFieldError } from './addFieldError';
 import { wrongTypeMessage } from './validationMessages';
 
 /**
@@ -111,7 +112,7 @@ export function offenceErrors(offences: readonly ScalarOffence[]): {
   covers: (instancePath: string) => boolean;
 } {
   const fields: FieldErrors = {};
-  for (const offence of offences) (fields[offence.field] ??= []).push(offence.message);
+  for (const offence of offences) addFieldError(fields, offence.field, offence.message);
   const covers = (path: string) =>
     offences.some((o) => path === o.pointer || path.startsWith(`${o.pointer}/`));
   return { fields, covers };

@@ -1,5 +1,6 @@
 import type { ErrorObject } from 'ajv';
 import type { FieldErrors } from '../errors/httpErrors';
+import { addFieldError } from './addFieldError';
 
 /** Schema keyword holding a custom message for errors of that (sub)schema. */
 export const ERROR_MESSAGE_KEYWORD = 'x-error-message';
@@ -146,8 +147,7 @@ export function toFieldErrors(errors: readonly ErrorObject[]): FieldErrors | und
       continue;
     const field = fieldOf(error);
     const message = messageFor(error);
-    const list = (fields[field] ??= []);
-    if (!list.includes(message)) list.push(message);
+    addFieldError(fields, field, message);
     any = true;
   }
   return any ? fields : undefined;

@@ -47,8 +47,15 @@ export class MultipartSession {
   private parse(): Promise<void> {
     return new Promise((resolve, reject) => {
       this.rejectParsing = reject;
-      this.parser.on('field', (name, value, info) => this.onField(name, value, info.valueTruncated));
-      this.parser.on('file', (name, stream, info) => this.onFile(name, stream, info));
+      // busboy gives no name (undefined, whatever its types say) for a part named "": like Django,
+      // such parts are skipped.
+      this.parser.on('field', (name: string | undefined, value, info) => {
+        if (name) this.guarded(() => this.onField(name, value, info.valueTruncated));
+      });
+      this.parser.on('file', (name: string | undefined, stream, info) => {
+        if (name) this.guarded(() => this.onFile(name, stream, info));
+        else drop(stream);
+      });
       this.parser.on('fieldsLimit', () => this.fail(errors.tooManyFields(this.settings.maxFields)));
       this.parser.on('error', (err) => this.fail(errors.malformedMultipart(err)));
       this.parser.on('finish', resolve);
@@ -58,6 +65,15 @@ export class MultipartSession {
       });
       this.req.pipe(this.parser);
     });
+  }
+
+  /** A bug in a handler must fail this request, not escape into busboy and leave it hanging. */
+  private guarded(handle: () => void): void {
+    try {
+      handle();
+    } catch (err) {
+      this.fail(toError(err));
+    }
   }
 
   private fail(err: Error): void {

@@ -124,14 +124,26 @@ describe('8: the same characters anywhere else are 400 on their field', () => {
     const multipart = await api.patch('/api/profile/', { token, body: form({ bio: 'raw \u0000 byte' }) });
     expect([multipart.status, multipart.body]).toEqual([400, { bio: [NULL_CHARACTER_MESSAGE] }]);
 
+    const nameless = await api.patch('/api/profile/', {
+      token,
+      body: form({ '': 'x\u0000', location: 'Pavia' }),
+    });
+    expect([nameless.status, nameless.body.location]).toEqual([200, 'Pavia']); // a part without a name is skipped
+
     const query = await api.get('/api/tokens/?ordering=%00', { token });
     expect([query.status, query.body]).toEqual([400, { ordering: [NULL_CHARACTER_MESSAGE] }]);
+
+    const protoQuery = await api.get('/api/auth/me/?__proto__=%00', { token });
+    expect([protoQuery.status, protoQuery.text]).toEqual([
+      400,
+      JSON.stringify({ ['__proto__']: [NULL_CHARACTER_MESSAGE] }),
+    ]);
 
     const pathParam = await api.delete('/api/tokens/%00/', { token });
     expect([pathParam.status, pathParam.body]).toEqual([400, { token_id: [NULL_CHARACTER_MESSAGE] }]);
 
     const profile = await api.get('/api/profile/', { token });
-    expect(profile.body).toMatchObject({ bio: '', location: '' });
+    expect(profile.body).toMatchObject({ bio: '', location: 'Pavia' });
   });
 });
 
