@@ -1,11 +1,11 @@
-import http from 'node:http';
+import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../../shared/config/config';
 import type { Logger } from '../../shared/logging/logger';
 import { createMetrics } from '../../shared/metrics/metrics';
 import { openInfrastructure } from '../../shared/runtime/openInfrastructure';
 import type { RunningPostgres } from '../../shared/infra/postgres/embeddedPostgres';
-import { createGateway } from '../../shared/http';
+import { createGateway, createHttpServer } from '../../shared/http';
 import { createServicePlatform } from '../../shared/runtime/servicePlatform';
 import { ensureConfiguredStaff } from '../command-api/features/account/ensureStaffAccount';
 import { createCommandDeps } from '../command-api/commandDeps';
@@ -49,7 +49,7 @@ export async function startAllInOne(
     progress: platform.progress,
   });
   platform.addHealthCheck('projection_runner', projectionRunnerHealthCheck(projector));
-  const commandDeps = createCommandDeps(config, infra, platform.store, clock);
+  const commandDeps = createCommandDeps(config, infra, platform.store, logger, clock);
   await ensureConfiguredStaff(config.admin, commandDeps, logger);
 
   const { commands, queries } = serviceRoutes(commandDeps, createQueryDeps(infra));
@@ -59,7 +59,7 @@ export async function startAllInOne(
     commands,
   );
   const queryApp = createQueryApp({ ...common, openApiRoutes: [...commands, ...queries] }, queries);
-  const server = http.createServer(createGateway({ commandApp, queryApp }));
+  const server = createHttpServer(createGateway({ commandApp, queryApp }));
   // Uploads can be slow: no whole-request deadline, but idle sockets are still reaped.
   server.requestTimeout = 0;
   server.headersTimeout = 60_000;

@@ -30,6 +30,7 @@ async function main(argv: string[]): Promise<void> {
         ids: new IdAllocator(infra.store),
         passwords: createPasswordHasher(config.passwordHashLogN),
         now: () => new Date(),
+        logger,
       },
       { email, password, username: flags.get('username') ?? email.split('@')[0]! },
       systemContext('admin-command'),

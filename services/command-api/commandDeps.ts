@@ -7,6 +7,7 @@ import { IdAllocator } from '../../shared/commandHandling/allocateId';
 import type { CommandContext } from '../../shared/commandHandling/commandContext';
 import type { Config } from '../../shared/config/config';
 import type { RequestContext } from '../../shared/http/routeSpec';
+import type { Logger } from '../../shared/logging/logger';
 import type { Infrastructure } from '../../shared/runtime/openInfrastructure';
 
 /** Everything a command handler may use; wired once per process by createCommandDeps. */
@@ -20,6 +21,10 @@ export interface CommandDeps {
   readonly clock: () => Date;
   readonly loginTokenTtlMs: number;
   readonly maxAvatarBytes: number;
+  /** Bound of an uploaded image's width × height (decompression bombs). */
+  readonly maxImagePixels: number;
+  /** For what a command cannot report to its caller (a failed compensation). */
+  readonly logger: Logger;
 }
 
 /** `store` is the platform's instrumented store, so appends made by commands are counted. */
@@ -27,6 +32,7 @@ export function createCommandDeps(
   config: Config,
   infra: Infrastructure,
   store: EventStore,
+  logger: Logger,
   clock: () => Date = () => new Date(),
 ): CommandDeps {
   return {
@@ -38,6 +44,8 @@ export function createCommandDeps(
     clock,
     loginTokenTtlMs: config.loginTokenTtlMs,
     maxAvatarBytes: config.maxAvatarBytes,
+    maxImagePixels: config.maxImagePixels,
+    logger,
   };
 }
 

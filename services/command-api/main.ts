@@ -1,5 +1,5 @@
-import http from 'node:http';
 import { loadConfig } from '../../shared/config/config';
+import { createHttpServer } from '../../shared/http';
 import { createLogger } from '../../shared/logging/logger';
 import { createMetrics } from '../../shared/metrics/metrics';
 import { openInfrastructure } from '../../shared/runtime/openInfrastructure';
@@ -21,7 +21,7 @@ void runUntilSignal('command-api', async () => {
   const metrics = createMetrics('command-api');
   const infra = await openInfrastructure(config, logger);
   const platform = await createServicePlatform(config, infra, logger, metrics);
-  const deps = createCommandDeps(config, infra, platform.store);
+  const deps = createCommandDeps(config, infra, platform.store, logger);
   await ensureConfiguredStaff(config.admin, deps, logger);
 
   const app = createCommandApp(
@@ -32,7 +32,7 @@ void runUntilSignal('command-api', async () => {
     },
     commandRoutes(deps),
   );
-  const server = http.createServer(app).listen(config.port, config.host);
+  const server = createHttpServer(app).listen(config.port, config.host);
   server.requestTimeout = 0;
   logger.info('command-api listening', { port: config.port });
   return {

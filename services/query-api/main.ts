@@ -1,5 +1,5 @@
-import http from 'node:http';
 import { loadConfig } from '../../shared/config/config';
+import { createHttpServer } from '../../shared/http';
 import { createLogger } from '../../shared/logging/logger';
 import { createMetrics } from '../../shared/metrics/metrics';
 import { openInfrastructure } from '../../shared/runtime/openInfrastructure';
@@ -22,7 +22,7 @@ void runUntilSignal('query-api', async () => {
     { ...platform.apiOptions, knownRoutes: routeKeysOf(API_DOCUMENT), openApiDocument: API_DOCUMENT },
     queryRoutes(createQueryDeps(infra)),
   );
-  const server = http.createServer(app).listen(config.port, config.host);
+  const server = createHttpServer(app).listen(config.port, config.host);
   logger.info('query-api listening', { port: config.port });
   return {
     logger,

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { DEFAULT_MAX_IMAGE_PIXELS } from '../media/checkImage';
 
 /**
  * The one place where environment variables become configuration. Every service's main.ts calls
@@ -32,8 +33,12 @@ export interface Config {
   readonly jsonBodyLimitBytes: number;
   readonly maxUploadBytes: number;
   readonly maxAvatarBytes: number;
+  /** Bound of an uploaded image's width × height (a small file can announce gigapixels). */
+  readonly maxImagePixels: number;
   readonly trustProxy: boolean | number | string;
   readonly publicBaseUrl: string | undefined;
+  /** ALLOWED_HOSTS: host names the API answers to; empty means any, with links kept to this machine. */
+  readonly allowedHosts: readonly string[];
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   readonly readYourWritesTimeoutMs: number;
   /**
@@ -147,6 +152,21 @@ function s3(env: Env): S3Config | undefined {
   };
 }
 
+/** A host name, an IP address, ".domain" (it and its subdomains) or "*"; no scheme, port or path. */
+const HOST_PATTERN =
+  /^(\*|\.?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*|\[[0-9a-f:.]+\])$/i;
+
+function allowedHosts(env: Env): string[] {
+  const entries = (env.ALLOWED_HOSTS ?? '')
+    .split(',')
+    .map((h) => h.trim())
+    .filter(Boolean);
+  const bad = entries.find((h) => !HOST_PATTERN.test(h));
+  if (bad !== undefined)
+    throw new ConfigError('ALLOWED_HOSTS', `must list host names (without scheme or port), got "${bad}"`);
+  return entries.map((h) => h.toLowerCase());
+}
+
 function admin(env: Env): Config['admin'] {
   const { ADMIN_EMAIL: email, ADMIN_PASSWORD: password, ADMIN_USERNAME: username } = env;
   if (!email && !password && !username) return undefined;
@@ -193,8 +213,10 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
     jsonBodyLimitBytes: int(env, 'JSON_BODY_LIMIT_BYTES', 1024 * 1024, 1024),
     maxUploadBytes: int(env, 'MAX_UPLOAD_BYTES', 5 * 1024 ** 3, 1),
     maxAvatarBytes: int(env, 'MAX_AVATAR_BYTES', 5 * 1024 ** 2, 1),
+    maxImagePixels: int(env, 'MAX_IMAGE_PIXELS', DEFAULT_MAX_IMAGE_PIXELS, 1),
     trustProxy: trustProxy(env),
     publicBaseUrl: url(env, 'PUBLIC_BASE_URL')?.replace(/\/$/, ''),
+    allowedHosts: allowedHosts(env),
     logLevel: logLevel(env),
     readYourWritesTimeoutMs: int(env, 'READ_YOUR_WRITES_TIMEOUT_MS', 5000, 0),
     faultInjectCrashAfterCommit: flag(env, 'FAULT_INJECT_CRASH_AFTER_COMMIT'),

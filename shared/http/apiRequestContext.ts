@@ -11,10 +11,10 @@ export class ApiRequestContext<Body> implements RequestContext<Body> {
     readonly params: Record<string, string>,
     readonly principal: Principal | undefined,
     readonly requestId: string,
-    private readonly publicBaseUrl: string | undefined,
+    private readonly linkBase: (req: Request) => string,
   ) {}
 
   get baseUrl(): string {
-    return this.publicBaseUrl ?? `${this.req.protocol}://${this.req.get('host') ?? 'localhost'}`;
+    return this.linkBase(this.req);
   }
 }

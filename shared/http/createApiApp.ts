@@ -4,6 +4,7 @@ import type { Logger } from '../logging/logger';
 import type { Metrics } from '../metrics/metrics';
 import { corsMiddleware } from './corsMiddleware';
 import { errorMiddleware } from './errorMiddleware';
+import { HostPolicy } from './hostPolicy';
 import { notFoundMiddleware } from './notFoundMiddleware';
 import { type OpenApiDocument, type OpenApiInfo, buildOpenApiDocument } from './openapi/buildOpenApiDocument';
 import { type PreparedRoute, prepareRoute } from './preparedRoute';
@@ -51,6 +52,8 @@ export interface ApiAppOptions {
   readonly publicBaseUrl?: string;
   /** Honours the Idempotency-Key header on writes; without it the header is ignored. */
   readonly idempotency?: Idempotency;
+  /** Hosts the API answers to (others get 400) and links may name; see HostPolicy. */
+  readonly allowedHosts?: readonly string[];
 }
 
 const MIB = 1024 * 1024;
@@ -93,13 +96,16 @@ export function createApiApp(options: ApiAppOptions): Express {
       serve: { health: true, metrics: true, docs: true, ...options.serve },
     }),
   );
+  const hosts = new HostPolicy({ publicBaseUrl: options.publicBaseUrl, allowedHosts: options.allowedHosts });
+  // After the system endpoints: health probes and scrapers often address the server by IP.
+  app.use(hosts.guard());
   app.use(
     routeDispatcher(routes, {
       authenticator: options.authenticator,
       consistency: options.consistency,
       consistencyTimeoutMs: options.consistencyTimeoutMs ?? 5000,
       jsonBodyLimitBytes: options.jsonBodyLimitBytes ?? MIB,
-      publicBaseUrl: options.publicBaseUrl?.replace(/\/+$/, ''),
+      linkBase: (req) => hosts.baseUrlOf(req),
       logger: options.logger,
       idempotency: options.idempotency,
     }),

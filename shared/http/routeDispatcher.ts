@@ -14,6 +14,7 @@ import { requestStateOf } from './requestState';
 import type { RouteTable } from './routeTable';
 import type { ConsistencyGate, Reply } from './routeSpec';
 import type { Validator } from './schemaValidator';
+import { unstorableTextErrors } from './storableText';
 import { sendReply, type ReplyOptions } from './sendReply';
 
 export interface DispatcherOptions {
@@ -21,7 +22,8 @@ export interface DispatcherOptions {
   readonly consistency: ConsistencyGate | undefined;
   readonly consistencyTimeoutMs: number;
   readonly jsonBodyLimitBytes: number;
-  readonly publicBaseUrl: string | undefined;
+  /** Absolute base of the links a handler emits for this request. */
+  readonly linkBase: (req: Request) => string;
   readonly logger: Logger;
   /** Honours Idempotency-Key on writes; without it the header is ignored. */
   readonly idempotency: Idempotency | undefined;
@@ -36,9 +38,14 @@ function runMiddleware(middleware: RequestHandler, req: Request, res: Response):
   });
 }
 
+/**
+ * Every input (query, path, body) goes through here, with or without a schema: text PostgreSQL
+ * cannot store is refused on its field whatever the route does with it.
+ */
 function validated(validator: Validator | undefined, data: unknown): unknown {
+  const textErrors = unstorableTextErrors(data);
   const errors = validator?.(data);
-  if (errors) throw new ValidationError(errors);
+  if (errors || textErrors) throw new ValidationError({ ...errors, ...textErrors });
   return data;
 }
 
@@ -64,7 +71,7 @@ export function routeDispatcher(
   const bodyOf = (route: PreparedRoute, read: BodyReadResult): unknown => {
     switch (read.kind) {
       case 'stream':
-        return undefined;
+        return undefined; // multipart: its fields are checked as they are parsed (shared/uploads)
       case 'form':
         return validated(route.formValidator, read.body);
       case 'json':
@@ -96,6 +103,7 @@ export function routeDispatcher(
     for (const limiter of route.limiters) await runMiddleware(limiter, req, res);
     if (authError) throw authError;
     if (!principal && route.spec.auth === 'required') throw new AuthenticationError();
+    validated(undefined, params);
     const key = options.idempotency && WRITE_METHODS.has(req.method) ? readIdempotencyKey(req) : undefined;
     const query = validated(route.queryValidator, req.query) as Record<string, unknown>;
     const read = route.readsBody ? await readBody(req, res, route.bodyMode) : NO_BODY;
@@ -110,7 +118,7 @@ export function routeDispatcher(
       params,
       principal,
       state.requestId,
-      options.publicBaseUrl,
+      options.linkBase,
     );
     const handle = (): Promise<Reply> => route.spec.handler(context);
     const reply =

@@ -3,6 +3,7 @@ import type { ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FieldErrors } from '../errors/httpErrors';
 import type { JsonSchema } from './routeSpec';
+import { offenceErrors, strictScalarOffences } from './strictScalars';
 import { ERROR_MESSAGE_KEYWORD, toFieldErrors } from './validationMessages';
 
 /** Validates (and coerces / fills defaults in place); returns field errors, or undefined when valid. */
@@ -47,57 +48,34 @@ function compiled(schema: JsonSchema, coercion: Coercion): ValidateFunction {
   return validate;
 }
 
-function allowsNull(schema: unknown): boolean {
-  if (typeof schema !== 'object' || schema === null) return true;
-  const s = schema as Record<string, unknown>;
-  if (
-    s.type === undefined &&
-    s.anyOf === undefined &&
-    s.oneOf === undefined &&
-    s.const === undefined &&
-    s.enum === undefined
-  )
-    return true;
-  if (s.type === 'null' || (Array.isArray(s.type) && s.type.includes('null'))) return true;
-  if (s.const === null || (Array.isArray(s.enum) && s.enum.includes(null))) return true;
-  const alternatives = [s.anyOf, s.oneOf].filter(Array.isArray).flat() as unknown[];
-  return alternatives.some(allowsNull);
-}
-
-function nonNullableProperties(schema: JsonSchema): string[] {
-  const properties = schema.properties;
-  if (typeof properties !== 'object' || properties === null) return [];
-  return Object.entries(properties)
-    .filter(([, s]) => !allowsNull(s))
-    .map(([name]) => name);
-}
-
-/** Query strings and url-encoded forms: every value is text, so coerce (and unwrap 1-item arrays). */
-export function compileFormValidator(schema: JsonSchema): Validator {
-  const validate = compiled(schema, 'array');
-  return (data) => (validate(data) ? undefined : toFieldErrors(validate.errors ?? []));
-}
-
 /**
- * JSON bodies: "5" is accepted for an integer like DRF does, but ajv would also coerce null to
- * "" / 0 / false, so a null in a field that does not allow it is reported before coercion.
+ * ajv with coercion, minus what coercion gets wrong (strictScalars): values ajv would coerce but
+ * DRF refuses are reported with DRF's message, and ajv's errors about those values are dropped.
  */
-export function compileJsonValidator(schema: JsonSchema): Validator {
-  const validate = compiled(schema, true);
-  const nonNullable = nonNullableProperties(schema);
+function strictValidator(schema: JsonSchema, coercion: Coercion): Validator {
+  const validate = compiled(schema, coercion);
+  const form = coercion === 'array';
   return (data) => {
-    const nulls = nullFields(data, nonNullable);
-    if (nulls.length === 0) return validate(data) ? undefined : toFieldErrors(validate.errors ?? []);
-    const record = data as Record<string, unknown>;
-    for (const name of nulls) delete record[name];
-    const errors = validate(data) ? {} : (toFieldErrors(validate.errors ?? []) ?? {});
-    for (const name of nulls) errors[name] = ['This field may not be null.'];
-    return errors;
+    const offences = strictScalarOffences(schema, data, form);
+    if (offences.length === 0) return validate(data) ? undefined : toFieldErrors(validate.errors ?? []);
+    const { fields, covers } = offenceErrors(offences);
+    const others = validate(data) ? [] : (validate.errors ?? []).filter((e) => !covers(e.instancePath));
+    return { ...toFieldErrors(others), ...fields };
   };
 }
 
-function nullFields(data: unknown, names: readonly string[]): string[] {
-  if (names.length === 0 || typeof data !== 'object' || data === null || Array.isArray(data)) return [];
-  const record = data as Record<string, unknown>;
-  return names.filter((name) => record[name] === null);
+/**
+ * Query strings and url-encoded forms: every value is text, so coerce (and unwrap 1-item arrays);
+ * integers must be written in decimal digits.
+ */
+export function compileFormValidator(schema: JsonSchema): Validator {
+  return strictValidator(schema, 'array');
+}
+
+/**
+ * JSON bodies: "5" is accepted for an integer and 5 for a string like DRF does, but null is not
+ * coerced to "" / 0 / false, nor a boolean to "false" or 0.
+ */
+export function compileJsonValidator(schema: JsonSchema): Validator {
+  return strictValidator(schema, true);
 }

@@ -1,5 +1,6 @@
 import type { ErrorObject } from 'ajv';
 import type { FieldErrors } from '../errors/httpErrors';
+import { addFieldError } from './addFieldError';
 
 /** Schema keyword holding a custom message for errors of that (sub)schema. */
 export const ERROR_MESSAGE_KEYWORD = 'x-error-message';
@@ -25,10 +26,10 @@ function pyType(data: unknown): string {
   return 'str';
 }
 
-function typeMessage(error: ErrorObject): string {
-  if (error.data === null) return 'This field may not be null.';
-  const types = ([] as string[]).concat(error.params.type as string | string[]).filter((t) => t !== 'null');
-  switch (types[0]) {
+/** DRF's message for a value of the wrong type, given the JSON Schema types expected. */
+export function wrongTypeMessage(expected: readonly string[], data: unknown): string {
+  if (data === null) return 'This field may not be null.';
+  switch (expected.filter((t) => t !== 'null')[0]) {
     case 'integer':
       return 'A valid integer is required.';
     case 'number':
@@ -38,12 +39,16 @@ function typeMessage(error: ErrorObject): string {
     case 'string':
       return 'Not a valid string.';
     case 'array':
-      return `Expected a list of items but got type "${pyType(error.data)}".`;
+      return `Expected a list of items but got type "${pyType(data)}".`;
     case 'object':
-      return `Invalid data. Expected a dictionary, but got ${pyType(error.data)}.`;
+      return `Invalid data. Expected a dictionary, but got ${pyType(data)}.`;
     default:
       return 'Invalid value.';
   }
+}
+
+function typeMessage(error: ErrorObject): string {
+  return wrongTypeMessage(([] as string[]).concat(error.params.type as string | string[]), error.data);
 }
 
 function limit(error: ErrorObject): number {
@@ -80,7 +85,11 @@ export function messageFor(error: ErrorObject): string {
     case 'const':
       return `"${String(error.data)}" is not a valid choice.`;
     case 'format':
-      return FORMAT_MESSAGES[error.params.format as string] ?? 'Enter a valid value.';
+      return (
+        (Object.hasOwn(FORMAT_MESSAGES, error.params.format as string)
+          ? FORMAT_MESSAGES[error.params.format as string]
+          : undefined) ?? 'Enter a valid value.'
+      );
     case 'pattern':
       return 'This value does not match the required pattern.';
     case 'minItems':
@@ -138,8 +147,7 @@ export function toFieldErrors(errors: readonly ErrorObject[]): FieldErrors | und
       continue;
     const field = fieldOf(error);
     const message = messageFor(error);
-    const list = (fields[field] ??= []);
-    if (!list.includes(message)) list.push(message);
+    addFieldError(fields, field, message);
     any = true;
   }
   return any ? fields : undefined;

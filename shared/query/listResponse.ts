@@ -82,7 +82,9 @@ export function orderBy(
     .map((f) => f.trim())
     .flatMap((field) => {
       const desc = field.startsWith('-');
-      const column = columns[desc ? field.slice(1) : field];
+      const name = desc ? field.slice(1) : field;
+      // Own properties only: "constructor" or "__proto__" must not find Object.prototype's.
+      const column = Object.hasOwn(columns, name) ? columns[name] : undefined;
       return column ? [`${column} ${desc ? 'DESC' : 'ASC'}`] : [];
     });
   return parts.length === 0 ? `${fallback}, ${tiebreaker}` : `${parts.join(', ')}, ${tiebreaker}`;

@@ -101,6 +101,7 @@ export async function createServicePlatform(
       jsonBodyLimitBytes: config.jsonBodyLimitBytes,
       publicBaseUrl: config.publicBaseUrl,
       idempotency,
+      allowedHosts: config.allowedHosts,
       openApiInfo: API_INFO,
       healthChecks,
       healthCheckTimeoutMs: HEALTH_CHECK_TIMEOUT_MS,

@@ -2,6 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import { pipeline, type Readable } from 'node:stream';
 import type busboy from 'busboy';
 import { BlobTooLargeError } from '../blobStore/blobStore';
+import { ValidationError } from '../errors/httpErrors';
+import { unstorableTextProblem } from '../http/storableText';
 import { cleanupStoredFiles } from './cleanupStoredFiles';
 import { discardRequestBody } from './discardRequestBody';
 import { HeadTap } from './headTap';
@@ -10,7 +12,8 @@ import type { FileFieldSpec, MultipartSettings, ParsedMultipart } from './parseM
 import type { StoredFile } from './storedFile';
 
 /**
- * One request being parsed: the first failure of any kind (parser, limit, put, client abort) stops
+ * One request being parsed (text fields, field names and file names are held to the one rule for
+ * client text, shared/http/storableText): the first failure of any kind (parser, limit, put, client abort) stops
  * it, and run() then rejects only after every put has settled and every stored blob is deleted.
  */
 export class MultipartSession {
@@ -44,8 +47,15 @@ export class MultipartSession {
   private parse(): Promise<void> {
     return new Promise((resolve, reject) => {
       this.rejectParsing = reject;
-      this.parser.on('field', (name, value, info) => this.onField(name, value, info.valueTruncated));
-      this.parser.on('file', (name, stream, info) => this.onFile(name, stream, info));
+      // busboy gives no name (undefined, whatever its types say) for a part named "": like Django,
+      // such parts are skipped.
+      this.parser.on('field', (name: string | undefined, value, info) => {
+        if (name) this.guarded(() => this.onField(name, value, info.valueTruncated));
+      });
+      this.parser.on('file', (name: string | undefined, stream, info) => {
+        if (name) this.guarded(() => this.onFile(name, stream, info));
+        else drop(stream);
+      });
       this.parser.on('fieldsLimit', () => this.fail(errors.tooManyFields(this.settings.maxFields)));
       this.parser.on('error', (err) => this.fail(errors.malformedMultipart(err)));
       this.parser.on('finish', resolve);
@@ -57,6 +67,15 @@ export class MultipartSession {
     });
   }
 
+  /** A bug in a handler must fail this request, not escape into busboy and leave it hanging. */
+  private guarded(handle: () => void): void {
+    try {
+      handle();
+    } catch (err) {
+      this.fail(toError(err));
+    }
+  }
+
   private fail(err: Error): void {
     this.failure ??= err;
     this.rejectParsing(this.failure);
@@ -65,11 +84,18 @@ export class MultipartSession {
   private onField(name: string, value: string, truncated: boolean): void {
     if (this.failure) return;
     if (truncated) return this.fail(errors.fieldTooLarge(name, this.settings.maxFieldBytes));
+    const problem = unstorableTextProblem(name) ?? unstorableTextProblem(value);
+    if (problem) return this.fail(ValidationError.field(name, problem));
     this.fields.set(name, value);
   }
 
   private onFile(field: string, stream: Readable, info: busboy.FileInfo): void {
     if (this.failure) return drop(stream);
+    const problem = unstorableTextProblem(field) ?? unstorableTextProblem(info.filename ?? '');
+    if (problem) {
+      drop(stream);
+      return this.fail(ValidationError.field(field, problem));
+    }
     const spec = Object.hasOwn(this.settings.files, field) ? this.settings.files[field] : undefined;
     if (!spec || this.fileFieldsSeen.has(field)) {
       drop(stream);

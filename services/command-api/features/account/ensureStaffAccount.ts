@@ -8,7 +8,7 @@ import { findReservationOwner } from '../../../../shared/commandHandling/reserve
 import { decideUser } from '../../../../shared/domain/identity/decide';
 import type { UserEvent } from '../../../../shared/domain/identity/events';
 import { userDecider } from '../../../../shared/domain/identity/events';
-import { registerUser } from './registerUser';
+import { type CompensationLogger, registerUser } from './registerUser';
 
 export interface StaffAccount {
   readonly email: string;
@@ -21,14 +21,20 @@ export interface StaffAccount {
  * password. Idempotent: a second run with the same values appends nothing.
  */
 export async function ensureStaffAccount(
-  deps: { store: EventStore; ids: IdAllocator; passwords: PasswordHasher; now: () => Date },
+  deps: {
+    store: EventStore;
+    ids: IdAllocator;
+    passwords: PasswordHasher;
+    now: () => Date;
+    logger: CompensationLogger;
+  },
   account: StaffAccount,
   ctx: CommandContext,
 ): Promise<{ userId: number; created: boolean }> {
   const owner = await findReservationOwner(deps.store, 'email', account.email);
   if (!owner) {
     const { user } = await registerUser(
-      { store: deps.store, ids: deps.ids, now: deps.now() },
+      { store: deps.store, ids: deps.ids, now: deps.now(), logger: deps.logger },
       {
         email: account.email,
         username: account.username,
@@ -73,7 +79,7 @@ export async function ensureStaffAccount(
 /** Start-up step of every process that accepts writes: ensure the ADMIN_* account when configured. */
 export async function ensureConfiguredStaff(
   admin: StaffAccount | undefined,
-  deps: { store: EventStore; ids: IdAllocator; passwords: PasswordHasher },
+  deps: { store: EventStore; ids: IdAllocator; passwords: PasswordHasher; logger: CompensationLogger },
   logger: { info(message: string, fields?: Record<string, unknown>): void },
 ): Promise<void> {
   if (!admin) return;

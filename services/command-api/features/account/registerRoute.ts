@@ -49,7 +49,7 @@ export const registerRoute = (deps: CommandDeps): RouteSpec<RegisterBody> => ({
       throw ValidationError.field('non_field_errors', 'Passwords do not match.');
     const passwordHash = await deps.passwords.hash(body.password);
     const { user, position } = await registerUser(
-      { store: deps.store, ids: deps.ids, now: deps.clock() },
+      { store: deps.store, ids: deps.ids, now: deps.clock(), logger: deps.logger },
       {
         email: body.email.trim(),
         username: body.username,

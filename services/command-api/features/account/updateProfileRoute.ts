@@ -6,7 +6,8 @@ import { decideUser } from '../../../../shared/domain/identity/decide';
 import { userDecider, userStreamName } from '../../../../shared/domain/identity/events';
 import { compileFormValidator } from '../../../../shared/http/schemaValidator';
 import { cleanupStoredFiles, parseMultipart } from '../../../../shared/uploads/parseMultipart';
-import { sniffImage } from '../../../../shared/media/sniffImage';
+import { checkImage } from '../../../../shared/media/checkImage';
+import type { ImageFormat } from '../../../../shared/media/sniffImage';
 import { profileJson } from '../../../../shared/views/userViews';
 import { ifMatchRevision, weakEtag } from '../../../../shared/http/etag';
 import type { CommandDeps } from '../../commandDeps';
@@ -43,9 +44,7 @@ const multipartSchema = {
 };
 const validateFormFields = compileFormValidator({ type: 'object', properties: fields });
 
-export const INVALID_IMAGE =
-  'Upload a valid image. The file you uploaded was either not an image or a corrupted image.';
-const AVATAR_FORMATS = new Set(['png', 'jpeg', 'gif', 'webp', 'bmp']);
+const AVATAR_FORMATS: ReadonlySet<ImageFormat> = new Set(['png', 'jpeg', 'gif', 'webp', 'bmp']);
 
 /** Streams the avatar into the BlobStore and checks by content that it is an image. */
 async function readMultipart(ctx: RequestContext<unknown>, deps: CommandDeps, userId: number) {
@@ -61,10 +60,12 @@ async function readMultipart(ctx: RequestContext<unknown>, deps: CommandDeps, us
   });
   const avatar = parsed.files.avatar;
   const fieldErrors = validateFormFields(parsed.fields);
-  const image = avatar ? sniffImage(avatar.head) : undefined;
-  if (fieldErrors || (avatar && (!image || !AVATAR_FORMATS.has(image.format)))) {
+  const image = avatar
+    ? checkImage(avatar.head, { formats: AVATAR_FORMATS, maxPixels: deps.maxImagePixels })
+    : undefined;
+  if (fieldErrors || (image && !image.ok)) {
     await cleanupStoredFiles(deps.blobs, parsed.files);
-    throw new ValidationError({ ...fieldErrors, ...(avatar && !image ? { avatar: [INVALID_IMAGE] } : {}) });
+    throw new ValidationError({ ...fieldErrors, ...(image && !image.ok ? { avatar: [image.message] } : {}) });
   }
   return { changes: parsed.fields as ProfileChanges, avatarKey: avatar?.key };
 }
