@@ -2,20 +2,28 @@ import type { EventStore } from '../eventStore/eventStore';
 import { WrongExpectedRevisionError } from '../eventStore/eventStore';
 import type { CommandContext } from './commandContext';
 import { toNewEvents } from './handleCommand';
+import { streamTurnsOf } from './streamTurns';
 
 /**
  * Integer ids are allocated on the write side so a write response carries them. Each id is one
  * event in `sequence-<name>`, appended at the exact next revision: id n lives at revision n-1, so a
  * lost race tells us the actual revision and we try the next one. No read is needed in the common
- * case because each process remembers where it last saw the sequence.
+ * case because each process remembers where it last saw the sequence, and allocations in one
+ * process take turns (streamTurns), so only other processes can make a guess wrong.
  */
 export class IdAllocator {
   private readonly guesses = new Map<string, bigint>();
 
   constructor(private readonly store: EventStore) {}
 
-  async next(sequence: string, ctx: CommandContext): Promise<number> {
+  next(sequence: string, ctx: CommandContext): Promise<number> {
     const stream = `sequence-${sequence}`;
+    const turns = streamTurnsOf(this.store);
+    const allocate = () => this.allocate(sequence, stream, ctx);
+    return turns ? turns.take(stream, allocate) : allocate();
+  }
+
+  private async allocate(sequence: string, stream: string, ctx: CommandContext): Promise<number> {
     let expected: bigint | undefined = this.guesses.get(sequence);
     for (let attempt = 0; attempt < 1000; attempt++) {
       const id = expected === undefined ? 1 : Number(expected) + 2;

@@ -48,4 +48,12 @@ describe('IdAllocator', () => {
     for (let i = 0; i < 3; i++) await first.next('user', ctx);
     expect(await new IdAllocator(store).next('user', ctx)).toBe(4);
   });
+
+  test('concurrent allocations in one process take turns: distinct ids, no lost race', async () => {
+    const store = memoryEventStore();
+    const ids = new IdAllocator(store);
+    const allocated = await Promise.all(Array.from({ length: 20 }, () => ids.next('user', ctx)));
+    expect([...allocated].sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    expect(store.attempts.filter((a) => a.outcome === 'conflict')).toEqual([]);
+  });
 });

@@ -10,6 +10,7 @@ import { WrongExpectedRevisionError } from '../eventStore/eventStore';
 import { ConflictError } from '../errors/httpErrors';
 import type { CommandContext } from './commandContext';
 import { type Backoff, contentionBackoff } from './contentionBackoff';
+import { streamTurnsOf } from './streamTurns';
 
 export interface DomainEvent {
   readonly type: string;
@@ -67,9 +68,10 @@ export function toNewEvents(events: readonly DomainEvent[], ctx: CommandContext)
 }
 
 /**
- * Load the stream, fold it, decide, append with the revision that was folded. A concurrent writer
- * makes the append fail; the whole cycle then runs again on fresh state, after a jittered backoff,
- * until the time budget is spent (then 409). A stale If-Match is a 409 at once: retrying cannot help.
+ * Load the stream, fold it, decide, append with the revision that was folded. Writers of the stream
+ * in this process take turns (streamTurns); a writer elsewhere can still make the append fail, and
+ * the whole cycle then runs again on fresh state after a jittered backoff, until the time budget
+ * is spent (then 409). A stale If-Match is a 409 at once: retrying cannot help.
  */
 export async function handleCommand<State, Event extends DomainEvent>(
   store: EventStore,
@@ -80,29 +82,50 @@ export async function handleCommand<State, Event extends DomainEvent>(
   options: HandleOptions = {},
 ): Promise<HandleResult<State, Event>> {
   const backoff = options.backoff ?? contentionBackoff();
+  const turns = streamTurnsOf(store);
+  // In a unit of work the failed append has taken the stream's lock, held until commit: the next
+  // attempt cannot lose, so it goes at once, however long the wait for that lock was.
+  let lockedRetries = store.unitOfWork?.isActive() ? 2 : 0;
+  const attempt = () => attemptCommand(store, streamName, decider, decide, ctx, options);
   for (;;) {
-    const { state, revision } = await loadAggregate(store, streamName, decider);
-    if (options.expectedRevision !== undefined && options.expectedRevision !== revision) {
+    const result = await (turns ? turns.take(streamName, attempt) : attempt());
+    if (result !== LOST_RACE) return result;
+    if (options.expectedRevision !== undefined)
       throw new ConflictError('The resource was modified by another request; reload it and try again.');
-    }
-    const events = await decide(state);
-    if (events.length === 0) return { state, events, position: undefined, revision };
-    try {
-      const result: AppendResult = await store.appendToStream(streamName, toNewEvents(events, ctx), {
-        expectedRevision: revision ?? 'no_stream',
-      });
-      return {
-        state: events.reduce(decider.evolve, state),
-        events,
-        position: result.position,
-        revision: result.nextExpectedRevision,
-      };
-    } catch (error) {
-      if (!(error instanceof WrongExpectedRevisionError)) throw error;
-      if (options.expectedRevision !== undefined)
-        throw new ConflictError('The resource was modified by another request; reload it and try again.');
-      if (!(await backoff.wait()))
-        throw new ConflictError('The resource was modified concurrently; try again.');
-    }
+    if (lockedRetries-- > 0) continue;
+    if (!(await backoff.wait()))
+      throw new ConflictError('The resource was modified concurrently; try again.');
+  }
+}
+
+const LOST_RACE = Symbol('lost the race');
+
+async function attemptCommand<State, Event extends DomainEvent>(
+  store: EventStore,
+  streamName: string,
+  decider: Decider<State, Event>,
+  decide: (state: State) => readonly Event[] | Promise<readonly Event[]>,
+  ctx: CommandContext,
+  options: HandleOptions,
+): Promise<HandleResult<State, Event> | typeof LOST_RACE> {
+  const { state, revision } = await loadAggregate(store, streamName, decider);
+  if (options.expectedRevision !== undefined && options.expectedRevision !== revision) {
+    throw new ConflictError('The resource was modified by another request; reload it and try again.');
+  }
+  const events = await decide(state);
+  if (events.length === 0) return { state, events, position: undefined, revision };
+  try {
+    const result: AppendResult = await store.appendToStream(streamName, toNewEvents(events, ctx), {
+      expectedRevision: revision ?? 'no_stream',
+    });
+    return {
+      state: events.reduce(decider.evolve, state),
+      events,
+      position: result.position,
+      revision: result.nextExpectedRevision,
+    };
+  } catch (error) {
+    if (error instanceof WrongExpectedRevisionError) return LOST_RACE;
+    throw error;
   }
 }

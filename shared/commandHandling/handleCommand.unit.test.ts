@@ -1,5 +1,6 @@
 import { ConflictError } from '../errors/httpErrors';
-import { memoryEventStore } from '../../tests/support/memoryEventStore';
+import type { EventStore } from '../eventStore/eventStore';
+import { type MemoryEventStore, memoryEventStore } from '../../tests/support/memoryEventStore';
 import type { CommandContext } from './commandContext';
 import { type Backoff, type BackoffClock, contentionBackoff } from './contentionBackoff';
 import { handleCommand } from './handleCommand';
@@ -92,6 +93,73 @@ describe('handleCommand on a lost race', () => {
     const result = await handleCommand(store, 'counter-1', counter, () => [], ctx);
     expect(result).toEqual({ state: 0, events: [], position: undefined, revision: undefined });
     expect(store.attempts).toEqual([]);
+  });
+});
+
+describe('writers of one stream in one process', () => {
+  const concurrently = (store: EventStore, n: number, clock = fakeClock()) =>
+    Promise.all(
+      Array.from({ length: n }, () =>
+        handleCommand(store, 'counter-1', counter, countOnce, ctx, {
+          backoff: contentionBackoff({ budgetMs: 60_000, baseDelayMs: 1, maxDelayMs: 10 }, clock),
+        }),
+      ),
+    );
+
+  test('take turns: 20 at once append one after another without a single lost race', async () => {
+    const store = memoryEventStore();
+    const results = await concurrently(store, 20);
+    expect(store.attempts.filter((a) => a.outcome === 'conflict')).toEqual([]);
+    expect(results.map((r) => r.revision).sort((a, b) => Number(a! - b!))).toEqual(
+      Array.from({ length: 20 }, (_, i) => BigInt(i)),
+    );
+  });
+
+  test('other streams do not wait for each other', async () => {
+    const store = memoryEventStore();
+    let release!: () => void;
+    const held = handleCommand(
+      store,
+      'counter-1',
+      counter,
+      async (state) => {
+        await new Promise<void>((resolve) => (release = resolve));
+        return countOnce(state);
+      },
+      ctx,
+    );
+    await expect(handleCommand(store, 'counter-2', counter, countOnce, ctx)).resolves.toMatchObject({
+      revision: 0n,
+    });
+    release();
+    await held;
+  });
+
+  /** As the store looks from inside a unit of work (the memory store has no database lock). */
+  const insideUnitOfWork = (memory: MemoryEventStore): EventStore => ({
+    ...memory,
+    unitOfWork: {
+      run: (work) => work({ query: () => Promise.reject(new Error('unused')) }),
+      isActive: () => true,
+    },
+  });
+
+  test('inside a unit of work they take no turns (the database lock queues them) and retry until all succeed', async () => {
+    const memory = memoryEventStore();
+    const results = await concurrently(insideUnitOfWork(memory), 20);
+    expect(memory.attempts.some((a) => a.outcome === 'conflict')).toBe(true);
+    expect(new Set(results.map((r) => r.revision)).size).toBe(20);
+  });
+
+  test('inside a unit of work a lost race is retried at once: the stream is now locked to this writer', async () => {
+    const memory = memoryEventStore();
+    memory.conflictNext('counter-1', 1);
+    const wait = jest.fn<Promise<boolean>, []>(() => Promise.resolve(false));
+    const result = await handleCommand(insideUnitOfWork(memory), 'counter-1', counter, countOnce, ctx, {
+      backoff: { wait },
+    });
+    expect(result.revision).toBe(1n);
+    expect(wait).not.toHaveBeenCalled();
   });
 });
 

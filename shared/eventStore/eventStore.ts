@@ -148,6 +148,8 @@ export interface EventStore {
  */
 export interface UnitOfWork {
   run<T>(work: (sql: SqlExecutor) => Promise<T>, hooks?: UnitOfWorkHooks): Promise<T>;
+  /** True when called from inside a run (in the run's async context). */
+  isActive(): boolean;
 }
 
 export interface UnitOfWorkHooks {

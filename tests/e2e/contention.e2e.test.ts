@@ -55,6 +55,21 @@ test(`${PARALLEL} parallel PATCH /api/profile/ without If-Match all give 200, ea
   expect(profile.body.bio).toBe(last.body.bio);
 });
 
+test(`${PARALLEL} parallel keyed PATCH /api/profile/ (each in its own unit of work) all give 200`, async () => {
+  const user = await newUser(api);
+  const responses = await Promise.all(
+    Array.from({ length: PARALLEL }, (_, i) =>
+      api.patch('/api/profile/', {
+        token: user.token,
+        json: { bio: `keyed edit ${i}` },
+        headers: { 'Idempotency-Key': `contention-${user.id}-${i}` },
+      }),
+    ),
+  );
+  expect(statusCounts(responses.map((r) => r.status))).toEqual({ 200: PARALLEL });
+  expect(new Set(responses.map((r) => r.headers.get('etag'))).size).toBe(PARALLEL);
+});
+
 test('a stale If-Match is still an immediate 409, also amid parallel writes', async () => {
   const user = await newUser(api);
   const etag = (await api.get('/api/profile/', { token: user.token })).headers.get('etag')!;

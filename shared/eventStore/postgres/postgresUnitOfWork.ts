@@ -60,7 +60,7 @@ export class PostgresUnitOfWork implements UnitOfWork {
     return transaction?.open ? transaction.sql : this.pool;
   }
 
-  inTransaction(): boolean {
+  isActive(): boolean {
     return this.ambient.getStore()?.open === true;
   }
 

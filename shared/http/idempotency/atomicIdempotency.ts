@@ -18,8 +18,11 @@ const MAX_RUNS = 5;
 /**
  * Exactly-once per key on a store with a unit of work: the handler's appends and the record of its
  * reply commit in one transaction, so no crash can leave one without the other. At the
- * transaction's first statement the key's advisory lock is taken and the record checked again:
- * a concurrent duplicate waits for the first request (bounded, then 409) and then replays it.
+ * transaction's first statement the key's advisory lock is taken and the record checked again, so
+ * a concurrent duplicate (another process, too) may start its handler, but its first statement
+ * waits until the first request has committed (bounded, then 409), finds the record, and the
+ * duplicate's unit rolls back and replays it. Effects happen once; the lock is held only from the
+ * first statement to the commit, never while a handler streams an upload.
  */
 export function atomicIdempotency(unitOfWork: UnitOfWork, settings: IdempotencySettings): Idempotency {
   const find = (keys: RecordKeys) =>
