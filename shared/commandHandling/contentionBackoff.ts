@@ -1,3 +1,4 @@
+import { backoffCeiling } from '../runtime/backoff';
 /**
  * How long a command that lost an optimistic-concurrency race waits before it tries again. Writers
  * that collide on one stream must spread out, or they collide again in lock step: capped exponential
@@ -27,10 +28,9 @@ const realClock: BackoffClock = {
   random: Math.random,
 };
 
-/** The full-jitter delay before retry number `retry` (1 for the first retry). */
-export function backoffDelay(retry: number, policy: BackoffPolicy, random: () => number): number {
-  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.min(retry, 30));
-  return random() * ceiling;
+/** The full-jitter delay before retry number `retry` (1 for the first retry: up to twice the base). */
+export function contentionDelay(retry: number, policy: BackoffPolicy, random: () => number): number {
+  return random() * backoffCeiling({ initialMs: policy.baseDelayMs * 2, maxMs: policy.maxDelayMs }, retry);
 }
 
 export interface Backoff {
@@ -47,7 +47,7 @@ export function contentionBackoff(
   let retries = 0;
   return {
     async wait() {
-      const delay = backoffDelay(++retries, policy, clock.random);
+      const delay = contentionDelay(++retries, policy, clock.random);
       if (clock.now() + delay >= deadline) return false;
       await clock.sleep(delay);
       return true;
