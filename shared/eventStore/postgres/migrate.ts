@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { inTransaction } from '../../infra/postgres/inTransaction';
 import { migrations } from './migrations/migrations';
 import type { SqlNames } from './sqlNames';
 
@@ -7,27 +8,20 @@ import type { SqlNames } from './sqlNames';
  * advisory lock makes them queue, and each one after the first finds nothing left to do.
  */
 export async function migrate(pool: pg.Pool, names: SqlNames): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
-      `event-store-migrations:${names.schema}`,
-    ]);
-    await client.query(`CREATE SCHEMA IF NOT EXISTS ${names.schema}`);
-    await client.query(
-      `CREATE TABLE IF NOT EXISTS ${names.migrations} (
-         version integer PRIMARY KEY,
-         name text NOT NULL,
-         applied_at timestamptz NOT NULL DEFAULT now())`,
-    );
-    await applyPending(client, names);
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  await inTransaction(
+    pool,
+    async (client) => {
+      await client.query(`CREATE SCHEMA IF NOT EXISTS ${names.schema}`);
+      await client.query(
+        `CREATE TABLE IF NOT EXISTS ${names.migrations} (
+           version integer PRIMARY KEY,
+           name text NOT NULL,
+           applied_at timestamptz NOT NULL DEFAULT now())`,
+      );
+      await applyPending(client, names);
+    },
+    `event-store-migrations:${names.schema}`,
+  );
 }
 
 async function applyPending(client: pg.PoolClient, names: SqlNames): Promise<void> {
