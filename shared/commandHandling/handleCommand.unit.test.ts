@@ -141,6 +141,8 @@ describe('writers of one stream in one process', () => {
     unitOfWork: {
       run: (work) => work({ query: () => Promise.reject(new Error('unused')) }),
       isActive: () => true,
+      afterCommit: (effect) => effect(),
+      afterRollback: () => undefined,
     },
   });
 

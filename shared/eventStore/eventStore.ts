@@ -150,6 +150,26 @@ export interface UnitOfWork {
   run<T>(work: (sql: SqlExecutor) => Promise<T>, hooks?: UnitOfWorkHooks): Promise<T>;
   /** True when called from inside a run (in the run's async context). */
   isActive(): boolean;
+  /**
+   * Inside a run: `effect` runs once the run has committed, and never if it rolls back (deleting a
+   * file the committed state no longer references). Outside a run: at once.
+   */
+  afterCommit(effect: () => Promise<void>): Promise<void>;
+  /**
+   * Inside a run: `effect` runs if the run rolls back after all (a concurrent duplicate won, the
+   * commit failed), e.g. to delete a file stored for writes that no longer exist. Outside: never.
+   */
+  afterRollback(effect: () => Promise<void>): void;
+}
+
+/** `effect` if the open unit of work rolls back after the caller's writes succeeded. */
+export function afterRollback(store: EventStore, effect: () => Promise<void>): void {
+  store.unitOfWork?.afterRollback(effect);
+}
+
+/** `effect` once the caller's writes are committed: after the open unit of work, or now. */
+export function afterCommit(store: EventStore, effect: () => Promise<void>): Promise<void> {
+  return store.unitOfWork ? store.unitOfWork.afterCommit(effect) : effect();
 }
 
 export interface UnitOfWorkHooks {

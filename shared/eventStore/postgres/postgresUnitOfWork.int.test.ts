@@ -210,3 +210,35 @@ test('when onBegin throws, run rejects with its error, whatever the work made of
     { n: 0 },
   ]);
 });
+
+test('effects after commit run once it committed; effects after rollback only when it rolled back', async () => {
+  const effects: string[] = [];
+  const note = (text: string) => () => {
+    effects.push(text);
+    return Promise.resolve();
+  };
+  await store.unitOfWork.run(async () => {
+    await store.appendToStream('file-1', [newEvent()]);
+    await store.unitOfWork.afterCommit(note('delete the replaced file'));
+    store.unitOfWork.afterRollback(note('delete the new file'));
+    expect(effects).toEqual([]); // not before the commit
+  });
+  expect(effects).toEqual(['delete the replaced file']);
+
+  effects.length = 0;
+  await expect(
+    store.unitOfWork.run(async () => {
+      await store.appendToStream('file-2', [newEvent()]);
+      await store.unitOfWork.afterCommit(note('delete the replaced file'));
+      store.unitOfWork.afterRollback(note('delete the new file'));
+      throw new Error('a concurrent duplicate won');
+    }),
+  ).rejects.toThrow('a concurrent duplicate won');
+  expect(effects).toEqual(['delete the new file']);
+  expect(await outside.readStream('file-2')).toEqual([]);
+
+  effects.length = 0;
+  await store.unitOfWork.afterCommit(note('outside a unit of work: at once'));
+  store.unitOfWork.afterRollback(note('outside: never'));
+  expect(effects).toEqual(['outside a unit of work: at once']);
+});

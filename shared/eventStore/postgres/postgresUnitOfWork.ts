@@ -7,6 +7,8 @@ import type { SqlExecutor } from './sqlExecutor';
 class Transaction {
   /** False once the work has settled: a task it left running must not use the connection. */
   open = true;
+  readonly committed: (() => Promise<void>)[] = [];
+  readonly rolledBack: (() => Promise<void>)[] = [];
   client: pg.PoolClient | undefined;
   begun: Promise<pg.PoolClient> | undefined;
   beginError: { error: unknown } | undefined;
@@ -64,6 +66,17 @@ export class PostgresUnitOfWork implements UnitOfWork {
     return this.ambient.getStore()?.open === true;
   }
 
+  async afterCommit(effect: () => Promise<void>): Promise<void> {
+    const transaction = this.ambient.getStore();
+    if (transaction?.open) transaction.committed.push(effect);
+    else await effect();
+  }
+
+  afterRollback(effect: () => Promise<void>): void {
+    const transaction = this.ambient.getStore();
+    if (transaction?.open) transaction.rolledBack.push(effect);
+  }
+
   async run<T>(work: (sql: SqlExecutor) => Promise<T>, hooks: UnitOfWorkHooks = {}): Promise<T> {
     const current = this.ambient.getStore();
     if (current?.open) return work(current.sql);
@@ -74,9 +87,12 @@ export class PostgresUnitOfWork implements UnitOfWork {
         .run(transaction, () => work(transaction.sql))
         .finally(() => (transaction.open = false));
       if (transaction.begun) await (await transaction.begun).query('COMMIT');
+      // Effects of a committed run cannot undo it: each runs, and a failure is the effect's own.
+      for (const effect of transaction.committed) await effect().catch(() => undefined);
       return result;
     } catch (error) {
       await transaction.client?.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
+      for (const effect of transaction.rolledBack) await effect().catch(() => undefined);
       // The hook's verdict wins over what the work made of it (it may have wrapped or replaced it).
       const cause = transaction.beginError ? transaction.beginError.error : error;
       if (retryable(cause)) throw new UnitOfWorkConflictError(cause.message, { cause });

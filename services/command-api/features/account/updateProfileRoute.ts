@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RouteSpec, RequestContext } from '../../../../shared/http/routeSpec';
 import { ValidationError } from '../../../../shared/errors/httpErrors';
+import { afterCommit, afterRollback } from '../../../../shared/eventStore/eventStore';
 import { handleCommand } from '../../../../shared/commandHandling/handleCommand';
 import { decideUser } from '../../../../shared/domain/identity/decide';
 import { userDecider, userStreamName } from '../../../../shared/domain/identity/events';
@@ -119,8 +120,10 @@ export const updateProfileRoute = (deps: CommandDeps): RouteSpec<ProfileChanges 
         { expectedRevision: ifMatchRevision(ctx.req.get('If-Match')) },
       );
       if (result.state.status !== 'registered') throw new Error('profile of a missing user');
-      if (newAvatar !== undefined && previousAvatar && previousAvatar !== newAvatar)
-        await deps.blobs.delete(previousAvatar).catch(() => undefined);
+      // Under a unit of work (Idempotency-Key) the change may still roll back: the files follow the outcome.
+      const replaced = newAvatar !== undefined && previousAvatar !== newAvatar ? previousAvatar : null;
+      if (replaced) await afterCommit(deps.store, () => deps.blobs.delete(replaced).catch(() => undefined));
+      if (avatarKey) afterRollback(deps.store, () => deps.blobs.delete(avatarKey).catch(() => undefined));
       return {
         status: 200,
         body: profileJson(userRecordFromState(result.state), ctx.baseUrl),
