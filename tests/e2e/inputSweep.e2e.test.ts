@@ -16,7 +16,7 @@ import { startTestService } from '../support/testService';
  * the shrunk counterexample on failure.
  */
 const SEED = 20240611;
-const RUNS_PER_OPERATION = 150;
+const RUNS_PER_OPERATION = 300;
 
 let service: TestService;
 let api: Client;
@@ -140,10 +140,17 @@ function encode(value: string): string {
   return [...Buffer.from(value, 'utf8')].map((b) => `%${b.toString(16).padStart(2, '0')}`).join('');
 }
 
+/** Mostly the operation's own fields and parameters (to reach its handler), sometimes any name. */
 const fieldName = (op: Operation) =>
-  op.fields.length > 0 ? fc.oneof(fc.constantFrom(...op.fields), text) : text;
+  op.fields.length > 0
+    ? fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...op.fields) }, { weight: 1, arbitrary: text })
+    : text;
 const queryName = (op: Operation) =>
-  fc.oneof(fc.constantFrom(...op.queryNames, 'page', 'page_size', 'ordering', '__proto__'), text);
+  fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom(...op.queryNames, 'page', 'page_size', 'ordering', '__proto__') },
+    { weight: 1, arbitrary: text },
+  );
+const queryValue = fc.oneof({ weight: 1, arbitrary: text }, { weight: 1, arbitrary: nastyText });
 
 let unique = 0;
 
@@ -164,16 +171,37 @@ const TEMPLATES: Readonly<Record<string, () => Record<string, string>>> = {
   '/api/tokens/': () => ({ name: 'sweep' }),
 };
 
-/** A template body with one field replaced by arbitrary JSON (or a key added). */
+/** A field's value in a nearly valid body: mostly text (where NUL and surrogates hide), any JSON else. */
+const fieldValue = fc.oneof(
+  { weight: 3, arbitrary: text.map((t) => JSON.stringify(t)) },
+  { weight: 1, arbitrary: jsonText },
+);
+
+/** A template body with one field replaced by an arbitrary value (or a key added), as JSON or a form. */
 const nearlyValid = (op: Operation) =>
-  fc.tuple(fieldName(op), jsonText).map(([field, value]) => {
-    const template = Object.entries(TEMPLATES[op.path]?.() ?? {}).filter(([k]) => k !== field);
-    const entries = [
-      ...template.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`),
-      `${JSON.stringify(field)}:${value}`,
-    ];
-    return { kind: 'json' as const, text: `{${entries.join(',')}}` };
-  });
+  fc
+    .tuple(
+      fieldName(op),
+      fieldValue,
+      op.forms
+        ? fc.constantFrom('json' as const, 'urlencoded' as const, 'multipart' as const)
+        : fc.constant('json' as const),
+    )
+    .map(([field, value, kind]) => {
+      const template = Object.entries(TEMPLATES[op.path]?.() ?? {}).filter(([k]) => k !== field);
+      if (kind !== 'json') {
+        const parsed: unknown = JSON.parse(value);
+        return {
+          kind,
+          fields: [...template, [field, typeof parsed === 'string' ? parsed : value] as [string, string]],
+        };
+      }
+      const entries = [
+        ...template.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`),
+        `${JSON.stringify(field)}:${value}`,
+      ];
+      return { kind, text: `{${entries.join(',')}}` };
+    });
 
 const requestFor = (op: Operation) =>
   fc.record({
@@ -181,10 +209,13 @@ const requestFor = (op: Operation) =>
       minLength: 4,
       maxLength: 4,
     }),
-    query: fc.array(fc.tuple(queryName(op), text), { maxLength: 4 }),
+    query: fc.oneof(
+      fc.constant<[string, string][]>([]),
+      fc.array(fc.tuple(queryName(op), queryValue), { minLength: 1, maxLength: 4 }),
+    ),
     auth: fc.constantFrom('valid', 'bogus', 'none'),
     body: fc.oneof(
-      nearlyValid(op),
+      { weight: 4, arbitrary: nearlyValid(op) },
       fc.record({ kind: fc.constant('json' as const), text: jsonText }),
       fc.record({
         kind: fc.constant('json' as const),
