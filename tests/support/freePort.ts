@@ -1,14 +1,2 @@
-import net from 'node:net';
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
+/** Tests bind what the service binds: one helper picks a free loopback port for both. */
+export { freeLoopbackPort as freePort } from '../../shared/infra/postgres/freeLoopbackPort';
