@@ -75,7 +75,8 @@ function keepOutput(child: ChildProcess): string[] {
   return lines;
 }
 
-async function waitForHealth(url: string, exited: Promise<void>, timeoutMs: number): Promise<void> {
+/** Resolves once /health/ answers 200; rejects when the process exits first or the time is up. */
+export async function waitForHealth(url: string, exited: Promise<void>, timeoutMs: number): Promise<void> {
   let gone = false;
   void exited.then(() => (gone = true));
   const deadline = Date.now() + timeoutMs;

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { freePort } from '../freePort';
+import { waitForHealth } from '../spawnService';
 
 const REPO_ROOT = path.resolve(__dirname, '../../..');
 const ENTRY_POINT = 'services/all-in-one/main.ts';
@@ -105,7 +106,7 @@ export async function startObservedService(env: Readonly<Record<string, string>>
     },
   };
   try {
-    await waitUntilServing(service, exited);
+    await waitForHealth(service.url, exited, READY_TIMEOUT_MS); // the database is up when it starts
   } catch (error) {
     child.kill('SIGKILL');
     await exited;
@@ -123,24 +124,4 @@ function parseRecord(line: string): LogRecord | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** Serving once /health/ answers 200 (the database is up when the service starts). */
-async function waitUntilServing(service: ObservedService, exited: Promise<void>): Promise<void> {
-  let gone = false;
-  void exited.then(() => (gone = true));
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    if (gone) throw new Error(`the service exited (${String(service.exitCode())}) before it became healthy`);
-    const status = await fetch(`${service.url}/health/`, { signal: AbortSignal.timeout(3000) }).then(
-      async (response) => {
-        await response.arrayBuffer(); // frees the connection
-        return response.status;
-      },
-      () => 0,
-    );
-    if (status === 200) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`the service was not healthy within ${READY_TIMEOUT_MS} ms`);
 }
