@@ -1,0 +1,92 @@
+import type { RecordedEvent } from '../../../shared/eventStore/eventStore';
+import type { Projection, ProjectionContext } from '../../../shared/projections/projection';
+import type { AtlasEvent } from '../../../shared/domain/atlases/events';
+import type { BrainEvent } from '../../../shared/domain/brains/events';
+import {
+  type CounterSpec,
+  countMemberFor,
+  membershipTableSql,
+} from '../../../shared/projections/memberCounts';
+
+type Handled = AtlasEvent | BrainEvent;
+
+const COUNTS: CounterSpec = {
+  members: 'atlas_members',
+  owners: 'atlases',
+  counters: { brain: 'brains_count' },
+};
+
+/** Read model of atlases with an exact brains_count. */
+export const atlasesProjection: Projection = {
+  name: 'atlases',
+  version: 1,
+  tables: ['atlases', 'atlas_members'],
+  eventTypes: new Set(['AtlasCreated', 'BrainCreated', 'BrainUpdated', 'BrainDeleted']),
+
+  async createTables({ client, table }) {
+    await client.query(`
+      CREATE TABLE ${table('atlases')} (
+        id integer PRIMARY KEY,
+        name text NOT NULL,
+        slug text NOT NULL UNIQUE,
+        description text NOT NULL,
+        species_id integer NOT NULL,
+        is_official boolean NOT NULL,
+        verified boolean NOT NULL,
+        version text NOT NULL,
+        color text NOT NULL,
+        publication_url text NOT NULL,
+        created_by integer NOT NULL,
+        created_at timestamptz NOT NULL,
+        brains_count integer NOT NULL DEFAULT 0
+      )`);
+    await client.query(`CREATE INDEX ON ${table('atlases')} (species_id)`);
+    await client.query(`CREATE INDEX ON ${table('atlases')} (lower(name), id)`);
+    await client.query(membershipTableSql(table('atlas_members')));
+  },
+
+  async apply(ctx, events) {
+    const changed: string[] = [];
+    for (const event of events as readonly RecordedEvent<Handled['type']>[])
+      changed.push(...(await applyOne(ctx, { type: event.type, data: event.data } as Handled)));
+    return changed;
+  },
+};
+
+async function applyOne(ctx: ProjectionContext, event: Handled): Promise<string[]> {
+  switch (event.type) {
+    case 'AtlasCreated': {
+      const d = event.data;
+      await ctx.client.query(
+        `INSERT INTO ${ctx.table('atlases')} (id, name, slug, description, species_id, is_official, verified,
+           version, color, publication_url, created_by, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+        [
+          d.atlasId,
+          d.name,
+          d.slug,
+          d.description,
+          d.speciesId,
+          d.isOfficial,
+          d.verified,
+          d.version,
+          d.color,
+          d.publicationUrl,
+          d.createdBy,
+          d.createdAt,
+        ],
+      );
+      return [`atlas:${d.atlasId}`];
+    }
+    case 'BrainCreated':
+      await countMemberFor(ctx, COUNTS, 'brain', event.data.brainId, event.data.atlasId);
+      return event.data.atlasId === null ? [] : [`atlas:${event.data.atlasId}`];
+    case 'BrainUpdated':
+      if (event.data.changes.atlasId === undefined) return [];
+      await countMemberFor(ctx, COUNTS, 'brain', event.data.brainId, event.data.changes.atlasId);
+      return ['atlas:*'];
+    case 'BrainDeleted':
+      await countMemberFor(ctx, COUNTS, 'brain', event.data.brainId, null);
+      return ['atlas:*'];
+  }
+}
