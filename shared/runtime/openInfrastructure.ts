@@ -121,8 +121,9 @@ export async function openInfrastructure(
     max: options.poolSize ?? 20,
     connectionTimeoutMillis: 5000,
   });
+  // The pool drops the dead idle connection by itself; the supervised loops report the outage once.
   readModels.on('error', (error) =>
-    logger.error('idle read-model connection failed', { error: String(error) }),
+    logger.debug('idle read-model connection failed', { error: String(error) }),
   );
   closers.unshift(() => readModels.end());
 
