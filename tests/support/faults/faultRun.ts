@@ -87,13 +87,15 @@ export async function runFaultScenario(scenario: FaultScenario): Promise<FaultRu
     load = startWriteLoad(service.url, CLIENTS, { retryLaterStatuses: new Set([503]) });
     await untilAcknowledged(load.ledger, WRITES_BEFORE_FAULT, 'before the fault');
 
-    const duringFault = probe.writeUntil(probing.signal);
+    const probingDuringFault = probe.writeUntil(probing.signal);
     const faultStartedAt = Date.now();
     await scenario.inject(service);
     const recoveredAt = Date.now();
     stillRunning(service, 'during the fault');
     const healthyAgain = await health.firstHealthyAfter(recoveredAt, RECOVERY_BOUND_MS);
     probing.abort();
+    // Before the probes after recovery: a late answer must not overwrite their bio.
+    const duringFault = await probingDuringFault;
 
     const afterRecovery: WriteThenRead[] = [];
     for (let i = 0; i < PROBES_AFTER_RECOVERY; i++) afterRecovery.push(await probe.writeThenRead());
@@ -114,7 +116,7 @@ export async function runFaultScenario(scenario: FaultScenario): Promise<FaultRu
       healthyAgain,
       health: health.samples(HEALTH_PATH),
       liveness: health.samples(LIVENESS_PATH),
-      duringFault: await duringFault,
+      duringFault,
       afterRecovery,
       acknowledgedAfterRecovery: load.ledger.acknowledged - acknowledgedAtRecovery,
       serviceExit: service.exitCode(),

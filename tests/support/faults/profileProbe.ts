@@ -6,6 +6,7 @@ import type { ObservedService } from './observedService';
 /** Beyond the read-your-writes bound: a write that waits it out still gets its answer. */
 const CALL_TIMEOUT_MS = 30_000;
 const OUTAGE_PROBE_INTERVAL_MS = 300;
+const MAX_CALLS_IN_FLIGHT = 10;
 
 export interface ProbeAnswer {
   readonly requestId: string;
@@ -41,13 +42,26 @@ export class ProfileProbe {
     return new ProfileProbe(service, user.token);
   }
 
-  /** PATCHes the bio every few hundred ms until the signal aborts; returns every answer. */
+  /**
+   * Starts a bio update every few hundred ms until the signal aborts, without waiting for the
+   * previous one: a write caught by the fault may wait long for the read side, and the fault must
+   * still see fresh requests. Returns every answer.
+   */
   async writeUntil(signal: AbortSignal): Promise<ProbeAnswer[]> {
+    const calls = new Set<Promise<ProbeAnswer>>();
     const answers: ProbeAnswer[] = [];
     while (!signal.aborted) {
-      answers.push(await this.call('PATCH', { bio: this.nextBio() }));
+      if (calls.size < MAX_CALLS_IN_FLIGHT) {
+        const call = this.call('PATCH', { bio: this.nextBio() });
+        calls.add(call);
+        void call.then((answer) => {
+          answers.push(answer);
+          calls.delete(call);
+        });
+      }
       await abortableSleep(OUTAGE_PROBE_INTERVAL_MS, signal);
     }
+    await Promise.all(calls);
     return answers;
   }
 
