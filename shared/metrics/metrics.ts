@@ -38,6 +38,21 @@ const HTTP_BUCKETS = [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5
 const LAG_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300];
 const PROCESSING_BUCKETS = [0.05, 0.1, 0.5, 1, 2, 5, 10, 30, 60, 300, 900];
 
+/**
+ * prom-client's default metrics include gauges named `nodejs_active_{handles,requests,resources}_total`,
+ * which `promtool check metrics` rejects (only counters may end in `_total`). Each duplicates
+ * `sum(nodejs_active_handles)` etc. of the per-type gauge it sits beside, so it is dropped.
+ */
+const NON_COUNTER_DEFAULT_TOTALS = [
+  'nodejs_active_handles_total',
+  'nodejs_active_requests_total',
+  'nodejs_active_resources_total',
+];
+
+function removeNonCounterTotals(registry: Registry): void {
+  for (const name of NON_COUNTER_DEFAULT_TOTALS) registry.removeSingleMetric(name);
+}
+
 function positionNumber(position: GlobalPosition | bigint | number): number {
   if (typeof position === 'number') return position;
   return Number(typeof position === 'bigint' ? position : position.prepare);
@@ -47,6 +62,7 @@ export function createMetrics(serviceName: string): Metrics {
   const registry = new Registry();
   registry.setDefaultLabels({ service: serviceName });
   collectDefaultMetrics({ register: registry });
+  removeNonCounterTotals(registry);
   const registers = [registry];
   const loopUp = new Gauge({
     name: 'supervised_loop_up',
@@ -92,9 +108,11 @@ export function createMetrics(serviceName: string): Metrics {
     labelNames: ['projection'] as const,
     registers,
   });
-  const projectionLagHistogram = new Histogram({
-    name: 'projection_lag_seconds_histogram',
-    help: 'Distribution of projection lag in seconds.',
+  // Not `projection_lag_seconds_histogram`: a type name inside a metric name fails promtool, and
+  // the gauge above already owns `projection_lag_seconds`.
+  const projectionBatchLag = new Histogram({
+    name: 'projection_batch_lag_seconds',
+    help: 'Projection lag in seconds, observed once per applied batch.',
     labelNames: ['projection'] as const,
     buckets: LAG_BUCKETS,
     registers,
@@ -143,7 +161,7 @@ export function createMetrics(serviceName: string): Metrics {
     },
     setProjectionLag(projection, seconds) {
       projectionLag.set({ projection }, seconds);
-      projectionLagHistogram.observe({ projection }, seconds);
+      projectionBatchLag.observe({ projection }, seconds);
     },
     uploadProcessed(outcome, seconds) {
       uploadsProcessed.inc({ outcome });

@@ -145,7 +145,12 @@ test('kill -9 of the postmaster: it is restarted and writes and reads work again
     return newUser(api);
   });
   expect(user.token).toMatch(/^bic_lt_/);
-  expect((await api.get('/health/')).status).toBe(200);
+  // The supervised loops (projection runner, listener) come back after their backoff, which can
+  // end after the request pools have reconnected: readiness follows, it need not be there yet.
+  await waitFor('/health/ 200', async () => {
+    supervisionLines(victim.service);
+    return (await api.get('/health/')).status === 200 ? true : undefined;
+  });
   expect(supervisionLines(victim.service)).toEqual([
     expect.stringContaining('embedded PostgreSQL exited unexpectedly; restarting it'),
     expect.stringContaining('embedded PostgreSQL is back'),

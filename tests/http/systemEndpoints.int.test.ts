@@ -79,7 +79,7 @@ describe('/metrics/', () => {
     expect(sampleValue(text, 'events_appended_total', { type: 'BrainCreated' })).toBe(2);
     expect(sampleValue(text, 'projection_position', { projection: 'brains' })).toBe(77);
     expect(sampleValue(text, 'projection_lag_seconds', { projection: 'brains' })).toBe(0.3);
-    expect(sampleValue(text, 'projection_lag_seconds_histogram_count', { projection: 'brains' })).toBe(1);
+    expect(sampleValue(text, 'projection_batch_lag_seconds_count', { projection: 'brains' })).toBe(1);
     expect(sampleValue(text, 'upload_processing_total', { outcome: 'completed' })).toBe(1);
     expect(sampleValue(text, 'upload_processing_duration_seconds_count', { outcome: 'completed' })).toBe(1);
   });
