@@ -20,3 +20,11 @@ export function parseSearchText(raw: string | undefined): SearchText | undefined
 export function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
+
+/** At most this many words take part in full-text matching: a pasted paragraph stays a cheap query. */
+export const MAX_SEARCH_WORDS = 10;
+
+/** Lowercased words (letters and digits), as Elasticsearch's standard tokenizer splits them. */
+export function searchWords(text: string): string[] {
+  return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).slice(0, MAX_SEARCH_WORDS);
+}
