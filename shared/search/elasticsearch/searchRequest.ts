@@ -1,0 +1,103 @@
+import type { estypes } from '@elastic/elasticsearch';
+import { FACET_VALUE_LIMIT } from '../facetOrder';
+import type { SearchFacet, SearchFilters, SearchQuery } from '../searchIndex';
+import { searchWords, type SearchText } from '../searchText';
+
+export const FACET_FIELDS: Readonly<Record<SearchFacet, string>> = {
+  species: 'speciesId',
+  atlas: 'atlasId',
+  category: 'categoryId',
+  verified: 'verified',
+};
+
+const FULL_TEXT_FIELDS = [
+  'name^3',
+  'readableId.text^3',
+  'speciesName^2',
+  'scientificName^2',
+  'atlasName^2',
+  'categoryName^2',
+  'description',
+];
+
+/** Tier boosts, far apart so that relevance within a tier never lifts a document into the next. */
+const EXACT = 1000;
+const PREFIX = 100;
+const FULL_TEXT = 10;
+const FUZZY = 1;
+
+function filterClauses(filters: SearchFilters): estypes.QueryDslQueryContainer[] {
+  const clauses: estypes.QueryDslQueryContainer[] = [];
+  if (filters.speciesIds) clauses.push({ terms: { speciesId: [...filters.speciesIds] } });
+  if (filters.atlasIds) clauses.push({ terms: { atlasId: [...filters.atlasIds] } });
+  if (filters.categoryIds) clauses.push({ terms: { categoryId: [...filters.categoryIds] } });
+  if (filters.verified !== undefined) clauses.push({ term: { verified: filters.verified } });
+  if (filters.uploaderId !== undefined) clauses.push({ term: { uploaderId: filters.uploaderId } });
+  return clauses;
+}
+
+const scored = (boost: number, filter: estypes.QueryDslQueryContainer): estypes.QueryDslQueryContainer => ({
+  constant_score: { filter, boost },
+});
+
+/** Every word, as a word or a word prefix, in some field (term-centric AND, like the tsquery). */
+function fullText(words: readonly string[]): estypes.QueryDslQueryContainer {
+  return {
+    bool: {
+      must: words.map((word) => ({
+        multi_match: { query: word, type: 'bool_prefix', fields: FULL_TEXT_FIELDS },
+      })),
+    },
+  };
+}
+
+function relevance(search: SearchText): estypes.QueryDslQueryContainer[] {
+  const words = searchWords(search.text);
+  const clauses: estypes.QueryDslQueryContainer[] = [
+    scored(EXACT, { term: { readableId: search.text } }),
+    scored(EXACT, { term: { 'name.exact': search.text } }),
+    scored(PREFIX, { prefix: { 'name.exact': { value: search.text, case_insensitive: true } } }),
+    scored(PREFIX, { prefix: { readableId: { value: search.text, case_insensitive: true } } }),
+    scored(FUZZY, { match: { name: { query: search.text, fuzziness: 'AUTO', operator: 'and' } } }),
+  ];
+  if (search.numericId !== undefined) clauses.push(scored(EXACT, { term: { brainId: search.numericId } }));
+  if (words.length > 0) clauses.push(scored(FULL_TEXT, fullText(words)), fullText(words));
+  if (search.text.length >= 3)
+    clauses.push(
+      scored(FULL_TEXT, {
+        wildcard: {
+          'name.exact': { value: `*${search.text.replace(/[*?\\]/g, '\\$&')}*`, case_insensitive: true },
+        },
+      }),
+    );
+  return clauses;
+}
+
+export function searchRequest(
+  index: string,
+  query: SearchQuery,
+  search: SearchText | undefined,
+): estypes.SearchRequest {
+  const filters = [...filterClauses(query.filters ?? {})];
+  const bool: estypes.QueryDslBoolQuery = { filter: filters, must_not: [{ term: { removed: true } }] };
+  if (search) {
+    bool.should = relevance(search);
+    bool.minimum_should_match = 1;
+  }
+  const recency: estypes.SortCombinations[] = [{ dateUploaded: 'desc' }, { brainId: 'desc' }];
+  return {
+    index,
+    query: { bool },
+    sort: search ? [{ _score: { order: 'desc' } }, ...recency] : recency,
+    from: query.offset,
+    size: query.limit,
+    track_total_hits: true,
+    _source: false,
+    aggs: Object.fromEntries(
+      (query.facets ?? []).map((facet) => [
+        facet,
+        { terms: { field: FACET_FIELDS[facet], size: FACET_VALUE_LIMIT } },
+      ]),
+    ),
+  };
+}

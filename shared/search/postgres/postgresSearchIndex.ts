@@ -1,0 +1,107 @@
+import type { Pool } from 'pg';
+import { inTransaction } from '../../infra/postgres/inTransaction';
+import { orderFacetCounts } from '../facetOrder';
+import { latestWrites } from '../latestWrites';
+import type {
+  SearchFacet,
+  SearchFacets,
+  SearchIndex,
+  SearchQuery,
+  SearchRebuild,
+  SearchRemoval,
+  SearchResult,
+  SearchUpsert,
+  SearchWriter,
+} from '../searchIndex';
+import { assertValidPage } from '../searchPage';
+import { parseSearchText } from '../searchText';
+import {
+  abandonGeneration,
+  beginGeneration,
+  installSearchTables,
+  lockGeneration,
+  swapGeneration,
+} from './searchGenerations';
+import { listSql, searchSql } from './searchQuerySql';
+import { searchTableNames, type SearchTableNames } from './searchTables';
+import { writeDocuments, type DocumentWrite } from './searchWrites';
+
+export interface PostgresSearchIndexOptions {
+  /** The pool is the caller's (the read-model pool); this adapter never ends it. */
+  readonly pool: Pool;
+  /** Base name of the tables and views; several indexes may share a database. */
+  readonly name?: string;
+}
+
+type ResultRow = { ids: number[]; total: string | number } & Partial<
+  Record<SearchFacet, [value: number | boolean, count: number][]>
+>;
+
+/**
+ * SearchIndex on PostgreSQL full text + pg_trgm, standalone rather than a Projection: a rebuild
+ * builds a new generation of tables beside the live one and swaps views, as projections do, but the
+ * caller decides what documents to write (they join brains with species, atlases and categories).
+ */
+export function createPostgresSearchIndex({
+  pool,
+  name = 'brain_search',
+}: PostgresSearchIndexOptions): SearchIndex {
+  const names = searchTableNames(name);
+  return {
+    install: () => installSearchTables(pool, names),
+    ...writerFor(pool, names, 'live'),
+    query: (query) => runQuery(pool, names, query),
+    async beginRebuild(): Promise<SearchRebuild> {
+      const generation = await beginGeneration(pool, names);
+      return {
+        ...writerFor(pool, names, generation),
+        finish: () => swapGeneration(pool, names, generation),
+        abandon: () => abandonGeneration(pool, names, generation),
+      };
+    },
+  };
+}
+
+function writerFor(pool: Pool, names: SearchTableNames, generation: number | 'live'): SearchWriter {
+  const write = (writes: readonly DocumentWrite[]): Promise<void> =>
+    writes.length === 0
+      ? Promise.resolve()
+      : inTransaction(pool, async (client) => {
+          const target = await lockGeneration(client, names, generation);
+          await writeDocuments(client, names.documents(target), writes);
+        });
+  return {
+    upsert: (entries: readonly SearchUpsert[]) =>
+      write(
+        latestWrites(entries, (e) => e.document.brainId).map((e) => ({
+          brainId: e.document.brainId,
+          document: e.document,
+          position: e.position,
+        })),
+      ),
+    remove: (entries: readonly SearchRemoval[]) =>
+      write(latestWrites(entries, (e) => e.brainId).map((e) => ({ ...e, document: null }))),
+  };
+}
+
+async function runQuery(pool: Pool, names: SearchTableNames, query: SearchQuery): Promise<SearchResult> {
+  assertValidPage(query);
+  const search = parseSearchText(query.text);
+  const statement = search
+    ? searchSql(query, search, names.documentsView)
+    : listSql(query, names.documentsView, names.countsView);
+  const { rows } = await pool.query<ResultRow>(statement.text, statement.values);
+  const row = rows[0];
+  if (!row) throw new Error('search query returned no row');
+  const result = { total: Number(row.total), ids: row.ids };
+  if (!query.facets) return result;
+  const facets: Partial<Record<SearchFacet, ReturnType<typeof orderFacetCounts>>> = {};
+  for (const facet of query.facets) {
+    const counts = (row[facet] ?? []).map(([value, count]) => ({
+      value: facet === 'verified' ? value === true || value === 1 : Number(value),
+      count: Number(count),
+    }));
+    facets[facet] = orderFacetCounts(counts);
+  }
+  return { ...result, facets: facets satisfies SearchFacets };
+}

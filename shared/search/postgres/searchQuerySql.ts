@@ -1,0 +1,121 @@
+import { FACET_VALUE_LIMIT } from '../facetOrder';
+import type { SearchFacet, SearchFilters, SearchQuery } from '../searchIndex';
+import { escapeLike, type SearchText } from '../searchText';
+
+export interface SqlStatement {
+  readonly text: string;
+  readonly values: unknown[];
+}
+
+class Parameters {
+  readonly values: unknown[] = [];
+  add(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+}
+
+export const FACET_COLUMNS: Readonly<Record<SearchFacet, string>> = {
+  species: 'species_id',
+  atlas: 'atlas_id',
+  category: 'category_id',
+  verified: 'verified',
+};
+
+/** Substring matching below three characters cannot use the trigram index; word prefixes cover it. */
+const MIN_SUBSTRING = 3;
+
+function filterConditions(filters: SearchFilters, p: Parameters): string[] {
+  const conditions = ['NOT d.removed'];
+  if (filters.speciesIds) conditions.push(`d.species_id = ANY(${p.add(filters.speciesIds)}::integer[])`);
+  if (filters.atlasIds) conditions.push(`d.atlas_id = ANY(${p.add(filters.atlasIds)}::integer[])`);
+  if (filters.categoryIds) conditions.push(`d.category_id = ANY(${p.add(filters.categoryIds)}::integer[])`);
+  if (filters.verified !== undefined) conditions.push(`d.verified = ${p.add(filters.verified)}::boolean`);
+  if (filters.uploaderId !== undefined)
+    conditions.push(`d.uploader_id = ${p.add(filters.uploaderId)}::integer`);
+  return conditions;
+}
+
+function hasFilters(filters: SearchFilters): boolean {
+  return Object.values(filters).some((value) => value !== undefined);
+}
+
+function facetSelect(facet: SearchFacet, from: string, where: string): string {
+  const column = FACET_COLUMNS[facet];
+  return `(SELECT coalesce(json_agg(json_build_array(value, n)), '[]'::json) FROM (
+      SELECT d.${column} AS value, count(*) AS n FROM ${from} d WHERE ${where} AND d.${column} IS NOT NULL
+       GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT ${FACET_VALUE_LIMIT}) s) AS "${facet}"`;
+}
+
+/** Unfiltered totals and facets come from the trigger-maintained counts: exact, a few rows read. */
+function countedFacetSelect(facet: SearchFacet, counts: string, p: Parameters): string {
+  return `(SELECT coalesce(json_agg(json_build_array(value, n)), '[]'::json) FROM (
+      SELECT value, n FROM ${counts} WHERE facet = ${p.add(facet)}::text AND n > 0
+       ORDER BY n DESC, value LIMIT ${FACET_VALUE_LIMIT}) s) AS "${facet}"`;
+}
+
+/** Without text: newest first along the (filter, date_uploaded, id) indexes. */
+export function listSql(query: SearchQuery, documents: string, counts: string): SqlStatement {
+  const p = new Parameters();
+  const filters = query.filters ?? {};
+  const where = filterConditions(filters, p).join(' AND ');
+  const counted = !hasFilters(filters);
+  const selects = [
+    `ARRAY(SELECT d.brain_id FROM ${documents} d WHERE ${where}
+       ORDER BY d.date_uploaded DESC, d.brain_id DESC LIMIT ${p.add(query.limit)} OFFSET ${p.add(query.offset)}) AS ids`,
+    counted
+      ? `(SELECT coalesce(sum(n), 0) FROM ${counts} WHERE facet = 'all')::bigint AS total`
+      : `(SELECT count(*) FROM ${documents} d WHERE ${where}) AS total`,
+    ...(query.facets ?? []).map((facet) =>
+      counted ? countedFacetSelect(facet, counts, p) : facetSelect(facet, documents, where),
+    ),
+  ];
+  return { text: `SELECT ${selects.join(',\n')}`, values: p.values };
+}
+
+/**
+ * With text: every way of matching is an OR of index-backed conditions (full text GIN, trigram
+ * GIN for typos and substrings, the readable_id btree, the primary key), matched once into a CTE
+ * that the page, the total and the facets all read. Tiers rank exact id / readable_id / name
+ * first, then name or readable_id prefixes, then full-text rank, then typo similarity.
+ */
+export function searchSql(query: SearchQuery, search: SearchText, documents: string): SqlStatement {
+  const p = new Parameters();
+  const where = filterConditions(query.filters ?? {}, p);
+  const text = p.add(search.text);
+  const prefix = p.add(`${escapeLike(search.text)}%`);
+  const substring =
+    search.text.length >= MIN_SUBSTRING ? `d.name ILIKE ${p.add(`%${escapeLike(search.text)}%`)}` : 'false';
+  const idMatch =
+    search.numericId === undefined ? 'false' : `d.brain_id = ${p.add(search.numericId)}::integer`;
+  const exact = `(${idMatch} OR d.readable_id = lower(${text}) OR lower(d.name) = lower(${text}))`;
+  const fullText = `(d.search_vector @@ q.tsq OR ${substring})`;
+  const matches = `(${fullText} OR ${text} <% d.name OR d.readable_id = lower(${text}) OR ${idMatch})`;
+  const order = 'tier, text_rank DESC, similarity DESC, date_uploaded DESC, brain_id DESC';
+  const selects = [
+    `ARRAY(SELECT brain_id FROM matched ORDER BY ${order} LIMIT ${p.add(query.limit)} OFFSET ${p.add(query.offset)}) AS ids`,
+    '(SELECT count(*) FROM matched) AS total',
+    ...(query.facets ?? []).map((facet) => facetSelect(facet, 'matched', 'true')),
+  ];
+  return {
+    text: `
+      WITH q AS (
+        SELECT to_tsquery('simple', nullif(array_to_string(ARRAY(
+          SELECT '''' || replace(replace(lexeme, '\\', '\\\\'), '''', '''''') || ''':*'
+            FROM unnest(tsvector_to_array(to_tsvector('simple', ${text}))) AS lexeme), ' & '), '')) AS tsq
+      ),
+      matched AS MATERIALIZED (
+        SELECT d.brain_id, d.date_uploaded, d.species_id, d.atlas_id, d.category_id, d.verified,
+               CASE WHEN ${exact} THEN 0
+                    WHEN d.name ILIKE ${prefix} OR d.readable_id ILIKE ${prefix} THEN 1
+                    WHEN ${fullText} THEN 2
+                    ELSE 3 END AS tier,
+               coalesce(ts_rank(d.search_vector, q.tsq), 0) AS text_rank,
+               word_similarity(${text}, d.name) AS similarity
+          FROM ${documents} d CROSS JOIN q
+         WHERE ${[...where, matches].join(' AND ')}
+      )
+      SELECT ${selects.join(',\n')}`,
+    values: p.values,
+  };
+}

@@ -1,0 +1,381 @@
+import type { GlobalPosition } from '../../shared/eventStore/eventStore';
+import type { BrainSearchDocument, SearchIndex, SearchQuery } from '../../shared/search/searchIndex';
+
+/**
+ * The SearchIndex contract: every adapter runs this same suite (tests/contract/searchIndex.*.int.test.ts).
+ */
+export interface SearchIndexContractFixture {
+  /** A fresh, installed, empty index per call; whose writes are visible to the next query. */
+  create(): Promise<SearchIndex>;
+}
+
+const at = (n: number): GlobalPosition => ({ commit: BigInt(n), prepare: BigInt(n) });
+
+function brain(brainId: number, fields: Partial<BrainSearchDocument> = {}): BrainSearchDocument {
+  return {
+    brainId,
+    readableId: `brain-${brainId}`,
+    name: `Specimen ${brainId}`,
+    description: '',
+    speciesId: 1,
+    speciesName: 'Mouse',
+    scientificName: 'Mus musculus',
+    atlasId: 10,
+    atlasName: 'Reference atlas',
+    categoryId: 100,
+    categoryName: 'Rodents',
+    verified: true,
+    uploaderId: 1000,
+    dateUploaded: new Date(Date.UTC(2024, 0, 1) + brainId * 60_000),
+    ...fields,
+  };
+}
+
+export function describeSearchIndexContract(name: string, fixture: SearchIndexContractFixture): void {
+  describe(`SearchIndex contract: ${name}`, () => {
+    let index: SearchIndex;
+    let nextPosition = 1;
+
+    /** Upserts at fresh, increasing positions. */
+    const put = (...docs: BrainSearchDocument[]): Promise<void> =>
+      index.upsert(docs.map((document) => ({ document, position: at(nextPosition++) })));
+    const ids = async (query: Partial<SearchQuery>): Promise<readonly number[]> =>
+      (await index.query({ limit: 50, offset: 0, ...query })).ids;
+
+    beforeEach(async () => {
+      index = await fixture.create();
+    });
+
+    test('an empty index answers with nothing, and installing again changes nothing', async () => {
+      await index.install();
+      await expect(index.query({ limit: 10, offset: 0 })).resolves.toEqual({ total: 0, ids: [] });
+      await expect(index.query({ text: 'mouse', limit: 10, offset: 0 })).resolves.toEqual({
+        total: 0,
+        ids: [],
+      });
+    });
+
+    test('without text: newest first (then highest id), paged, with the exact total', async () => {
+      const sameMoment = new Date('2024-06-01T00:00:00Z');
+      await put(
+        brain(1, { dateUploaded: new Date('2024-01-01T00:00:00Z') }),
+        brain(2, { dateUploaded: new Date('2024-03-01T00:00:00Z') }),
+        brain(3, { dateUploaded: sameMoment }),
+        brain(4, { dateUploaded: sameMoment }),
+        brain(5, { dateUploaded: new Date('2024-02-01T00:00:00Z') }),
+      );
+
+      expect(await index.query({ limit: 2, offset: 0 })).toEqual({ total: 5, ids: [4, 3] });
+      expect(await index.query({ limit: 2, offset: 2 })).toEqual({ total: 5, ids: [2, 5] });
+      expect(await index.query({ limit: 2, offset: 4 })).toEqual({ total: 5, ids: [1] });
+      expect(await index.query({ limit: 2, offset: 9 })).toEqual({ total: 5, ids: [] });
+      expect(await index.query({ text: '   ', limit: 10, offset: 0 })).toEqual({
+        total: 5,
+        ids: [4, 3, 2, 5, 1],
+      });
+    });
+
+    test('each searchable field finds its brain', async () => {
+      await put(
+        brain(1, { name: 'Cerebellum lobule' }),
+        brain(2, { description: 'Stained with nissl for cytoarchitecture' }),
+        brain(3, { readableId: 'zebrafish-larva-7dpf' }),
+        brain(4, { speciesName: 'Marmoset', scientificName: 'Callithrix jacchus' }),
+        brain(5, { atlasName: 'Waxholm space' }),
+        brain(6, { categoryName: 'Primates' }),
+      );
+
+      expect(await ids({ text: 'cerebellum' })).toEqual([1]);
+      expect(await ids({ text: 'nissl' })).toEqual([2]);
+      expect(await ids({ text: 'zebrafish-larva-7dpf' })).toEqual([3]);
+      expect(await ids({ text: 'marmoset' })).toEqual([4]);
+      expect(await ids({ text: 'Callithrix jacchus' })).toEqual([4]);
+      expect(await ids({ text: 'waxholm' })).toEqual([5]);
+      expect(await ids({ text: 'PRIMATES' })).toEqual([6]);
+      expect(await ids({ text: 'no-such-word-anywhere' })).toEqual([]);
+    });
+
+    test('an exact numeric id matches that brain, first', async () => {
+      await put(brain(41, { name: 'Area 42 mapping' }), brain(42, { name: 'Cortex' }), brain(43));
+
+      const found = await ids({ text: '42' });
+
+      expect(found[0]).toBe(42);
+      expect(found).not.toContain(43);
+    });
+
+    test('a name with a typo is still found', async () => {
+      await put(brain(1, { name: 'Human hippocampus' }), brain(2, { name: 'Olfactory bulb' }));
+
+      expect(await ids({ text: 'hipocampus' })).toEqual([1]);
+      expect(await ids({ text: 'olfactroy' })).toEqual([2]);
+    });
+
+    test('ranks exact readable_id and exact name first, then prefix, then full text, then typos', async () => {
+      await put(
+        brain(1, { name: 'Hipocampus slice' }),
+        brain(2, { name: 'Mouse brain', description: 'Whole brain; the hippocampus is intact' }),
+        brain(3, { name: 'Hippocampus formation' }),
+        brain(4, { name: 'Hippocampus' }),
+        brain(5, { name: 'Rat', readableId: 'hippocampus-rat' }),
+        brain(6, { name: 'Unrelated' }),
+      );
+
+      const ranked = await ids({ text: 'Hippocampus' });
+
+      expect(ranked[0]).toBe(4);
+      expect(ranked.slice(1, 3).sort()).toEqual([3, 5]);
+      expect(ranked.slice(3)).toEqual([2, 1]);
+      expect((await ids({ text: 'hippocampus-rat' }))[0]).toBe(5);
+    });
+
+    test('filters combine with AND, a list of values matches any of them, with and without text', async () => {
+      await put(
+        brain(1, { speciesId: 1, verified: true, uploaderId: 7, name: 'Alpha cortex' }),
+        brain(2, { speciesId: 1, verified: false, uploaderId: 7, name: 'Beta cortex' }),
+        brain(3, { speciesId: 2, verified: true, uploaderId: 7, name: 'Gamma cortex' }),
+        brain(4, { speciesId: 2, verified: true, uploaderId: 8, name: 'Delta cortex', atlasId: 11 }),
+        brain(5, {
+          speciesId: null,
+          atlasId: null,
+          verified: true,
+          uploaderId: 7,
+          name: 'Epsilon',
+          categoryId: 101,
+        }),
+      );
+
+      expect(await ids({ filters: { speciesIds: [1], verified: true } })).toEqual([1]);
+      expect(await ids({ filters: { speciesIds: [1, 2], uploaderId: 7 } })).toEqual([3, 2, 1]);
+      expect(await ids({ filters: { verified: true, uploaderId: 7 } })).toEqual([5, 3, 1]);
+      expect(await ids({ filters: { atlasIds: [11] } })).toEqual([4]);
+      expect(await ids({ filters: { categoryIds: [101] } })).toEqual([5]);
+      expect(await ids({ text: 'cortex', filters: { speciesIds: [2], uploaderId: 7 } })).toEqual([3]);
+      expect(
+        (await index.query({ text: 'cortex', filters: { verified: true }, limit: 1, offset: 0 })).total,
+      ).toBe(3);
+      expect(await ids({ filters: { speciesIds: [] } })).toEqual([]);
+    });
+
+    test('facets count per value under the text and the filters; brains without a value are not counted', async () => {
+      await put(
+        brain(1, { speciesId: 1, atlasId: 10, categoryId: 100, verified: true, name: 'Visual cortex' }),
+        brain(2, { speciesId: 1, atlasId: 10, categoryId: 100, verified: false, name: 'Motor cortex' }),
+        brain(3, { speciesId: 2, atlasId: 20, categoryId: 100, verified: true, name: 'Auditory cortex' }),
+        brain(4, { speciesId: 2, atlasId: 20, categoryId: 200, verified: true, name: 'Striatum' }),
+        brain(5, {
+          speciesId: null,
+          atlasId: null,
+          categoryId: 200,
+          verified: false,
+          name: 'Unmapped cortex',
+        }),
+      );
+      const facets = ['species', 'atlas', 'category', 'verified'] as const;
+
+      const all = await index.query({ limit: 0, offset: 0, facets });
+      const cortex = await index.query({ text: 'cortex', limit: 1, offset: 0, facets });
+      const filtered = await index.query({
+        text: 'cortex',
+        filters: { verified: true },
+        limit: 10,
+        offset: 0,
+        facets,
+      });
+
+      expect(all).toEqual({
+        total: 5,
+        ids: [],
+        facets: {
+          species: [
+            { value: 1, count: 2 },
+            { value: 2, count: 2 },
+          ],
+          atlas: [
+            { value: 10, count: 2 },
+            { value: 20, count: 2 },
+          ],
+          category: [
+            { value: 100, count: 3 },
+            { value: 200, count: 2 },
+          ],
+          verified: [
+            { value: true, count: 3 },
+            { value: false, count: 2 },
+          ],
+        },
+      });
+      expect(cortex.total).toBe(4);
+      expect(cortex.facets).toEqual({
+        species: [
+          { value: 1, count: 2 },
+          { value: 2, count: 1 },
+        ],
+        atlas: [
+          { value: 10, count: 2 },
+          { value: 20, count: 1 },
+        ],
+        category: [
+          { value: 100, count: 3 },
+          { value: 200, count: 1 },
+        ],
+        verified: [
+          { value: false, count: 2 },
+          { value: true, count: 2 },
+        ],
+      });
+      expect(filtered.facets).toEqual({
+        species: [
+          { value: 1, count: 1 },
+          { value: 2, count: 1 },
+        ],
+        atlas: [
+          { value: 10, count: 1 },
+          { value: 20, count: 1 },
+        ],
+        category: [{ value: 100, count: 2 }],
+        verified: [{ value: true, count: 2 }],
+      });
+      const speciesOnly = await index.query({
+        filters: { speciesIds: [2] },
+        limit: 10,
+        offset: 0,
+        facets: ['category'],
+      });
+      expect(speciesOnly).toEqual({
+        total: 2,
+        ids: [4, 3],
+        facets: {
+          category: [
+            { value: 100, count: 1 },
+            { value: 200, count: 1 },
+          ],
+        },
+      });
+    });
+
+    test('totals and facets follow updates and removals', async () => {
+      await put(brain(1, { speciesId: 1 }), brain(2, { speciesId: 1 }), brain(3, { speciesId: 2 }));
+      await put(brain(2, { speciesId: 2, verified: false }));
+      await index.remove([{ brainId: 3, position: at(nextPosition++) }]);
+
+      const all = await index.query({ limit: 10, offset: 0, facets: ['species', 'verified'] });
+
+      expect(all).toEqual({
+        total: 2,
+        ids: [2, 1],
+        facets: {
+          species: [
+            { value: 1, count: 1 },
+            { value: 2, count: 1 },
+          ],
+          verified: [
+            { value: false, count: 1 },
+            { value: true, count: 1 },
+          ],
+        },
+      });
+    });
+
+    test('an older or equal position never overwrites a newer document; a batch keeps its latest write', async () => {
+      await index.upsert([{ document: brain(1, { name: 'Newest name' }), position: at(10) }]);
+      await index.upsert([{ document: brain(1, { name: 'Stale name' }), position: at(9) }]);
+      await index.upsert([{ document: brain(1, { name: 'Duplicate name' }), position: at(10) }]);
+      await index.upsert([
+        { document: brain(1, { name: 'Older commit' }), position: { commit: 9n, prepare: 99n } },
+      ]);
+      await index.upsert([
+        { document: brain(2, { name: 'Second latest' }), position: at(21) },
+        { document: brain(2, { name: 'Second early' }), position: at(20) },
+      ]);
+
+      expect(await ids({ text: 'newest' })).toEqual([1]);
+      expect(await ids({ text: 'stale' })).toEqual([]);
+      expect(await ids({ text: 'duplicate' })).toEqual([]);
+      expect(await ids({ text: 'older' })).toEqual([]);
+      expect(await ids({ text: 'second' })).toEqual([2]);
+      expect(await ids({ text: 'latest' })).toEqual([2]);
+      expect(await ids({ text: 'early' })).toEqual([]);
+    });
+
+    test('a removal is not undone by a stale upsert, nor applied over a newer document', async () => {
+      await index.upsert([
+        { document: brain(1, { name: 'Removed brain' }), position: at(5) },
+        { document: brain(2, { name: 'Kept brain' }), position: at(8) },
+      ]);
+      await index.remove([
+        { brainId: 1, position: at(6) },
+        { brainId: 2, position: at(7) },
+      ]);
+      await index.upsert([{ document: brain(1, { name: 'Removed brain' }), position: at(5) }]);
+      await index.remove([{ brainId: 1, position: at(6) }]);
+
+      expect(await index.query({ text: 'brain', limit: 10, offset: 0 })).toEqual({ total: 1, ids: [2] });
+      expect(await index.query({ limit: 10, offset: 0 })).toEqual({ total: 1, ids: [2] });
+
+      await index.upsert([{ document: brain(1, { name: 'Restored brain' }), position: at(12) }]);
+      expect(await ids({ text: 'restored' })).toEqual([1]);
+    });
+
+    test('text results page through the same ranking', async () => {
+      await put(...Array.from({ length: 12 }, (_, i) => brain(i + 1, { name: `Cortex sample ${i + 1}` })));
+
+      const whole = await index.query({ text: 'cortex', limit: 12, offset: 0 });
+      const pages = [0, 5, 10].map((offset) => index.query({ text: 'cortex', limit: 5, offset }));
+      const paged = (await Promise.all(pages)).flatMap((page) => page.ids);
+
+      expect(whole.total).toBe(12);
+      expect(new Set(whole.ids).size).toBe(12);
+      expect(paged).toEqual(whole.ids);
+    });
+
+    test('a rebuild answers nothing new until it is finished, then replaces the index at once', async () => {
+      await put(brain(1, { name: 'Old cortex' }), brain(2, { name: 'Old striatum' }));
+      const rebuild = await index.beginRebuild();
+      await rebuild.upsert([
+        { document: brain(2, { name: 'Rebuilt striatum' }), position: at(1) },
+        { document: brain(3, { name: 'Rebuilt cortex' }), position: at(2) },
+      ]);
+      await rebuild.remove([{ brainId: 1, position: at(3) }]);
+
+      expect(await index.query({ text: 'cortex', limit: 10, offset: 0 })).toEqual({ total: 1, ids: [1] });
+      expect(await ids({ text: 'rebuilt' })).toEqual([]);
+
+      await rebuild.finish();
+
+      expect(await index.query({ limit: 10, offset: 0, facets: ['species'] })).toEqual({
+        total: 2,
+        ids: [3, 2],
+        facets: { species: [{ value: 1, count: 2 }] },
+      });
+      expect(await ids({ text: 'rebuilt' })).toEqual([3, 2]);
+      expect(await ids({ text: 'old' })).toEqual([]);
+      await put(brain(4, { name: 'After the swap' }));
+      expect(await ids({ text: 'swap' })).toEqual([4]);
+    });
+
+    test('an abandoned or superseded rebuild never shows; the live index answers until the swap', async () => {
+      await put(brain(1, { name: 'Live cortex' }));
+      const abandoned = await index.beginRebuild();
+      await abandoned.upsert([{ document: brain(2, { name: 'Abandoned cortex' }), position: at(1) }]);
+      await abandoned.abandon();
+      const superseded = await index.beginRebuild();
+      await superseded.upsert([{ document: brain(3, { name: 'Superseded cortex' }), position: at(1) }]);
+      const current = await index.beginRebuild();
+      await current.upsert([{ document: brain(1, { name: 'Live cortex' }), position: at(1) }]);
+
+      await expect(superseded.finish()).rejects.toThrow();
+      await put(brain(5, { name: 'Written while rebuilding' }));
+      expect(await ids({ text: 'cortex' })).toEqual([1]);
+      await current.finish();
+
+      expect(await ids({ text: 'cortex' })).toEqual([1]);
+      expect(await index.query({ limit: 10, offset: 0 })).toEqual({ total: 1, ids: [1] });
+    });
+
+    test('an invalid page is refused', async () => {
+      await expect(index.query({ limit: -1, offset: 0 })).rejects.toThrow(RangeError);
+      await expect(index.query({ limit: 10, offset: 1.5 })).rejects.toThrow(RangeError);
+    });
+  });
+}

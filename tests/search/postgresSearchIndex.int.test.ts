@@ -1,0 +1,122 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { randomPassword } from '../../shared/infra/postgres/credentialsFile';
+import { provisionDatabase } from '../../shared/infra/postgres/provisionDatabase';
+import { ensureLoginRoles } from '../../shared/infra/postgres/superuserAccess';
+import { createPostgresSearchIndex } from '../../shared/search/postgres/postgresSearchIndex';
+import type { BrainSearchDocument, SearchIndex } from '../../shared/search/searchIndex';
+import { serverUrl } from '../support/testPostgres';
+
+/** The service connects as a role that is not a superuser: pg_trgm must still install (it is trusted). */
+const suffix = randomBytes(4).toString('hex');
+const roles = { owner: `t_owner_${suffix}`, app: `t_app_${suffix}` };
+const passwords = { [roles.owner]: randomPassword(), [roles.app]: randomPassword() };
+const database = `t_search_${suffix}`;
+
+let appPool: pg.Pool;
+let index: SearchIndex;
+
+function urlFor(role: string): string {
+  const url = new URL(serverUrl());
+  url.username = role;
+  url.password = passwords[role]!;
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+/** A small deterministic generator: the same "random" catalogue on every run. */
+function generator(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+    return state / 2 ** 31;
+  };
+}
+
+function document(brainId: number, random: () => number): BrainSearchDocument {
+  const speciesId = random() < 0.1 ? null : 1 + Math.floor(random() * 4);
+  return {
+    brainId,
+    readableId: `brain-${brainId}`,
+    name: `Sample ${brainId}`,
+    description: '',
+    speciesId,
+    speciesName: speciesId === null ? null : `Species ${speciesId}`,
+    scientificName: null,
+    atlasId: speciesId === null ? null : 10 + Math.floor(random() * 3),
+    atlasName: null,
+    categoryId: 100 + Math.floor(random() * 3),
+    categoryName: 'Category',
+    verified: random() < 0.5,
+    uploaderId: 1,
+    dateUploaded: new Date(Date.UTC(2024, 0, 1) + brainId * 1000),
+  };
+}
+
+beforeAll(async () => {
+  const superuser = new pg.Client({ connectionString: serverUrl() });
+  await superuser.connect();
+  try {
+    await ensureLoginRoles(superuser, passwords);
+  } finally {
+    await superuser.end();
+  }
+  await provisionDatabase({ superuserUrl: serverUrl(), database, roles, ownerSchema: 'event_store' });
+  appPool = new pg.Pool({ connectionString: urlFor(roles.app), max: 2 });
+  index = createPostgresSearchIndex({ pool: appPool });
+});
+
+afterAll(async () => {
+  await appPool?.end();
+});
+
+test("the service's own role (not a superuser) installs pg_trgm and the index, and typo search works", async () => {
+  const { rows } = await appPool.query<{ rolsuper: boolean }>(
+    'SELECT rolsuper FROM pg_roles WHERE rolname = current_user',
+  );
+  expect(rows[0]?.rolsuper).toBe(false);
+
+  await index.install();
+  await index.upsert([
+    {
+      document: { ...document(1, generator(1)), name: 'Somatosensory cortex' },
+      position: { commit: 1n, prepare: 1n },
+    },
+  ]);
+
+  const extension = await appPool.query("SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm'");
+  expect(extension.rowCount).toBe(1);
+  expect((await index.query({ text: 'somatosensry', limit: 10, offset: 0 })).ids).toEqual([1]);
+});
+
+test('the kept counts (unfiltered totals and facets) equal a count over the documents after mixed batches', async () => {
+  await index.install();
+  const random = generator(42);
+  let position = 10n;
+  for (let round = 0; round < 20; round++) {
+    const ids = Array.from({ length: 25 }, () => 1 + Math.floor(random() * 60));
+    await index.upsert(
+      ids.map((id) => ({ document: document(id, random), position: { commit: position++, prepare: 0n } })),
+    );
+    const removed = Array.from({ length: 5 }, () => 1 + Math.floor(random() * 60));
+    await index.remove(
+      removed.map((brainId) => ({ brainId, position: { commit: position++, prepare: 0n } })),
+    );
+  }
+
+  const kept = await index.query({
+    limit: 0,
+    offset: 0,
+    facets: ['species', 'atlas', 'category', 'verified'],
+  });
+  // The same questions with a filter that every live document passes take the counting path.
+  const counted = await index.query({
+    filters: { categoryIds: [100, 101, 102] },
+    limit: 0,
+    offset: 0,
+    facets: ['species', 'atlas', 'category', 'verified'],
+  });
+
+  expect(kept.total).toBeGreaterThan(0);
+  expect(kept).toEqual(counted);
+});
