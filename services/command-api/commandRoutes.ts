@@ -7,6 +7,9 @@ import { changePasswordRoute } from './features/account/changePasswordRoute';
 import { updateProfileRoute } from './features/account/updateProfileRoute';
 import { createTokenRoute } from './features/tokens/createTokenRoute';
 import { revokeTokenRoute } from './features/tokens/revokeTokenRoute';
+import { createCategoryRoute } from './features/categories/createCategoryRoute';
+import { createSpeciesRoute } from './features/species/createSpeciesRoute';
+import { createAtlasRoute } from './features/atlases/createAtlasRoute';
 
 /** Every write the service accepts. */
 export function commandRoutes(deps: CommandDeps): RouteSpec[] {
@@ -18,5 +21,8 @@ export function commandRoutes(deps: CommandDeps): RouteSpec[] {
     updateProfileRoute(deps),
     createTokenRoute(deps),
     revokeTokenRoute(deps),
+    createCategoryRoute(deps),
+    createSpeciesRoute(deps),
+    createAtlasRoute(deps),
   ] as RouteSpec[];
 }

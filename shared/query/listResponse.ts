@@ -89,3 +89,22 @@ export function orderBy(
     });
   return parts.length === 0 ? `${fallback}, ${tiebreaker}` : `${parts.join(', ')}, ${tiebreaker}`;
 }
+
+/** The 200 schema of a list route: an array, or the envelope when page or page_size is given. */
+export function listResponseSchema(item: Readonly<Record<string, unknown>>) {
+  return {
+    oneOf: [
+      { type: 'array', items: item },
+      {
+        type: 'object',
+        required: ['count', 'next', 'previous', 'results'],
+        properties: {
+          count: { type: 'integer' },
+          next: { type: ['string', 'null'], format: 'uri' },
+          previous: { type: ['string', 'null'], format: 'uri' },
+          results: { type: 'array', items: item },
+        },
+      },
+    ],
+  };
+}

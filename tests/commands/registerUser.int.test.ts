@@ -121,7 +121,7 @@ test('a failing release is logged and the registration error still reaches the c
   ).rejects.toBe(boom);
   expect(logger.errors).toEqual([
     {
-      message: 'could not release the reservations of a failed registration',
+      message: 'could not release the reservations of a failed create',
       fields: expect.objectContaining({ error: releaseFailure, scopes: ['email', 'username'] }) as unknown,
     },
   ]);

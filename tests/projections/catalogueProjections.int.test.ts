@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { DomainEvent } from '../../shared/commandHandling/handleCommand';
 import type { PostgresEventStore } from '../../shared/eventStore/postgres/postgresEventStore';
+import { type GlobalPosition, comparePositions } from '../../shared/eventStore/eventStore';
 import { createPostgresEventStore } from '../../shared/eventStore/postgres/postgresEventStore';
 import { ProjectionRunner } from '../../shared/projections/projectionRunner';
 import { decideCategory } from '../../shared/domain/categories/decide';
@@ -25,6 +26,7 @@ const now = '2026-01-01T00:00:00.000Z';
 let store: PostgresEventStore;
 let pool: pg.Pool;
 const brains = new Map<number, BrainState>();
+let lastAppended: GlobalPosition | undefined;
 
 beforeAll(async () => {
   const url = await createTestDatabase('catalogue');
@@ -38,7 +40,7 @@ afterAll(async () => {
 });
 
 async function append(stream: string, events: readonly DomainEvent[]): Promise<void> {
-  await store.appendToStream(
+  ({ position: lastAppended } = await store.appendToStream(
     stream,
     events.map((e) => ({
       id: randomUUID(),
@@ -46,7 +48,7 @@ async function append(stream: string, events: readonly DomainEvent[]): Promise<v
       data: e.data,
       metadata: { actor: '1', requestId: null, correlationId: 'c', causationId: null, schemaVersion: 1 },
     })),
-  );
+  ));
 }
 
 async function brainCommand(brainId: number, command: BrainCommand): Promise<void> {
@@ -82,7 +84,17 @@ async function createBrain(brainId: number, atlas: ReturnType<typeof atlasOf>): 
   });
 }
 
+/**
+ * Events become readable only once no older transaction of the cluster is still open (readAll's
+ * snapshot rule), and other test files share the cluster: wait (bounded) until the head covers
+ * everything this file appended, or a catch-up could stop short.
+ */
 async function runProjections(): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (lastAppended && comparePositions(await store.headPosition(), lastAppended) < 0) {
+    if (Date.now() > deadline) throw new Error('the appended events never became readable');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
   const runner = new ProjectionRunner({ store, pool, projections, batchSize: 7 });
   await runner.catchUp();
 }

@@ -1,6 +1,18 @@
 import type { Projection } from '../../../shared/projections/projection';
 import { identityProjection } from './identityProjection';
 import { eventTypeCountsProjection } from './eventTypeCountsProjection';
+import { categoriesProjection } from './categoriesProjection';
+import { speciesProjection } from './speciesProjection';
+import { atlasesProjection } from './atlasesProjection';
+import { brainsProjection } from './brainsProjection';
 
 /** Every PostgreSQL read model, in the order they are applied within a batch. */
-export const allProjections: readonly Projection[] = [identityProjection, eventTypeCountsProjection];
+export const allProjections: readonly Projection[] = [
+  identityProjection,
+  eventTypeCountsProjection,
+  categoriesProjection,
+  speciesProjection,
+  atlasesProjection,
+  // Empty until brains exist; species read their compact `brains` arrays from it.
+  brainsProjection,
+];

@@ -46,3 +46,5 @@ export function evolveAtlas(_state: AtlasState, event: AtlasEvent): AtlasState {
 
 export const atlasDecider = { initialState: initialAtlasState, evolve: evolveAtlas };
 export const atlasStreamName = (atlasId: number): string => `atlas-${atlasId}`;
+/** Reservation scope that keeps atlas slugs unique. */
+export const ATLAS_SLUG_SCOPE = 'atlas_slug';

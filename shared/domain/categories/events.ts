@@ -31,3 +31,5 @@ export function evolveCategory(_state: CategoryState, event: CategoryEvent): Cat
 
 export const categoryDecider = { initialState: initialCategoryState, evolve: evolveCategory };
 export const categoryStreamName = (categoryId: number): string => `category-${categoryId}`;
+/** Reservation scope that keeps category names unique (case-insensitively). */
+export const CATEGORY_NAME_SCOPE = 'category_name';

@@ -31,3 +31,6 @@ export function evolveSpecies(_state: SpeciesState, event: SpeciesEvent): Specie
 
 export const speciesDecider = { initialState: initialSpeciesState, evolve: evolveSpecies };
 export const speciesStreamName = (speciesId: number): string => `species-${speciesId}`;
+/** Reservation scopes that keep species names and scientific names unique (case-insensitively). */
+export const SPECIES_NAME_SCOPE = 'species_name';
+export const SPECIES_SCIENTIFIC_NAME_SCOPE = 'species_scientific_name';

@@ -1,0 +1,82 @@
+import type { RouteSpec } from '../../../../shared/http/routeSpec';
+import {
+  listQueryProperties,
+  listReply,
+  listResponseSchema,
+  orderBy,
+} from '../../../../shared/query/listResponse';
+import { SqlConditions } from '../../../../shared/query/sqlConditions';
+import { scientificNameKey } from '../../../../shared/domain/naming/naming';
+import { atlasJson, atlasSchema } from '../../../../shared/views/atlasViews';
+import type { QueryDeps } from '../../queryDeps';
+import { ATLAS_FROM, ATLAS_SELECT, type FlatAtlasRow, atlasRowOf } from './atlasSql';
+
+const ORDERING = {
+  name: 'lower(a.name)',
+  id: 'a.id',
+  slug: 'a.slug',
+  version: 'a.version',
+  brains_count: 'a.brains_count',
+};
+
+function filters(query: Record<string, unknown>): SqlConditions {
+  const filter = new SqlConditions();
+  const species = typeof query.species === 'string' ? query.species.trim() : undefined;
+  if (species !== undefined) {
+    filter.where(
+      /^\d{1,9}$/.test(species)
+        ? `a.species_id = ${filter.param(Number(species))}`
+        : `regexp_replace(lower(s.scientific_name), '[[:space:]+_-]+', ' ', 'g') = ${filter.param(scientificNameKey(species))}`,
+    );
+  }
+  if (typeof query.is_official === 'boolean')
+    filter.where(`a.is_official = ${filter.param(query.is_official)}`);
+  if (typeof query.verified === 'boolean') filter.where(`a.verified = ${filter.param(query.verified)}`);
+  if (typeof query.name === 'string')
+    filter.where(`lower(a.name) = ${filter.param(query.name.trim().toLowerCase())}`);
+  return filter;
+}
+
+export const listAtlasesRoute = (deps: QueryDeps): RouteSpec => ({
+  method: 'get',
+  path: '/api/atlases/',
+  operationId: 'listAtlases',
+  summary: 'Atlases, by name',
+  description:
+    'An array by default; {count, next, previous, results} when page or page_size is given. Filters combine with AND. `ordering` accepts name, id, slug, version, brains_count.',
+  tags: ['atlases'],
+  auth: 'public',
+  query: {
+    type: 'object',
+    properties: {
+      ...listQueryProperties,
+      species: { type: 'string', description: 'Species id, or its scientific name (case-insensitive).' },
+      is_official: { type: 'boolean' },
+      verified: { type: 'boolean' },
+      name: { type: 'string', description: 'Exact name, case-insensitive.' },
+    },
+  },
+  responses: { 200: { description: 'Atlases', schema: listResponseSchema(atlasSchema) } },
+  async handler(ctx) {
+    const filter = filters(ctx.query);
+    const order = orderBy(ctx.query.ordering, ORDERING, 'lower(a.name)', 'a.id');
+    return listReply(ctx, {
+      count: async () =>
+        Number(
+          (
+            await deps.readModels.query<{ n: string }>(
+              `SELECT count(*) AS n ${ATLAS_FROM} ${filter.whereSql}`,
+              filter.params(),
+            )
+          ).rows[0]?.n ?? 0,
+        ),
+      fetch: async ({ limit, offset }) =>
+        (
+          await deps.readModels.query<FlatAtlasRow>(
+            `${ATLAS_SELECT} ${filter.whereSql} ORDER BY ${order} LIMIT ${filter.extra(0)} OFFSET ${filter.extra(1)}`,
+            filter.params(limit, offset),
+          )
+        ).rows.map((row) => atlasJson(atlasRowOf(row))),
+    });
+  },
+});

@@ -1,0 +1,74 @@
+import type { RouteSpec } from '../../../../shared/http/routeSpec';
+import {
+  listQueryProperties,
+  listReply,
+  listResponseSchema,
+  orderBy,
+} from '../../../../shared/query/listResponse';
+import { SqlConditions } from '../../../../shared/query/sqlConditions';
+import { normaliseName, scientificNameKey } from '../../../../shared/domain/naming/naming';
+import { type SpeciesRow, speciesJson, speciesSchema } from '../../../../shared/views/speciesViews';
+import type { QueryDeps } from '../../queryDeps';
+import { SCIENTIFIC_NAME_KEY_SQL, SPECIES_FROM, SPECIES_SELECT } from './speciesSql';
+
+const ORDERING = {
+  name: 's.name',
+  id: 's.id',
+  scientific_name: 'lower(s.scientific_name)',
+  brains_count: 's.brains_count',
+  atlases_count: 's.atlases_count',
+};
+
+function filters(query: Record<string, unknown>): SqlConditions {
+  const filter = new SqlConditions();
+  if (typeof query.category === 'string') {
+    const byName = `c.name = ${filter.param(normaliseName(query.category))}`;
+    const id = /^\d{1,9}$/.test(query.category.trim()) ? Number(query.category) : undefined;
+    filter.where(id === undefined ? byName : `${byName} OR c.id = ${filter.param(id)}`);
+  }
+  if (typeof query.scientific_name === 'string')
+    filter.where(`${SCIENTIFIC_NAME_KEY_SQL} = ${filter.param(scientificNameKey(query.scientific_name))}`);
+  return filter;
+}
+
+export const listSpeciesRoute = (deps: QueryDeps): RouteSpec => ({
+  method: 'get',
+  path: '/api/species/',
+  operationId: 'listSpecies',
+  summary: 'Species, by name',
+  description:
+    'An array by default; {count, next, previous, results} when page or page_size is given. Each species carries at most 100 compact brains and atlases; the counts are exact. `ordering` accepts name, id, scientific_name, brains_count, atlases_count.',
+  tags: ['species'],
+  auth: 'public',
+  query: {
+    type: 'object',
+    properties: {
+      ...listQueryProperties,
+      category: { type: 'string', description: 'Category name (case-insensitive) or id.' },
+      scientific_name: { type: 'string', description: 'Exact scientific name, case-insensitive.' },
+    },
+  },
+  responses: { 200: { description: 'Species', schema: listResponseSchema(speciesSchema) } },
+  async handler(ctx) {
+    const filter = filters(ctx.query);
+    const order = orderBy(ctx.query.ordering, ORDERING, 's.name', 's.id');
+    return listReply(ctx, {
+      count: async () =>
+        Number(
+          (
+            await deps.readModels.query<{ n: string }>(
+              `SELECT count(*) AS n ${SPECIES_FROM} ${filter.whereSql}`,
+              filter.params(),
+            )
+          ).rows[0]?.n ?? 0,
+        ),
+      fetch: async ({ limit, offset }) =>
+        (
+          await deps.readModels.query<SpeciesRow>(
+            `${SPECIES_SELECT} ${filter.whereSql} ORDER BY ${order} LIMIT ${filter.extra(0)} OFFSET ${filter.extra(1)}`,
+            filter.params(limit, offset),
+          )
+        ).rows.map(speciesJson),
+    });
+  },
+});

@@ -1,0 +1,29 @@
+import type { RouteSpec } from '../../../../shared/http/routeSpec';
+import { NotFoundError } from '../../../../shared/errors/httpErrors';
+import { scientificNameKey } from '../../../../shared/domain/naming/naming';
+import { type SpeciesRow, speciesJson, speciesSchema } from '../../../../shared/views/speciesViews';
+import type { QueryDeps } from '../../queryDeps';
+import { SCIENTIFIC_NAME_KEY_SQL, SPECIES_SELECT } from './speciesSql';
+
+export const speciesRoute = (deps: QueryDeps): RouteSpec => ({
+  method: 'get',
+  path: '/api/species/{scientific_name}/',
+  operationId: 'getSpecies',
+  summary: 'A species by scientific name',
+  description: 'Case-insensitive; the words may be separated by %20, "+", "_" or "-" (e.g. mus-musculus).',
+  tags: ['species'],
+  auth: 'public',
+  responses: {
+    200: { description: 'The species', schema: speciesSchema },
+    404: { description: 'No species with this scientific name' },
+  },
+  async handler(ctx) {
+    const { rows } = await deps.readModels.query<SpeciesRow>(
+      `${SPECIES_SELECT} WHERE ${SCIENTIFIC_NAME_KEY_SQL} = $1`,
+      [scientificNameKey(ctx.params.scientific_name ?? '')],
+    );
+    const row = rows[0];
+    if (!row) throw new NotFoundError();
+    return { status: 200, body: speciesJson(row) };
+  },
+});

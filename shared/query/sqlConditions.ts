@@ -1,0 +1,34 @@
+/**
+ * A WHERE clause built from optional filters, every value a bind parameter ($1, $2...); the SQL
+ * text of each condition comes from the route, never from the request.
+ */
+export class SqlConditions {
+  private readonly conditions: string[] = [];
+  private readonly values: unknown[] = [];
+
+  /** Adds a bind parameter and returns its placeholder. */
+  param(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+
+  /** Adds a condition written with placeholders from `param`. */
+  where(condition: string): this {
+    this.conditions.push(condition);
+    return this;
+  }
+
+  get whereSql(): string {
+    return this.conditions.length === 0 ? '' : `WHERE ${this.conditions.map((c) => `(${c})`).join(' AND ')}`;
+  }
+
+  /** The bind values, plus any extra ones whose placeholders follow (e.g. LIMIT and OFFSET). */
+  params(...extra: unknown[]): unknown[] {
+    return [...this.values, ...extra];
+  }
+
+  /** Placeholder of the n-th extra value given to params (0-based). */
+  extra(n: number): string {
+    return `$${this.values.length + n + 1}`;
+  }
+}

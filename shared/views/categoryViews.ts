@@ -1,0 +1,59 @@
+/** JSON representation of a category (interface-spec 2.4, decisions.md "Catalogue"). */
+export interface CategoryRow {
+  readonly id: number;
+  readonly name: string;
+  readonly description: string;
+  /** BlobStore key of the uploaded image ("categories/<uuid>.png"), or null. */
+  readonly image_key: string | null;
+  readonly image_url: string | null;
+  readonly brains_count: number;
+  readonly atlases_count: number;
+}
+
+/** Where an uploaded category image is served (services/query-api/features/media). */
+export function categoryImageUrl(baseUrl: string, key: string | null): string | null {
+  return key ? `${baseUrl}/media/${key}/` : null;
+}
+
+export function categoryJson(c: CategoryRow, baseUrl: string) {
+  const image = categoryImageUrl(baseUrl, c.image_key);
+  return {
+    id: c.id,
+    name: c.name,
+    description: c.description,
+    image,
+    image_url: c.image_url,
+    image_source: image ?? c.image_url,
+    brains_count: c.brains_count,
+    atlases_count: c.atlases_count,
+  };
+}
+
+/** The columns categoryJson needs, for SELECTs over the `categories` read model. */
+export const CATEGORY_COLUMNS = 'id, name, description, image_key, image_url, brains_count, atlases_count';
+
+const nullableString = { type: ['string', 'null'] } as const;
+
+export const categorySchema = {
+  type: 'object',
+  required: [
+    'id',
+    'name',
+    'description',
+    'image',
+    'image_url',
+    'image_source',
+    'brains_count',
+    'atlases_count',
+  ],
+  properties: {
+    id: { type: 'integer' },
+    name: { type: 'string', description: 'Lowercase; unique.' },
+    description: { type: 'string' },
+    image: { ...nullableString, format: 'uri', description: 'Download URL of the uploaded image.' },
+    image_url: { ...nullableString, format: 'uri', description: 'External image address.' },
+    image_source: { ...nullableString, format: 'uri', description: 'image, else image_url, else null.' },
+    brains_count: { type: 'integer' },
+    atlases_count: { type: 'integer' },
+  },
+} as const;
