@@ -34,3 +34,18 @@ export function physicalTable(projection: Pick<Projection, 'version'>, name: str
 export function contextFor(projection: Projection, client: PoolClient): ProjectionContext {
   return { client, table: (name) => physicalTable(projection, name) };
 }
+
+/**
+ * A projection's `apply` from a function of one event (as its domain type): events in order, the
+ * changed keys of all of them.
+ */
+export function applyInOrder<Event extends { readonly type: string; readonly data: unknown }>(
+  applyOne: (ctx: ProjectionContext, event: Event) => Promise<readonly string[]>,
+): Projection['apply'] {
+  return async (ctx, events) => {
+    const changed: string[] = [];
+    for (const event of events)
+      changed.push(...(await applyOne(ctx, { type: event.type, data: event.data } as Event)));
+    return changed;
+  };
+}

@@ -1,12 +1,12 @@
-import type { RecordedEvent } from '../../../shared/eventStore/eventStore';
-import type { Projection, ProjectionContext } from '../../../shared/projections/projection';
+import {
+  type Projection,
+  type ProjectionContext,
+  applyInOrder,
+} from '../../../shared/projections/projection';
 import type { AtlasEvent } from '../../../shared/domain/atlases/events';
 import type { BrainEvent } from '../../../shared/domain/brains/events';
-import {
-  type CounterSpec,
-  countMemberFor,
-  membershipTableSql,
-} from '../../../shared/projections/memberCounts';
+import { type CounterSpec, membershipTableSql } from '../../../shared/projections/memberCounts';
+import { countBrainFor } from './brainMemberships';
 
 type Handled = AtlasEvent | BrainEvent;
 
@@ -45,12 +45,7 @@ export const atlasesProjection: Projection = {
     await client.query(membershipTableSql(table('atlas_members')));
   },
 
-  async apply(ctx, events) {
-    const changed: string[] = [];
-    for (const event of events as readonly RecordedEvent<Handled['type']>[])
-      changed.push(...(await applyOne(ctx, { type: event.type, data: event.data } as Handled)));
-    return changed;
-  },
+  apply: applyInOrder<Handled>(applyOne),
 };
 
 async function applyOne(ctx: ProjectionContext, event: Handled): Promise<string[]> {
@@ -79,14 +74,8 @@ async function applyOne(ctx: ProjectionContext, event: Handled): Promise<string[
       return [`atlas:${d.atlasId}`];
     }
     case 'BrainCreated':
-      await countMemberFor(ctx, COUNTS, 'brain', event.data.brainId, event.data.atlasId);
-      return event.data.atlasId === null ? [] : [`atlas:${event.data.atlasId}`];
     case 'BrainUpdated':
-      if (event.data.changes.atlasId === undefined) return [];
-      await countMemberFor(ctx, COUNTS, 'brain', event.data.brainId, event.data.changes.atlasId);
-      return ['atlas:*'];
     case 'BrainDeleted':
-      await countMemberFor(ctx, COUNTS, 'brain', event.data.brainId, null);
-      return ['atlas:*'];
+      return countBrainFor(ctx, COUNTS, event, 'atlasId', 'atlas');
   }
 }

@@ -1,5 +1,8 @@
-import type { RecordedEvent } from '../../../shared/eventStore/eventStore';
-import type { Projection, ProjectionContext } from '../../../shared/projections/projection';
+import {
+  type Projection,
+  type ProjectionContext,
+  applyInOrder,
+} from '../../../shared/projections/projection';
 import type { CategoryEvent } from '../../../shared/domain/categories/events';
 import type { SpeciesEvent } from '../../../shared/domain/species/events';
 import type { AtlasEvent } from '../../../shared/domain/atlases/events';
@@ -9,6 +12,7 @@ import {
   countMemberFor,
   membershipTableSql,
 } from '../../../shared/projections/memberCounts';
+import { countBrainFor } from './brainMemberships';
 
 type Handled = CategoryEvent | SpeciesEvent | AtlasEvent | BrainEvent;
 
@@ -53,12 +57,7 @@ export const categoriesProjection: Projection = {
     );
   },
 
-  async apply(ctx, events) {
-    const changed: string[] = [];
-    for (const event of events as readonly RecordedEvent<Handled['type']>[])
-      changed.push(...(await applyOne(ctx, { type: event.type, data: event.data } as Handled)));
-    return changed;
-  },
+  apply: applyInOrder<Handled>(applyOne),
 };
 
 async function applyOne(ctx: ProjectionContext, event: Handled): Promise<string[]> {
@@ -88,14 +87,8 @@ async function applyOne(ctx: ProjectionContext, event: Handled): Promise<string[
       return rows[0] ? [`category:${rows[0].category_id}`] : [];
     }
     case 'BrainCreated':
-      await countMemberFor(ctx, COUNTS, 'brain', event.data.brainId, event.data.categoryId);
-      return [`category:${event.data.categoryId}`];
     case 'BrainUpdated':
-      if (event.data.changes.categoryId === undefined) return [];
-      await countMemberFor(ctx, COUNTS, 'brain', event.data.brainId, event.data.changes.categoryId);
-      return ['category:*'];
     case 'BrainDeleted':
-      await countMemberFor(ctx, COUNTS, 'brain', event.data.brainId, null);
-      return ['category:*'];
+      return countBrainFor(ctx, COUNTS, event, 'categoryId', 'category');
   }
 }

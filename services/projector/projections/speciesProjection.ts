@@ -1,5 +1,8 @@
-import type { RecordedEvent } from '../../../shared/eventStore/eventStore';
-import type { Projection, ProjectionContext } from '../../../shared/projections/projection';
+import {
+  type Projection,
+  type ProjectionContext,
+  applyInOrder,
+} from '../../../shared/projections/projection';
 import type { SpeciesEvent } from '../../../shared/domain/species/events';
 import type { AtlasEvent } from '../../../shared/domain/atlases/events';
 import type { BrainEvent } from '../../../shared/domain/brains/events';
@@ -8,6 +11,7 @@ import {
   countMemberFor,
   membershipTableSql,
 } from '../../../shared/projections/memberCounts';
+import { countBrainFor } from './brainMemberships';
 
 type Handled = SpeciesEvent | AtlasEvent | BrainEvent;
 
@@ -41,12 +45,7 @@ export const speciesProjection: Projection = {
     await client.query(membershipTableSql(table('species_members')));
   },
 
-  async apply(ctx, events) {
-    const changed: string[] = [];
-    for (const event of events as readonly RecordedEvent<Handled['type']>[])
-      changed.push(...(await applyOne(ctx, { type: event.type, data: event.data } as Handled)));
-    return changed;
-  },
+  apply: applyInOrder<Handled>(applyOne),
 };
 
 async function applyOne(ctx: ProjectionContext, event: Handled): Promise<string[]> {
@@ -64,14 +63,8 @@ async function applyOne(ctx: ProjectionContext, event: Handled): Promise<string[
       await countMemberFor(ctx, COUNTS, 'atlas', event.data.atlasId, event.data.speciesId);
       return [`species:${event.data.speciesId}`];
     case 'BrainCreated':
-      await countMemberFor(ctx, COUNTS, 'brain', event.data.brainId, event.data.speciesId);
-      return event.data.speciesId === null ? [] : [`species:${event.data.speciesId}`];
     case 'BrainUpdated':
-      if (event.data.changes.speciesId === undefined) return [];
-      await countMemberFor(ctx, COUNTS, 'brain', event.data.brainId, event.data.changes.speciesId);
-      return ['species:*'];
     case 'BrainDeleted':
-      await countMemberFor(ctx, COUNTS, 'brain', event.data.brainId, null);
-      return ['species:*'];
+      return countBrainFor(ctx, COUNTS, event, 'speciesId', 'species');
   }
 }

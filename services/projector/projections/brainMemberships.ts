@@ -1,0 +1,34 @@
+import type { BrainEvent } from '../../../shared/domain/brains/events';
+import type { ProjectionContext } from '../../../shared/projections/projection';
+import { type CounterSpec, countMemberFor } from '../../../shared/projections/memberCounts';
+
+type Placement = 'atlasId' | 'speciesId' | 'categoryId';
+
+/**
+ * Keeps a brain counted for the owner its events name in `field` (its atlas, species or category):
+ * created, moved by an update, or gone. Returns the changed keys under `keyPrefix`.
+ */
+export async function countBrainFor(
+  ctx: ProjectionContext,
+  spec: CounterSpec,
+  event: BrainEvent,
+  field: Placement,
+  keyPrefix: string,
+): Promise<string[]> {
+  switch (event.type) {
+    case 'BrainCreated': {
+      const owner = event.data[field];
+      await countMemberFor(ctx, spec, 'brain', event.data.brainId, owner);
+      return owner === null ? [] : [`${keyPrefix}:${owner}`];
+    }
+    case 'BrainUpdated': {
+      const owner = event.data.changes[field];
+      if (owner === undefined) return [];
+      await countMemberFor(ctx, spec, 'brain', event.data.brainId, owner);
+      return [`${keyPrefix}:*`];
+    }
+    case 'BrainDeleted':
+      await countMemberFor(ctx, spec, 'brain', event.data.brainId, null);
+      return [`${keyPrefix}:*`];
+  }
+}
