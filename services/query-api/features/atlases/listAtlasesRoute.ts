@@ -5,6 +5,7 @@ import {
   listResponseSchema,
   orderBy,
 } from '../../../../shared/query/listResponse';
+import { sqlListSource } from '../../../../shared/query/sqlListSource';
 import { SqlConditions } from '../../../../shared/query/sqlConditions';
 import { scientificNameKey } from '../../../../shared/domain/naming/naming';
 import { atlasJson, atlasSchema } from '../../../../shared/views/atlasViews';
@@ -60,23 +61,13 @@ export const listAtlasesRoute = (deps: QueryDeps): RouteSpec => ({
   async handler(ctx) {
     const filter = filters(ctx.query);
     const order = orderBy(ctx.query.ordering, ORDERING, 'lower(a.name)', 'a.id');
-    return listReply(ctx, {
-      count: async () =>
-        Number(
-          (
-            await deps.readModels.query<{ n: string }>(
-              `SELECT count(*) AS n ${ATLAS_FROM} ${filter.whereSql}`,
-              filter.params(),
-            )
-          ).rows[0]?.n ?? 0,
-        ),
-      fetch: async ({ limit, offset }) =>
-        (
-          await deps.readModels.query<FlatAtlasRow>(
-            `${ATLAS_SELECT} ${filter.whereSql} ORDER BY ${order} LIMIT ${filter.extra(0)} OFFSET ${filter.extra(1)}`,
-            filter.params(limit, offset),
-          )
-        ).rows.map((row) => atlasJson(atlasRowOf(row))),
-    });
+    return listReply(
+      ctx,
+      sqlListSource<FlatAtlasRow, unknown>(
+        deps.readModels,
+        { select: ATLAS_SELECT, from: ATLAS_FROM, conditions: filter, order: order },
+        (row) => atlasJson(atlasRowOf(row)),
+      ),
+    );
   },
 });

@@ -5,6 +5,7 @@ import {
   listResponseSchema,
   orderBy,
 } from '../../../../shared/query/listResponse';
+import { sqlListSource } from '../../../../shared/query/sqlListSource';
 import { SqlConditions } from '../../../../shared/query/sqlConditions';
 import { normaliseName } from '../../../../shared/domain/naming/naming';
 import {
@@ -39,24 +40,18 @@ export const listCategoriesRoute = (deps: QueryDeps): RouteSpec => ({
     if (typeof ctx.query.name === 'string')
       filter.where(`name = ${filter.param(normaliseName(ctx.query.name))}`);
     const order = orderBy(ctx.query.ordering, ORDERING, 'name', 'id');
-    return listReply(ctx, {
-      count: async () =>
-        Number(
-          (
-            await deps.readModels.query<{ n: string }>(
-              `SELECT count(*) AS n FROM categories ${filter.whereSql}`,
-              filter.params(),
-            )
-          ).rows[0]?.n ?? 0,
-        ),
-      fetch: async ({ limit, offset }) =>
-        (
-          await deps.readModels.query<CategoryRow>(
-            `SELECT ${CATEGORY_COLUMNS} FROM categories ${filter.whereSql}
-             ORDER BY ${order} LIMIT ${filter.extra(0)} OFFSET ${filter.extra(1)}`,
-            filter.params(limit, offset),
-          )
-        ).rows.map((row) => categoryJson(row, ctx.baseUrl)),
-    });
+    return listReply(
+      ctx,
+      sqlListSource<CategoryRow, unknown>(
+        deps.readModels,
+        {
+          select: `SELECT ${CATEGORY_COLUMNS} FROM categories`,
+          from: 'FROM categories',
+          conditions: filter,
+          order: order,
+        },
+        (row) => categoryJson(row, ctx.baseUrl),
+      ),
+    );
   },
 });

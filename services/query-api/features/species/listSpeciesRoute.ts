@@ -5,6 +5,7 @@ import {
   listResponseSchema,
   orderBy,
 } from '../../../../shared/query/listResponse';
+import { sqlListSource } from '../../../../shared/query/sqlListSource';
 import { SqlConditions } from '../../../../shared/query/sqlConditions';
 import { normaliseName, scientificNameKey } from '../../../../shared/domain/naming/naming';
 import { type SpeciesRow, speciesJson, speciesSchema } from '../../../../shared/views/speciesViews';
@@ -52,23 +53,13 @@ export const listSpeciesRoute = (deps: QueryDeps): RouteSpec => ({
   async handler(ctx) {
     const filter = filters(ctx.query);
     const order = orderBy(ctx.query.ordering, ORDERING, 's.name', 's.id');
-    return listReply(ctx, {
-      count: async () =>
-        Number(
-          (
-            await deps.readModels.query<{ n: string }>(
-              `SELECT count(*) AS n ${SPECIES_FROM} ${filter.whereSql}`,
-              filter.params(),
-            )
-          ).rows[0]?.n ?? 0,
-        ),
-      fetch: async ({ limit, offset }) =>
-        (
-          await deps.readModels.query<SpeciesRow>(
-            `${SPECIES_SELECT} ${filter.whereSql} ORDER BY ${order} LIMIT ${filter.extra(0)} OFFSET ${filter.extra(1)}`,
-            filter.params(limit, offset),
-          )
-        ).rows.map(speciesJson),
-    });
+    return listReply(
+      ctx,
+      sqlListSource<SpeciesRow, unknown>(
+        deps.readModels,
+        { select: SPECIES_SELECT, from: SPECIES_FROM, conditions: filter, order: order },
+        speciesJson,
+      ),
+    );
   },
 });
