@@ -12,13 +12,16 @@ import {
   waitUntilCaughtUp,
 } from '../support/readModelAudit';
 import { spawnAllInOne, type ServiceProcess } from '../support/spawnService';
+import { client } from '../support/httpClient';
+import { differencesFromFreshRebuild } from '../support/faults/freshRebuild';
 import { createTestDatabase } from '../support/testPostgres';
 import { startWriteLoad } from '../support/writeLoad';
 
 /**
- * The all-in-one is killed with SIGKILL at random moments while clients write over HTTP, and
- * restarted on the same database. Afterwards every stored event must have been applied by every
- * projection exactly once, and every write a client saw acknowledged must be there.
+ * The all-in-one is killed with SIGKILL at random moments while clients write over HTTP (accounts,
+ * tokens, profiles and catalogue atlases), and restarted on the same database. Afterwards every
+ * stored event must have been applied by every projection exactly once, every read model must equal
+ * a fresh rebuild from the events, and every write a client saw acknowledged must be there.
  */
 const KILLS = 4;
 const CLIENTS = 6;
@@ -48,13 +51,33 @@ async function serviceEnv(): Promise<Record<string, string>> {
     RATE_LIMIT_REGISTER: '1000000/hour',
     RATE_LIMIT_LOGIN: '1000000/minute',
     RATE_LIMIT_TOKEN_CREATE: '1000000/hour',
+    ADMIN_EMAIL: STAFF.email,
+    ADMIN_PASSWORD: STAFF.password,
+    ADMIN_USERNAME: 'curator',
   };
+}
+
+const STAFF = { email: 'curator@crash.example.org', password: 'curator-password' };
+
+/** A category and a species (staff only) whose atlases the load clients create. */
+async function catalogueSpecies(url: string): Promise<number> {
+  const api = client(url);
+  const token = (await api.post('/api/auth/login/', { json: STAFF })).body.token as string;
+  const category = await api.post('/api/categories/', { token, json: { name: 'rodents' } });
+  expect(category.status).toBe(201);
+  const species = await api.post('/api/species/', {
+    token,
+    json: { name: 'house mouse', scientific_name: 'Mus musculus', category: 'rodents' },
+  });
+  expect(species.status).toBe(201);
+  return species.body.id as number;
 }
 
 test('SIGKILL under write load: no event skipped or applied twice, no acknowledged write lost', async () => {
   const env = await serviceEnv();
   service = await spawnAllInOne(env);
-  const load = startWriteLoad(service.url, CLIENTS);
+  const speciesId = await catalogueSpecies(service.url);
+  const load = startWriteLoad(service.url, CLIENTS, { atlasSpeciesId: speciesId });
   const acknowledgedAtKill: number[] = [];
   for (let kill = 0; kill < KILLS; kill++) {
     await sleep(randomBetween(300, 1500));
@@ -82,5 +105,18 @@ test('SIGKILL under write load: no event skipped or applied twice, no acknowledg
   const identity = await identityTotals(db);
   expect(identity.readModel).toEqual(identity.events);
   expect(await brokenPromises(db, ledger)).toEqual([]);
+  const rebuilt = await differencesFromFreshRebuild(env.DATABASE_URL!, await createTestDatabase('rebuild'));
+  expect(rebuilt).toEqual([]);
+  // Every acknowledged atlas is there, and the species' count is exact.
+  const atlases = (await client(service.url).get(`/api/atlases/?species=${speciesId}`)).body as {
+    slug: string;
+  }[];
+  const slugs = new Set(atlases.map((a) => a.slug));
+  expect([...ledger.createdAtlases.keys()].filter((slug) => !slugs.has(slug))).toEqual([]);
+  expect(ledger.createdAtlases.size).toBeGreaterThan(0);
+  const species = (await client(service.url).get('/api/species/Mus-musculus/')).body as {
+    atlases_count: number;
+  };
+  expect(species.atlases_count).toBe(atlases.length);
   expect(await accountsThatCannotLogIn(service.url, ledger.registered)).toEqual([]);
 }, 90_000);

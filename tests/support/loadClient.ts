@@ -18,6 +18,8 @@ export interface LoadClientOptions {
    * Any other unexpected status still goes into the ledger as unexpected.
    */
   readonly retryLaterStatuses?: ReadonlySet<number>;
+  /** With a species id, sessions also create atlases of it (catalogue writes in the mix). */
+  readonly atlasSpeciesId?: number;
 }
 
 type Outcome = { readonly ok: true; readonly body: unknown } | { readonly ok: false };
@@ -48,7 +50,11 @@ export class LoadClient {
     if (roll < 0.15) return this.register();
     if (roll < 0.4) return this.createToken(s);
     if (roll < 0.55) return this.revokeToken(s);
-    if (roll < 0.93) return this.updateProfile(s);
+    if (roll < 0.8) return this.updateProfile(s);
+    if (roll < 0.93)
+      return this.options.atlasSpeciesId
+        ? this.createAtlas(s, this.options.atlasSpeciesId)
+        : this.updateProfile(s);
     return this.logout(s);
   }
 
@@ -116,6 +122,19 @@ export class LoadClient {
     possible.push(bio); // until acknowledged, it may or may not be applied
     const outcome = await this.expect(200, 'PATCH', '/api/profile/', { token: s.token, body: { bio } }, s);
     if (outcome.ok) this.ledger.possibleBios.set(s.account.userId, [bio]);
+  }
+
+  private async createAtlas(s: Session, speciesId: number): Promise<void> {
+    // Names repeat across clients on purpose: slugs must stay unique under concurrent creates.
+    const name = `Load atlas ${this.serial++ % 5}`;
+    const outcome = await this.expect(
+      201,
+      'POST',
+      '/api/atlases/',
+      { token: s.token, body: { name, species: speciesId } },
+      s,
+    );
+    if (outcome.ok) this.ledger.createdAtlases.set((outcome.body as { slug: string }).slug, speciesId);
   }
 
   private async logout(s: Session): Promise<void> {

@@ -19,6 +19,8 @@ export interface LoadLedger {
    * whose answer was lost (it may have been applied).
    */
   readonly possibleBios: Map<number, string[]>;
+  /** Atlases answered with 201: slug → species id. */
+  readonly createdAtlases: Map<string, number>;
   /** Answers no client should get from a healthy service ("POST /api/tokens/ → 500 {...}"). */
   readonly unexpected: string[];
   /** How many answers of each status the clients got ('unreachable': none at all). */
@@ -33,6 +35,7 @@ export function createLoadLedger(): LoadLedger {
     issuedTokens: new Map(),
     revokedTokens: new Set(),
     possibleBios: new Map(),
+    createdAtlases: new Map(),
     unexpected: [],
     statuses: new Map(),
     acknowledged: 0,
