@@ -10,6 +10,7 @@ import { revokeTokenRoute } from './features/tokens/revokeTokenRoute';
 import { createCategoryRoute } from './features/categories/createCategoryRoute';
 import { createSpeciesRoute } from './features/species/createSpeciesRoute';
 import { createAtlasRoute } from './features/atlases/createAtlasRoute';
+import { createBrainRoute } from './features/brains/createBrainRoute';
 
 /** Every write the service accepts. */
 export function commandRoutes(deps: CommandDeps): RouteSpec[] {
@@ -24,5 +25,6 @@ export function commandRoutes(deps: CommandDeps): RouteSpec[] {
     createCategoryRoute(deps),
     createSpeciesRoute(deps),
     createAtlasRoute(deps),
+    createBrainRoute(deps),
   ] as RouteSpec[];
 }
