@@ -11,6 +11,8 @@ import { createCategoryRoute } from './features/categories/createCategoryRoute';
 import { createSpeciesRoute } from './features/species/createSpeciesRoute';
 import { createAtlasRoute } from './features/atlases/createAtlasRoute';
 import { createBrainRoute } from './features/brains/createBrainRoute';
+import { updateBrainRoute } from './features/brains/updateBrainRoute';
+import { deleteBrainRoute } from './features/brains/deleteBrainRoute';
 
 /** Every write the service accepts. */
 export function commandRoutes(deps: CommandDeps): RouteSpec[] {
@@ -26,5 +28,8 @@ export function commandRoutes(deps: CommandDeps): RouteSpec[] {
     createSpeciesRoute(deps),
     createAtlasRoute(deps),
     createBrainRoute(deps),
+    updateBrainRoute(deps, 'put'),
+    updateBrainRoute(deps, 'patch'),
+    deleteBrainRoute(deps),
   ] as RouteSpec[];
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CommandContext } from '../../../../shared/commandHandling/commandContext';
 import { handleCommand, loadAggregate } from '../../../../shared/commandHandling/handleCommand';
-import { afterCommit } from '../../../../shared/eventStore/eventStore';
+import { type GlobalPosition, afterCommit } from '../../../../shared/eventStore/eventStore';
 import type { Actor } from '../../../../shared/domain/actor';
 import { decideUpload } from '../../../../shared/domain/uploads/decide';
 import {
@@ -46,7 +46,8 @@ export async function recordBrainUpload(
 }
 
 /**
- * Deletes upload records and, once that is committed, their stored bytes (a rolled-back delete must
+ * Deletes upload records and, once that is committed, their stored bytes; resolves with the position
+ * of the last record deleted (undefined when none was left to delete) (a rolled-back delete must
  * still find its file). A blob that cannot be deleted is logged: the record is gone either way.
  */
 export async function deleteUploads(
@@ -55,12 +56,13 @@ export async function deleteUploads(
   reason: UploadDeleted['data']['reason'],
   actor: Actor,
   cmd: CommandContext,
-): Promise<void> {
+): Promise<GlobalPosition | undefined> {
+  let last: GlobalPosition | undefined;
   for (const uploadId of uploadIds) {
     const stream = uploadStreamName(uploadId);
     const { state } = await loadAggregate(deps.store, stream, uploadDecider);
     if (state.status !== 'uploaded') continue;
-    await handleCommand(
+    const result = await handleCommand(
       deps.store,
       stream,
       uploadDecider,
@@ -71,6 +73,7 @@ export async function deleteUploads(
         ),
       cmd,
     );
+    last = result.position ?? last;
     const key = state.blobKey;
     await afterCommit(deps.store, () =>
       deps.blobs.delete(key).catch((error: unknown) => {
@@ -82,4 +85,5 @@ export async function deleteUploads(
       }),
     );
   }
+  return last;
 }
