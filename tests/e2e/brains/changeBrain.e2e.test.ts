@@ -1,3 +1,4 @@
+import { Client as PgClient } from 'pg';
 import type { Client } from '../../support/httpClient';
 import { client, newUser } from '../../support/httpClient';
 import type { TestService } from '../../support/testService';
@@ -11,6 +12,7 @@ let owner: { id: number; token: string };
 let stranger: { id: number; token: string };
 let mouse: Taxonomy;
 let rat: Taxonomy;
+let db: PgClient;
 
 beforeAll(async () => {
   service = await startTestService({
@@ -25,8 +27,22 @@ beforeAll(async () => {
   staff = login.body.token as string;
   [owner, stranger] = await Promise.all([newUser(api), newUser(api)]);
   [mouse, rat] = await Promise.all([createTaxonomy(api, staff), createTaxonomy(api, staff)]);
+  db = new PgClient({ connectionString: service.databaseUrl });
+  await db.connect();
 });
-afterAll(() => service.close());
+afterAll(async () => {
+  await db.end();
+  await service.close();
+});
+
+/** The brain's file upload records in the read model (a write answers once they are applied). */
+const uploadsOf = async (brainId: number) =>
+  (
+    await db.query<{ status: string; filename: string; size_bytes: string; sha256: string }>(
+      'SELECT status, filename, size_bytes, sha256 FROM file_uploads WHERE associated_brain_id = $1',
+      [brainId],
+    )
+  ).rows;
 
 interface Brain {
   id: number;
@@ -182,6 +198,14 @@ describe('DELETE /api/brains/{key}/', () => {
     const brain = await createBrain();
     const detail = await api.get(`/api/brains/${brain.id}/`);
     expect((await fetch(detail.body.s3_url as string)).status).toBe(200);
+    expect(await uploadsOf(brain.id)).toEqual([
+      {
+        status: 'uploaded',
+        filename: 'brain.nii',
+        size_bytes: '360',
+        sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+      },
+    ]);
     const before = storedUploads(service.dataDir).length;
     expect((await api.delete(`/api/brains/${brain.id}/`, { token: stranger.token })).status).toBe(403);
     expect((await api.delete(`/api/brains/${brain.id}/`)).status).toBe(401);
@@ -191,6 +215,7 @@ describe('DELETE /api/brains/{key}/', () => {
     expect((await api.get(`/api/brains/${brain.id}/`)).status).toBe(404);
     expect((await api.get(`/api/brains/${brain.id}/file/`)).status).toBe(404);
     expect(storedUploads(service.dataDir)).toHaveLength(before - 1);
+    expect(await uploadsOf(brain.id)).toEqual([]);
     expect((await api.delete(`/api/brains/${brain.id}/`, { token: owner.token })).status).toBe(404);
   });
 

@@ -180,4 +180,28 @@ describe('POST /api/brains/', () => {
     const category = await api.get(`/api/categories/${place.category.name}/`);
     expect(category.body.brains_count).toBe(20);
   });
+
+  test('with an Idempotency-Key, a repeat replays the create: one brain, one stored file', async () => {
+    const before = storedUploads(service.dataDir).length;
+    const send = () =>
+      api.post('/api/brains/', {
+        token: researcher.token,
+        body: brainForm({ name: 'Once', atlas: rat.atlas.id }, nifti()),
+        headers: { 'Idempotency-Key': fresh('brain-key-') },
+      });
+    const key = fresh('brain-key-');
+    const again = () =>
+      api.post('/api/brains/', {
+        token: researcher.token,
+        body: brainForm({ name: 'Once', atlas: rat.atlas.id }, nifti()),
+        headers: { 'Idempotency-Key': key },
+      });
+    const first = await again();
+    const second = await again();
+    expect([first.status, second.status]).toEqual([201, 201]);
+    expect(second.body.id).toBe(first.body.id);
+    expect(storedUploads(service.dataDir)).toHaveLength(before + 1);
+    expect((await send()).status).toBe(201);
+    expect(storedUploads(service.dataDir)).toHaveLength(before + 2);
+  });
 });
