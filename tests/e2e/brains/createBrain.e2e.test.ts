@@ -1,3 +1,4 @@
+import { Client as PgClient } from 'pg';
 import type { Client } from '../../support/httpClient';
 import { client, newUser } from '../../support/httpClient';
 import type { TestService } from '../../support/testService';
@@ -203,5 +204,35 @@ describe('POST /api/brains/', () => {
     expect(storedUploads(service.dataDir)).toHaveLength(before + 1);
     expect((await send()).status).toBe(201);
     expect(storedUploads(service.dataDir)).toHaveLength(before + 2);
+  });
+
+  test('when the brain cannot be recorded, its upload record is withdrawn and its bytes deleted', async () => {
+    const db = new PgClient({ connectionString: service.databaseUrl });
+    await db.connect();
+    try {
+      // The brain's append fails after its upload was recorded (as a lost database would make it).
+      await db.query(`
+        CREATE FUNCTION refuse_doomed() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN RAISE EXCEPTION 'refused for the test'; END $$;
+        CREATE TRIGGER refuse_doomed BEFORE INSERT ON event_store.events FOR EACH ROW
+        WHEN (NEW.event_type = 'BrainCreated' AND NEW.data->>'name' = 'Doomed')
+        EXECUTE FUNCTION refuse_doomed();`);
+      const before = storedUploads(service.dataDir).length;
+      const res = await create(brainForm({ name: 'Doomed', atlas: mouse.atlas.id }, nifti('doomed.nii')));
+      expect(res.status).toBe(500);
+      expect(storedUploads(service.dataDir)).toHaveLength(before);
+      const { rows } = await db.query<{ event_type: string }>(
+        `SELECT event_type FROM event_store.events WHERE stream_name = (
+           SELECT stream_name FROM event_store.events
+           WHERE event_type = 'UploadReceived' AND data->>'filename' = 'doomed.nii')
+         ORDER BY stream_revision`,
+      );
+      expect(rows.map((r) => r.event_type)).toEqual(['UploadReceived', 'UploadDeleted']);
+    } finally {
+      await db.query(
+        'DROP TRIGGER IF EXISTS refuse_doomed ON event_store.events; DROP FUNCTION IF EXISTS refuse_doomed()',
+      );
+      await db.end();
+    }
   });
 });
