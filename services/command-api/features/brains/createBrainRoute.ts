@@ -17,7 +17,7 @@ import { commandContext } from '../../commandDeps';
 import { requirePrincipal } from '../account/requirePrincipal';
 import { colourOf } from './brainFields';
 import { deleteUploads, recordBrainUpload } from './brainUploads';
-import { resolveAtlas, resolveCategory } from './loadBrainPlacement';
+import { resolveAtlas, resolveCategory } from './resolvePlacement';
 import { brainFormSchema, readCreateForm } from './readBrainForm';
 
 export const createBrainRoute = (deps: CommandDeps): RouteSpec => ({

@@ -13,7 +13,7 @@ import type { CommandDeps } from '../../commandDeps';
 import { commandContext } from '../../commandDeps';
 import { requirePrincipal } from '../account/requirePrincipal';
 import { deleteUploads } from './brainUploads';
-import { brainIdForKey, keyMatches } from './loadBrainByKey';
+import { brainIdForKey, keyMatches } from './brainIdForKey';
 
 export const deleteBrainRoute = (deps: CommandDeps): RouteSpec => ({
   method: 'delete',

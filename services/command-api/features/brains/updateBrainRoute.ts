@@ -8,10 +8,10 @@ import { brainShapeBSchema } from '../../../../shared/views/brainViews';
 import type { CommandDeps } from '../../commandDeps';
 import { commandContext } from '../../commandDeps';
 import { requirePrincipal } from '../account/requirePrincipal';
-import { brainShapeBFromState } from './brainAnswer';
+import { brainShapeBFromState } from './brainShapeBFromState';
 import { type BrainBody, brainFields, brainJsonFields, colourOf } from './brainFields';
-import { brainIdForKey, keyMatches } from './loadBrainByKey';
-import { resolveAtlas, resolveCategory } from './loadBrainPlacement';
+import { brainIdForKey, keyMatches } from './brainIdForKey';
+import { resolveAtlas, resolveCategory } from './resolvePlacement';
 import { readUpdateForm } from './readBrainForm';
 
 type Mode = 'put' | 'patch';
