@@ -238,4 +238,35 @@ describe('DELETE /api/brains/{key}/', () => {
     const listed = await api.get(`/api/brains/?atlas=${place.atlas.id}`);
     expect(listed.body).toHaveLength(5);
   });
+
+  test('a delete cut short before its uploads are gone is finished by a repeated DELETE (404)', async () => {
+    const brain = await createBrain();
+    const { rows } = await db.query<{ id: string }>(
+      'SELECT id FROM file_uploads WHERE associated_brain_id = $1',
+      [brain.id],
+    );
+    const stream = `upload-${rows[0]!.id}`;
+    const before = storedUploads(service.dataDir).length;
+    await db.query(`
+      CREATE FUNCTION refuse_upload_delete() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN RAISE EXCEPTION 'refused for the test'; END $$;
+      CREATE TRIGGER refuse_upload_delete BEFORE INSERT ON event_store.events FOR EACH ROW
+      WHEN (NEW.event_type = 'UploadDeleted' AND NEW.stream_name = '${stream}')
+      EXECUTE FUNCTION refuse_upload_delete();`);
+    try {
+      expect((await api.delete(`/api/brains/${brain.id}/`, { token: owner.token })).status).toBe(500);
+      expect(storedUploads(service.dataDir)).toHaveLength(before);
+    } finally {
+      await db.query(
+        'DROP TRIGGER IF EXISTS refuse_upload_delete ON event_store.events; DROP FUNCTION IF EXISTS refuse_upload_delete()',
+      );
+    }
+    expect((await api.delete(`/api/brains/${brain.id}/`, { token: owner.token })).status).toBe(404);
+    expect(storedUploads(service.dataDir)).toHaveLength(before - 1);
+    // A 404 does not wait for the read models: wait (bounded) until the record is gone there too.
+    const deadline = Date.now() + 30_000;
+    while ((await uploadsOf(brain.id)).length > 0 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await uploadsOf(brain.id)).toEqual([]);
+  });
 });

@@ -4,16 +4,38 @@ import { handleCommand } from '../../../../shared/commandHandling/handleCommand'
 import { decideBrain } from '../../../../shared/domain/brains/decide';
 import {
   type BrainDeleted,
+  type BrainEvent,
   type BrainState,
   brainDecider,
   brainStreamName,
 } from '../../../../shared/domain/brains/events';
 import { ifMatchRevision } from '../../../../shared/http/etag';
+import type { CommandContext } from '../../../../shared/commandHandling/commandContext';
+import type { Actor } from '../../../../shared/domain/actor';
 import type { CommandDeps } from '../../commandDeps';
 import { commandContext } from '../../commandDeps';
 import { requirePrincipal } from '../account/requirePrincipal';
 import { deleteUploads } from './brainUploads';
 import { brainIdForKey, keyMatches } from './brainIdForKey';
+
+/**
+ * A brain deleted earlier whose uploads were not all removed (the request failed in between): a
+ * repeated DELETE, still a 404, removes the rest. Its own failure is logged; the 404 stands.
+ */
+async function finishEarlierDelete(
+  deps: CommandDeps,
+  stream: string,
+  actor: Actor,
+  cmd: CommandContext,
+): Promise<void> {
+  try {
+    const events = (await deps.store.readStream(stream)) as unknown as readonly BrainEvent[];
+    const deleted = events.find((e): e is BrainDeleted => e.type === 'BrainDeleted');
+    if (deleted) await deleteUploads(deps, deleted.data.fileUploadIds, 'brain_deleted', actor, cmd);
+  } catch (failure) {
+    deps.logger.error('could not remove the uploads of a deleted brain', { stream, error: failure });
+  }
+}
 
 export const deleteBrainRoute = (deps: CommandDeps): RouteSpec => ({
   method: 'delete',
@@ -35,9 +57,10 @@ export const deleteBrainRoute = (deps: CommandDeps): RouteSpec => ({
     const actor = { userId: principal.userId, isStaff: principal.isStaff };
     const key = ctx.params.key ?? '';
     const cmd = commandContext(ctx);
+    const stream = brainStreamName(brainIdForKey(key));
     const result = await handleCommand(
       deps.store,
-      brainStreamName(brainIdForKey(key)),
+      stream,
       brainDecider,
       (state: BrainState) => {
         if (state.status === 'active' && !keyMatches(key, state.readableId)) throw new NotFoundError();
@@ -45,7 +68,10 @@ export const deleteBrainRoute = (deps: CommandDeps): RouteSpec => ({
       },
       cmd,
       { expectedRevision: ifMatchRevision(ctx.req.get('If-Match')) },
-    );
+    ).catch(async (error: unknown) => {
+      if (error instanceof NotFoundError) await finishEarlierDelete(deps, stream, actor, cmd);
+      throw error;
+    });
     const deleted = result.events[0] as BrainDeleted | undefined;
     if (!deleted) throw new NotFoundError();
     const uploadsGone = await deleteUploads(deps, deleted.data.fileUploadIds, 'brain_deleted', actor, cmd);
