@@ -21,6 +21,8 @@ export interface CommandDeps {
   readonly clock: () => Date;
   readonly loginTokenTtlMs: number;
   readonly maxAvatarBytes: number;
+  /** Bound of an uploaded brain file (MAX_UPLOAD_BYTES), enforced while streaming. */
+  readonly maxUploadBytes: number;
   /** Bound of an uploaded image's width × height (decompression bombs). */
   readonly maxImagePixels: number;
   /** For what a command cannot report to its caller (a failed compensation). */
@@ -44,6 +46,7 @@ export function createCommandDeps(
     clock,
     loginTokenTtlMs: config.loginTokenTtlMs,
     maxAvatarBytes: config.maxAvatarBytes,
+    maxUploadBytes: config.maxUploadBytes,
     maxImagePixels: config.maxImagePixels,
     logger,
   };

@@ -10,6 +10,9 @@ import { revokeTokenRoute } from './features/tokens/revokeTokenRoute';
 import { createCategoryRoute } from './features/categories/createCategoryRoute';
 import { createSpeciesRoute } from './features/species/createSpeciesRoute';
 import { createAtlasRoute } from './features/atlases/createAtlasRoute';
+import { createBrainRoute } from './features/brains/createBrainRoute';
+import { updateBrainRoute } from './features/brains/updateBrainRoute';
+import { deleteBrainRoute } from './features/brains/deleteBrainRoute';
 
 /** Every write the service accepts. */
 export function commandRoutes(deps: CommandDeps): RouteSpec[] {
@@ -24,5 +27,9 @@ export function commandRoutes(deps: CommandDeps): RouteSpec[] {
     createCategoryRoute(deps),
     createSpeciesRoute(deps),
     createAtlasRoute(deps),
+    createBrainRoute(deps),
+    updateBrainRoute(deps, 'put'),
+    updateBrainRoute(deps, 'patch'),
+    deleteBrainRoute(deps),
   ] as RouteSpec[];
 }

@@ -11,6 +11,11 @@ import { listSpeciesRoute } from './features/species/listSpeciesRoute';
 import { speciesRoute } from './features/species/speciesRoute';
 import { listAtlasesRoute } from './features/atlases/listAtlasesRoute';
 import { atlasRoute } from './features/atlases/atlasRoute';
+import { listBrainsRoute } from './features/brains/listBrainsRoute';
+import { brainByReadableIdRoute } from './features/brains/brainByReadableIdRoute';
+import { brainByAtlasSlugRoute } from './features/brains/brainByAtlasSlugRoute';
+import { brainRoute } from './features/brains/brainRoute';
+import { brainFileRoute } from './features/brains/brainFileRoute';
 
 /** Every read the service answers. */
 export function queryRoutes(deps: QueryDeps): RouteSpec[] {
@@ -26,5 +31,11 @@ export function queryRoutes(deps: QueryDeps): RouteSpec[] {
     speciesRoute(deps),
     listAtlasesRoute(deps),
     atlasRoute(deps),
+    listBrainsRoute(deps),
+    // The fixed segments before {key}, which would otherwise take them as readable_ids.
+    brainByReadableIdRoute(deps),
+    brainByAtlasSlugRoute(deps),
+    brainRoute(deps),
+    brainFileRoute(deps),
   ];
 }

@@ -5,6 +5,7 @@ import { categoriesProjection } from './categoriesProjection';
 import { speciesProjection } from './speciesProjection';
 import { atlasesProjection } from './atlasesProjection';
 import { brainsProjection } from './brainsProjection';
+import { fileUploadsProjection } from './fileUploadsProjection';
 
 /** Every PostgreSQL read model, in the order they are applied within a batch. */
 export const allProjections: readonly Projection[] = [
@@ -15,4 +16,5 @@ export const allProjections: readonly Projection[] = [
   atlasesProjection,
   // Empty until brains exist; species read their compact `brains` arrays from it.
   brainsProjection,
+  fileUploadsProjection,
 ];

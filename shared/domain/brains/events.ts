@@ -58,8 +58,11 @@ export interface ActiveBrain extends BrainFields {
   readonly status: 'active';
   readonly brainId: number;
   readonly readableId: string;
+  readonly uuid: string;
   readonly uploaderId: number;
   readonly fileUploadIds: readonly string[];
+  /** When it was uploaded (date_uploaded), for answers built from the stream. */
+  readonly createdAt: string;
 }
 
 export type BrainState = { readonly status: 'none' } | ActiveBrain | { readonly status: 'deleted' };
@@ -69,7 +72,7 @@ export const initialBrainState = (): BrainState => ({ status: 'none' });
 export function evolveBrain(state: BrainState, event: BrainEvent): BrainState {
   switch (event.type) {
     case 'BrainCreated': {
-      const { createdAt: _c, uuid: _u, fileUploadId, ...rest } = event.data;
+      const { fileUploadId, ...rest } = event.data;
       return { ...rest, status: 'active', fileUploadIds: fileUploadId ? [fileUploadId] : [] };
     }
     case 'BrainUpdated':

@@ -1,0 +1,89 @@
+import { randomUUID } from 'node:crypto';
+import type { CommandContext } from '../../../../shared/commandHandling/commandContext';
+import { handleCommand, loadAggregate } from '../../../../shared/commandHandling/handleCommand';
+import { type GlobalPosition, afterCommit } from '../../../../shared/eventStore/eventStore';
+import type { Actor } from '../../../../shared/domain/actor';
+import { decideUpload } from '../../../../shared/domain/uploads/decide';
+import {
+  type UploadDeleted,
+  type UploadState,
+  uploadDecider,
+  uploadStreamName,
+} from '../../../../shared/domain/uploads/events';
+import type { StoredFile } from '../../../../shared/uploads/parseMultipart';
+import type { CommandDeps } from '../../commandDeps';
+
+/** Records a stored file as an upload of a brain (status uploaded); resolves with its id. */
+export async function recordBrainUpload(
+  deps: CommandDeps,
+  file: StoredFile,
+  brainId: number,
+  actor: Actor,
+  cmd: CommandContext,
+  now: string,
+): Promise<string> {
+  const uploadId = randomUUID();
+  const data = {
+    uploadId,
+    name: file.filename,
+    filename: file.filename,
+    sizeBytes: file.size,
+    sha256: file.sha256,
+    mimeType: file.mimeType,
+    blobKey: file.key,
+    uploaderId: actor.userId,
+    associatedBrainId: brainId,
+    receivedAt: now,
+  };
+  await handleCommand(
+    deps.store,
+    uploadStreamName(uploadId),
+    uploadDecider,
+    (state: UploadState) => decideUpload({ type: 'ReceiveUpload', data }, state),
+    cmd,
+  );
+  return uploadId;
+}
+
+/**
+ * Deletes upload records and, once that is committed, their stored bytes; resolves with the position
+ * of the last record deleted (undefined when none was left to delete) (a rolled-back delete must
+ * still find its file). A blob that cannot be deleted is logged: the record is gone either way.
+ */
+export async function deleteUploads(
+  deps: CommandDeps,
+  uploadIds: readonly string[],
+  reason: UploadDeleted['data']['reason'],
+  actor: Actor,
+  cmd: CommandContext,
+): Promise<GlobalPosition | undefined> {
+  let last: GlobalPosition | undefined;
+  for (const uploadId of uploadIds) {
+    const stream = uploadStreamName(uploadId);
+    const { state } = await loadAggregate(deps.store, stream, uploadDecider);
+    if (state.status !== 'uploaded') continue;
+    const result = await handleCommand(
+      deps.store,
+      stream,
+      uploadDecider,
+      (current: UploadState) =>
+        decideUpload(
+          { type: 'DeleteUpload', data: { reason, actor, now: deps.clock().toISOString() } },
+          current,
+        ),
+      cmd,
+    );
+    last = result.position ?? last;
+    const key = state.blobKey;
+    await afterCommit(deps.store, () =>
+      deps.blobs.delete(key).catch((error: unknown) => {
+        deps.logger.error('could not delete the stored bytes of a deleted upload', {
+          upload_id: uploadId,
+          blob_key: key,
+          error,
+        });
+      }),
+    );
+  }
+  return last;
+}

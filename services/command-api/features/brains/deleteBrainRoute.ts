@@ -1,0 +1,81 @@
+import type { RouteSpec } from '../../../../shared/http/routeSpec';
+import { NotFoundError } from '../../../../shared/errors/httpErrors';
+import { handleCommand } from '../../../../shared/commandHandling/handleCommand';
+import { decideBrain } from '../../../../shared/domain/brains/decide';
+import {
+  type BrainDeleted,
+  type BrainEvent,
+  type BrainState,
+  brainDecider,
+  brainStreamName,
+} from '../../../../shared/domain/brains/events';
+import { ifMatchRevision } from '../../../../shared/http/etag';
+import type { CommandContext } from '../../../../shared/commandHandling/commandContext';
+import type { Actor } from '../../../../shared/domain/actor';
+import type { CommandDeps } from '../../commandDeps';
+import { commandContext } from '../../commandDeps';
+import { requirePrincipal } from '../account/requirePrincipal';
+import { deleteUploads } from './brainUploads';
+import { brainIdForKey, keyMatches } from './brainIdForKey';
+
+/**
+ * A brain deleted earlier whose uploads were not all removed (the request failed in between): a
+ * repeated DELETE, still a 404, removes the rest. Its own failure is logged; the 404 stands.
+ */
+async function finishEarlierDelete(
+  deps: CommandDeps,
+  stream: string,
+  actor: Actor,
+  cmd: CommandContext,
+): Promise<void> {
+  try {
+    const events = (await deps.store.readStream(stream)) as unknown as readonly BrainEvent[];
+    const deleted = events.find((e): e is BrainDeleted => e.type === 'BrainDeleted');
+    if (deleted) await deleteUploads(deps, deleted.data.fileUploadIds, 'brain_deleted', actor, cmd);
+  } catch (failure) {
+    deps.logger.error('could not remove the uploads of a deleted brain', { stream, error: failure });
+  }
+}
+
+export const deleteBrainRoute = (deps: CommandDeps): RouteSpec => ({
+  method: 'delete',
+  path: '/api/brains/{key}/',
+  operationId: 'deleteBrain',
+  summary: 'Delete a brain and its file uploads (uploader or staff)',
+  description:
+    'Removes the brain, the records of its file uploads and their stored bytes. With If-Match (the ETag of GET), a change in between is 409.',
+  tags: ['brains'],
+  auth: 'required',
+  responses: {
+    204: { description: 'Deleted' },
+    403: { description: 'Not the uploader nor staff' },
+    404: { description: 'No brain with this key' },
+    409: { description: 'If-Match is stale' },
+  },
+  async handler(ctx) {
+    const principal = requirePrincipal(ctx);
+    const actor = { userId: principal.userId, isStaff: principal.isStaff };
+    const key = ctx.params.key ?? '';
+    const cmd = commandContext(ctx);
+    const stream = brainStreamName(brainIdForKey(key));
+    const result = await handleCommand(
+      deps.store,
+      stream,
+      brainDecider,
+      (state: BrainState) => {
+        if (state.status === 'active' && !keyMatches(key, state.readableId)) throw new NotFoundError();
+        return decideBrain({ type: 'DeleteBrain', data: { actor, now: deps.clock().toISOString() } }, state);
+      },
+      cmd,
+      { expectedRevision: ifMatchRevision(ctx.req.get('If-Match')) },
+    ).catch(async (error: unknown) => {
+      if (error instanceof NotFoundError) await finishEarlierDelete(deps, stream, actor, cmd);
+      throw error;
+    });
+    const deleted = result.events[0] as BrainDeleted | undefined;
+    if (!deleted) throw new NotFoundError();
+    const uploadsGone = await deleteUploads(deps, deleted.data.fileUploadIds, 'brain_deleted', actor, cmd);
+    // Answer once the read models show the uploads gone too, not only the brain.
+    return { status: 204, position: uploadsGone ?? result.position };
+  },
+});

@@ -1,0 +1,76 @@
+import { randomUUID } from 'node:crypto';
+import type { RequestContext } from '../../../../shared/http/routeSpec';
+import { ValidationError } from '../../../../shared/errors/httpErrors';
+import { compileFormValidator } from '../../../../shared/http/schemaValidator';
+import {
+  type StoredFile,
+  cleanupStoredFiles,
+  parseMultipart,
+} from '../../../../shared/uploads/parseMultipart';
+import { fileNameProblem, uploadExtension } from '../../../../shared/domain/uploads/fileRules';
+import type { CommandDeps } from '../../commandDeps';
+import { type BrainBody, brainFields } from './brainFields';
+
+export const FILE_REQUIRED =
+  'Provide the brain file as `file` (.nii, .nii.gz, .zarr, .tif, .tiff) or `image` (TIFF).';
+export const ONE_FILE = 'Send one file, as `file` or `image`, not both.';
+
+export const brainFormSchema = {
+  type: 'object',
+  required: ['name'],
+  properties: {
+    ...brainFields,
+    file: { type: 'string', format: 'binary', description: '.nii, .nii.gz, .zarr (zip), .tif or .tiff.' },
+    image: { type: 'string', format: 'binary', description: 'TIFF only (.tif, .tiff).' },
+  },
+};
+
+const validateCreateFields = compileFormValidator({
+  type: 'object',
+  required: ['name'],
+  properties: brainFields,
+});
+const validateUpdateFields = compileFormValidator({ type: 'object', properties: brainFields });
+
+/** Refuses an unsupported file name before any of its bytes is stored (keyFor runs first). */
+const fileSpec = (field: 'file' | 'image', maxBytes: number) => ({
+  keyFor: ({ filename }: { filename: string }) => {
+    const problem = fileNameProblem(field, filename);
+    if (problem) throw ValidationError.field(field, problem);
+    return `uploads/${randomUUID()}${uploadExtension(filename) ?? ''}`;
+  },
+  maxBytes,
+});
+
+/**
+ * Streams a brain's create form: its file goes straight to the BlobStore (hashed and size-limited
+ * on the way); on any invalid field the stored file is deleted again.
+ */
+export async function readCreateForm(
+  ctx: RequestContext<unknown>,
+  deps: CommandDeps,
+): Promise<{ fields: BrainBody; file: StoredFile }> {
+  const parsed = await parseMultipart(ctx.req, {
+    blobStore: deps.blobs,
+    files: { file: fileSpec('file', deps.maxUploadBytes), image: fileSpec('image', deps.maxUploadBytes) },
+  });
+  const { file, image } = parsed.files;
+  const errors = { ...validateCreateFields(parsed.fields) };
+  if (!file && !image) errors.file = [FILE_REQUIRED];
+  if (file && image) errors.non_field_errors = [ONE_FILE];
+  const stored = file ?? image;
+  if (Object.keys(errors).length > 0 || !stored) {
+    await cleanupStoredFiles(deps.blobs, parsed.files);
+    throw new ValidationError(errors);
+  }
+  return { fields: parsed.fields as unknown as BrainBody, file: stored };
+}
+
+/** A multipart update carries text fields only: the file of a brain is not replaced this way. */
+export async function readUpdateForm(ctx: RequestContext<unknown>, deps: CommandDeps): Promise<BrainBody> {
+  const parsed = await parseMultipart(ctx.req, { blobStore: deps.blobs, files: {} });
+  const errors = validateUpdateFields(parsed.fields);
+  if (errors) throw new ValidationError(errors);
+  // The validator coerced the text values in place (integers, booleans).
+  return parsed.fields;
+}

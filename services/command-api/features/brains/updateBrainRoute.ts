@@ -1,0 +1,107 @@
+import type { RouteSpec } from '../../../../shared/http/routeSpec';
+import { NotFoundError, ValidationError } from '../../../../shared/errors/httpErrors';
+import { handleCommand } from '../../../../shared/commandHandling/handleCommand';
+import { ATLAS_OR_CATEGORY, type UpdateBrain, decideBrain } from '../../../../shared/domain/brains/decide';
+import { type BrainState, brainDecider, brainStreamName } from '../../../../shared/domain/brains/events';
+import { ifMatchRevision, weakEtag } from '../../../../shared/http/etag';
+import { brainShapeBSchema } from '../../../../shared/views/brainViews';
+import type { CommandDeps } from '../../commandDeps';
+import { commandContext } from '../../commandDeps';
+import { requirePrincipal } from '../account/requirePrincipal';
+import { brainShapeBFromState } from './brainShapeBFromState';
+import { type BrainBody, brainFields, brainJsonFields, colourOf } from './brainFields';
+import { brainIdForKey, keyMatches } from './brainIdForKey';
+import { resolveAtlas, resolveCategory } from './resolvePlacement';
+import { readUpdateForm } from './readBrainForm';
+
+type Mode = 'put' | 'patch';
+
+/** PUT needs what create needs, except the file (decisions.md). */
+function requireCreateFields(body: BrainBody): void {
+  const errors: Record<string, string[]> = {};
+  if (body.name === undefined) errors.name = ['This field is required.'];
+  if (body.atlas == null && body.category === undefined) errors.non_field_errors = [ATLAS_OR_CATEGORY];
+  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+}
+
+/** PUT replaces every field (absent ones take their create defaults); PATCH changes those sent. */
+async function commandData(
+  deps: CommandDeps,
+  body: BrainBody,
+  mode: Mode,
+): Promise<Omit<UpdateBrain['data'], 'actor' | 'now'>> {
+  const full = mode === 'put';
+  const atlas =
+    body.atlas === null || (full && body.atlas === undefined)
+      ? null
+      : await resolveAtlas(deps.store, body.atlas);
+  return {
+    name: body.name,
+    description: body.description ?? (full ? '' : undefined),
+    atlas: full || body.atlas !== undefined ? atlas : undefined,
+    category: await resolveCategory(deps.store, body.category),
+    isReference: body.is_reference ?? (full ? false : undefined),
+    extraLink: body.extra_link ?? (full ? '' : undefined),
+    website: body.website ?? (full ? '' : undefined),
+    color: colourOf(body.color) ?? (full ? '' : undefined),
+    verified: body.verified,
+  };
+}
+
+export const updateBrainRoute = (deps: CommandDeps, mode: Mode): RouteSpec<BrainBody | undefined> => ({
+  method: mode,
+  path: '/api/brains/{key}/',
+  operationId: mode === 'put' ? 'replaceBrain' : 'updateBrain',
+  summary: mode === 'put' ? 'Replace a brain (uploader or staff)' : 'Change a brain (uploader or staff)',
+  description: `${
+    mode === 'put'
+      ? 'Every field of create except the file: name and an atlas or a category are required; absent optional fields return to their defaults.'
+      : 'Only the fields sent change; atlas null (JSON) files the brain under its category alone.'
+  } JSON, url-encoded or multipart/form-data (text fields only). Only the uploader or staff (403); only staff may change verified (403). With If-Match (the ETag of GET), a change in between is 409. Answers shape B.`,
+  tags: ['brains'],
+  auth: 'required',
+  body: {
+    type: 'object',
+    ...(mode === 'put' ? { required: ['name'] } : {}),
+    properties: brainJsonFields,
+  },
+  multipart: { type: 'object', ...(mode === 'put' ? { required: ['name'] } : {}), properties: brainFields },
+  responses: {
+    200: { description: 'The brain, in shape B', schema: brainShapeBSchema },
+    400: { description: 'Invalid fields, unknown or contradicting atlas and category' },
+    403: { description: 'Not the uploader nor staff, or verified changed by someone who is not staff' },
+    404: { description: 'No brain with this key' },
+    409: { description: 'If-Match is stale' },
+  },
+  async handler(ctx) {
+    const principal = requirePrincipal(ctx);
+    const actor = { userId: principal.userId, isStaff: principal.isStaff };
+    const key = ctx.params.key ?? '';
+    const brainId = brainIdForKey(key);
+    const expectedRevision = ifMatchRevision(ctx.req.get('If-Match'));
+    const body = ctx.req.is('multipart/form-data') ? await readUpdateForm(ctx, deps) : (ctx.body ?? {});
+    if (mode === 'put') requireCreateFields(body);
+    const data = await commandData(deps, body, mode);
+    const result = await handleCommand(
+      deps.store,
+      brainStreamName(brainId),
+      brainDecider,
+      (state: BrainState) => {
+        if (state.status === 'active' && !keyMatches(key, state.readableId)) throw new NotFoundError();
+        return decideBrain(
+          { type: 'UpdateBrain', data: { ...data, actor, now: deps.clock().toISOString() } },
+          state,
+        );
+      },
+      commandContext(ctx),
+      { expectedRevision },
+    );
+    if (result.state.status !== 'active') throw new NotFoundError();
+    return {
+      status: 200,
+      body: await brainShapeBFromState(deps.store, result.state, ctx.baseUrl),
+      headers: { ETag: weakEtag(result.revision) },
+      position: result.position,
+    };
+  },
+});

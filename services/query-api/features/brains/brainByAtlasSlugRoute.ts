@@ -1,0 +1,32 @@
+import type { RouteSpec } from '../../../../shared/http/routeSpec';
+import { SqlConditions } from '../../../../shared/query/sqlConditions';
+import { brainSchema } from '../../../../shared/views/brainViews';
+import type { QueryDeps } from '../../queryDeps';
+import { brainReply } from './brainReply';
+import { findBrain, shapeOf, shapeQueryProperty } from './brainSql';
+
+export const brainByAtlasSlugRoute = (deps: QueryDeps): RouteSpec => ({
+  method: 'get',
+  path: '/api/brains/by_atlas_slug/',
+  operationId: 'getBrainByAtlasSlug',
+  summary: "An atlas's reference brain, else its oldest (shape B)",
+  tags: ['brains'],
+  auth: 'public',
+  query: {
+    type: 'object',
+    required: ['slug'],
+    properties: { slug: { type: 'string', minLength: 1 }, shape: shapeQueryProperty },
+  },
+  responses: {
+    200: { description: 'The brain', schema: brainSchema },
+    400: { description: 'No slug' },
+    404: { description: 'No atlas with this slug, or it has no brains' },
+  },
+  async handler(ctx) {
+    const filter = new SqlConditions();
+    filter.where(`a.slug = ${filter.param(String(ctx.query.slug).trim().toLowerCase())}`);
+    // The reference brain if there is one; among several, and otherwise, the oldest.
+    const row = await findBrain(deps.readModels, filter, 'b.is_reference DESC, b.date_uploaded, b.id');
+    return brainReply(row, shapeOf(ctx.query, 'b'), ctx.baseUrl);
+  },
+});

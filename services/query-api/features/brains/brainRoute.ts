@@ -1,0 +1,38 @@
+import type { RouteSpec } from '../../../../shared/http/routeSpec';
+import { NotFoundError } from '../../../../shared/errors/httpErrors';
+import { SqlConditions } from '../../../../shared/query/sqlConditions';
+import { isNumericKey } from '../../../../shared/domain/naming/naming';
+import { brainSchema } from '../../../../shared/views/brainViews';
+import type { QueryDeps } from '../../queryDeps';
+import { brainReply } from './brainReply';
+import { brainIdOf, findBrain, shapeOf, shapeQueryProperty } from './brainSql';
+
+/** `/api/brains/{key}/`: a numeric key is the id, anything else the readable_id (decisions.md). */
+export function keyCondition(key: string): SqlConditions {
+  const filter = new SqlConditions();
+  if (!isNumericKey(key)) return filter.where(`b.readable_id = ${filter.param(key.toLowerCase())}`);
+  const id = brainIdOf(key);
+  if (id === undefined) throw new NotFoundError();
+  return filter.where(`b.id = ${filter.param(id)}`);
+}
+
+export const brainRoute = (deps: QueryDeps): RouteSpec => ({
+  method: 'get',
+  path: '/api/brains/{key}/',
+  operationId: 'getBrain',
+  summary: 'A brain by id (shape B) or readable_id (shape A)',
+  description:
+    'A numeric key is the id and answers shape B; any other key is the readable_id and answers shape A. `shape` overrides. The weak ETag is for If-Match on PUT, PATCH and DELETE.',
+  tags: ['brains'],
+  auth: 'public',
+  query: { type: 'object', properties: { shape: shapeQueryProperty } },
+  responses: {
+    200: { description: 'The brain', schema: brainSchema },
+    404: { description: 'No brain with this key' },
+  },
+  async handler(ctx) {
+    const key = ctx.params.key ?? '';
+    const row = await findBrain(deps.readModels, keyCondition(key));
+    return brainReply(row, shapeOf(ctx.query, isNumericKey(key) ? 'b' : 'a'), ctx.baseUrl);
+  },
+});

@@ -1,0 +1,118 @@
+import type { RouteSpec } from '../../../../shared/http/routeSpec';
+import {
+  listQueryProperties,
+  listReply,
+  listResponseSchema,
+  orderBy,
+} from '../../../../shared/query/listResponse';
+import { SqlConditions } from '../../../../shared/query/sqlConditions';
+import { scientificNameKey } from '../../../../shared/domain/naming/naming';
+import { brainJson, brainSchema } from '../../../../shared/views/brainViews';
+import type { QueryDeps } from '../../queryDeps';
+import {
+  BRAIN_FROM,
+  BRAIN_SELECT,
+  type BrainSqlRow,
+  brainIdOf,
+  shapeOf,
+  shapeQueryProperty,
+} from './brainSql';
+
+const ORDERING = {
+  date_uploaded: 'b.date_uploaded',
+  id: 'b.id',
+  name: 'lower(b.name)',
+  readable_id: 'b.readable_id',
+};
+
+const text = (value: unknown): string | undefined => (typeof value === 'string' ? value.trim() : undefined);
+
+/** The filters of decisions.md ("Brains"), combined with AND. */
+function filters(query: Record<string, unknown>): SqlConditions {
+  const filter = new SqlConditions();
+  const species = text(query.species);
+  if (species !== undefined)
+    filter.where(
+      `regexp_replace(lower(s.scientific_name), '[[:space:]+_-]+', ' ', 'g') = ${filter.param(scientificNameKey(species))}`,
+    );
+  if (typeof query.verified === 'boolean') filter.where(`b.verified = ${filter.param(query.verified)}`);
+  if (typeof query.uploader === 'number') filter.where(`b.uploader_id = ${filter.param(query.uploader)}`);
+  const atlas = text(query.atlas);
+  if (atlas !== undefined) {
+    const id = brainIdOf(atlas);
+    filter.where(
+      id !== undefined ? `b.atlas_id = ${filter.param(id)}` : `a.slug = ${filter.param(atlas.toLowerCase())}`,
+    );
+  }
+  const category = text(query.category);
+  if (category !== undefined) {
+    const id = brainIdOf(category);
+    filter.where(
+      id !== undefined
+        ? `b.category_id = ${filter.param(id)}`
+        : `c.name = ${filter.param(category.toLowerCase())}`,
+    );
+  }
+  const search = text(query.search);
+  if (search !== undefined && search !== '') {
+    const term = filter.param(search);
+    const id = brainIdOf(search);
+    filter.where(
+      `strpos(lower(b.name), lower(${term})) > 0 OR b.readable_id = lower(${term})` +
+        (id !== undefined ? ` OR b.id = ${filter.param(id)}` : ''),
+    );
+  }
+  return filter;
+}
+
+export const listBrainsRoute = (deps: QueryDeps): RouteSpec => ({
+  method: 'get',
+  path: '/api/brains/',
+  operationId: 'listBrains',
+  summary: 'Brains, newest first',
+  description:
+    'Without page and page_size: an array in shape A. With either: {count, next, previous, results} in shape B. `shape` overrides. Filters combine with AND. `ordering` accepts date_uploaded, id, name, readable_id.',
+  tags: ['brains'],
+  auth: 'public',
+  query: {
+    type: 'object',
+    properties: {
+      ...listQueryProperties,
+      shape: shapeQueryProperty,
+      species: { type: 'string', description: 'Scientific name, case-insensitive.' },
+      verified: { type: 'boolean' },
+      uploader: { type: 'integer', minimum: 1, description: 'Uploader user id.' },
+      atlas: { type: 'string', description: 'Atlas id or slug.' },
+      category: { type: 'string', description: 'Category id or name (case-insensitive).' },
+      search: {
+        type: 'string',
+        description: 'Substring of the name (case-insensitive), or an exact id or readable_id.',
+      },
+    },
+  },
+  responses: { 200: { description: 'Brains', schema: listResponseSchema(brainSchema) } },
+  async handler(ctx) {
+    const paged = ctx.query.page !== undefined || ctx.query.page_size !== undefined;
+    const shape = shapeOf(ctx.query, paged ? 'b' : 'a');
+    const filter = filters(ctx.query);
+    const order = orderBy(ctx.query.ordering, ORDERING, 'b.date_uploaded DESC', 'b.id DESC');
+    return listReply(ctx, {
+      count: async () =>
+        Number(
+          (
+            await deps.readModels.query<{ n: string }>(
+              `SELECT count(*) AS n ${BRAIN_FROM} ${filter.whereSql}`,
+              filter.params(),
+            )
+          ).rows[0]?.n ?? 0,
+        ),
+      fetch: async ({ limit, offset }) =>
+        (
+          await deps.readModels.query<BrainSqlRow>(
+            `${BRAIN_SELECT} ${filter.whereSql} ORDER BY ${order} LIMIT ${filter.extra(0)} OFFSET ${filter.extra(1)}`,
+            filter.params(limit, offset),
+          )
+        ).rows.map((row) => brainJson(shape, row, ctx.baseUrl)),
+    });
+  },
+});

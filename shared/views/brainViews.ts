@@ -1,0 +1,190 @@
+/** JSON representations of a brain: shape A (catalogue) and shape B (detail), interface-spec 2.7. */
+import { uploadExtension } from '../domain/uploads/fileRules';
+
+/** What shape B needs: the brain row and the name of its file. */
+export interface BrainBRow {
+  readonly id: number;
+  readonly readable_id: string;
+  readonly uuid: string;
+  readonly name: string;
+  readonly date_uploaded: Date | string;
+  readonly website: string;
+  readonly verified: boolean;
+  readonly category_id: number;
+  readonly uploader_id: number;
+  readonly atlas_id: number | null;
+  readonly is_reference: boolean;
+  readonly extra_link: string;
+  /** The original name of the brain's file; null when it has none. */
+  readonly file_name: string | null;
+}
+
+/** What shape A adds: the nested atlas, species and uploader, and the file size. */
+export interface BrainARow extends BrainBRow {
+  readonly description: string;
+  readonly color: string;
+  readonly atlas_name: string | null;
+  readonly atlas_slug: string | null;
+  readonly atlas_description: string | null;
+  readonly species_id: number | null;
+  readonly species_name: string | null;
+  readonly scientific_name: string | null;
+  readonly category_name: string | null;
+  readonly uploader_username: string | null;
+  readonly uploader_email: string | null;
+  readonly file_size_bytes: string | number | null;
+}
+
+export type BrainShape = 'a' | 'b';
+
+const MiB = 2 ** 20;
+const iso = (d: Date | string): string => new Date(d).toISOString();
+
+/** The public route that streams a brain's file from the BlobStore. */
+export const brainFileUrl = (baseUrl: string, brainId: number): string =>
+  `${baseUrl}/api/brains/${brainId}/file/`;
+
+export function brainShapeB(b: BrainBRow, baseUrl: string) {
+  const fileUrl = b.file_name === null ? '' : brainFileUrl(baseUrl, b.id);
+  return {
+    id: b.id,
+    name: b.name,
+    date_uploaded: iso(b.date_uploaded),
+    image: fileUrl,
+    website: b.website,
+    verified: b.verified,
+    category: b.category_id,
+    uploader: b.uploader_id,
+    atlas: b.atlas_id,
+    uuid: b.uuid,
+    zarr_file: b.file_name !== null && uploadExtension(b.file_name) === '.zarr' ? fileUrl : '',
+    is_reference: b.is_reference,
+    extra_link: b.extra_link,
+    readable_id: b.readable_id,
+    s3_url: fileUrl,
+  };
+}
+
+export function brainShapeA(b: BrainARow) {
+  return {
+    id: b.id,
+    readable_id: b.readable_id,
+    name: b.name,
+    description: b.description,
+    date_uploaded: iso(b.date_uploaded),
+    verified: b.verified,
+    color: b.color,
+    atlas:
+      b.atlas_id === null
+        ? null
+        : { id: b.atlas_id, name: b.atlas_name, slug: b.atlas_slug, description: b.atlas_description },
+    species:
+      b.species_id === null
+        ? null
+        : {
+            id: b.species_id,
+            name: b.species_name,
+            scientific_name: b.scientific_name,
+            category: { id: b.category_id, name: b.category_name },
+          },
+    uploader: { id: b.uploader_id, username: b.uploader_username, email: b.uploader_email },
+    uuid: b.uuid,
+    is_reference: b.is_reference,
+    file_size_mb: Math.round((Number(b.file_size_bytes ?? 0) / MiB) * 100) / 100,
+  };
+}
+
+export const brainJson = (shape: BrainShape, b: BrainARow, baseUrl: string) =>
+  shape === 'a' ? brainShapeA(b) : brainShapeB(b, baseUrl);
+
+const nullableRef = (properties: Record<string, unknown>) => ({
+  type: ['object', 'null'],
+  properties,
+});
+
+export const brainShapeBSchema = {
+  type: 'object',
+  required: [
+    'id',
+    'name',
+    'date_uploaded',
+    'image',
+    'website',
+    'verified',
+    'category',
+    'uploader',
+    'atlas',
+    'uuid',
+    'zarr_file',
+    'is_reference',
+    'extra_link',
+    'readable_id',
+    's3_url',
+  ],
+  properties: {
+    id: { type: 'integer' },
+    name: { type: 'string' },
+    date_uploaded: { type: 'string', format: 'date-time' },
+    image: { type: 'string', description: "URL of the brain's file (GET /api/brains/{id}/file/)." },
+    website: { type: 'string', description: '"" when absent.' },
+    verified: { type: 'boolean' },
+    category: { type: 'integer' },
+    uploader: { type: 'integer' },
+    atlas: { type: ['integer', 'null'], description: 'null for a brain filed under a category only.' },
+    uuid: { type: 'string', format: 'uuid' },
+    zarr_file: { type: 'string', description: 'URL of the file when it is a Zarr archive, else "".' },
+    is_reference: { type: 'boolean' },
+    extra_link: { type: 'string', description: '"" when absent.' },
+    readable_id: { type: 'string' },
+    s3_url: { type: 'string', description: "URL of the brain's file." },
+  },
+} as const;
+
+export const brainShapeASchema = {
+  type: 'object',
+  required: [
+    'id',
+    'readable_id',
+    'name',
+    'description',
+    'date_uploaded',
+    'verified',
+    'color',
+    'atlas',
+    'species',
+    'uploader',
+    'uuid',
+    'is_reference',
+    'file_size_mb',
+  ],
+  properties: {
+    id: { type: 'integer' },
+    readable_id: { type: 'string' },
+    name: { type: 'string' },
+    description: { type: 'string' },
+    date_uploaded: { type: 'string', format: 'date-time' },
+    verified: { type: 'boolean' },
+    color: { type: 'string', description: '#rrggbb, or "".' },
+    atlas: nullableRef({
+      id: { type: 'integer' },
+      name: { type: 'string' },
+      slug: { type: 'string' },
+      description: { type: 'string' },
+    }),
+    species: nullableRef({
+      id: { type: 'integer' },
+      name: { type: 'string' },
+      scientific_name: { type: 'string' },
+      category: { type: 'object', properties: { id: { type: 'integer' }, name: { type: 'string' } } },
+    }),
+    uploader: {
+      type: 'object',
+      properties: { id: { type: 'integer' }, username: { type: 'string' }, email: { type: 'string' } },
+    },
+    uuid: { type: 'string', format: 'uuid' },
+    is_reference: { type: 'boolean' },
+    file_size_mb: { type: 'number' },
+  },
+} as const;
+
+export const brainSchema = { oneOf: [brainShapeASchema, brainShapeBSchema] };
