@@ -115,6 +115,12 @@ test('PostgreSQL stops and starts again: the runner, the listener and the rate-l
   expect((await fetch(`${base}/health/live/`)).status).toBe(200);
   // Requests keep being counted during the outage: the rate limiter fails open.
   for (let i = 0; i < 5; i++) await rateLimits.hit('default', 'outage-client', 1000, 3_600_000);
+  // The sync loop must have met the outage (a flush of those hits failed) before it ends; on a
+  // loaded machine its next flush could otherwise come only after the restart, and see no outage.
+  await waitUntil(
+    () => Promise.resolve(rateLimits.syncStatus().state === 'retrying'),
+    'the rate-limit sync met the outage',
+  );
 
   await cluster.start();
   await waitUntil(async () => (await healthOf(base)).status === 200, '/health/ is 200 again', 60_000);
