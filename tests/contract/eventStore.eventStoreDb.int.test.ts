@@ -1,55 +1,10 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import type { StartedTestContainer } from 'testcontainers';
+import { serverAvailability } from '../support/externalServer';
 import { createEventStoreDbEventStore } from '../../shared/eventStore/eventStoreDb/eventStoreDbEventStore';
 import { describeEventStoreContract } from './eventStore.contract';
 
 const SUITE = 'EventStoreDB contract suite';
 const IMAGE = 'eventstore/eventstore:24.10';
-
-/**
- * Asks testcontainers for a container runtime in a child process: jest registers suites
- * synchronously, and a child can be killed at the deadline without leaving handles behind.
- * Exit 0: a runtime answered; 1: none; 3: testcontainers itself could not load.
- */
-const PROBE = `
-setTimeout(() => process.exit(1), 4000).unref();
-let testcontainers;
-try { testcontainers = require(process.argv[1]); } catch { process.exit(3); }
-testcontainers.getContainerRuntimeClient().then(() => process.exit(0), () => process.exit(1));
-`;
-
-type Availability =
-  { readonly connectionString: string } | { readonly docker: true } | { readonly skip: string };
-
-function probeDocker(): number {
-  try {
-    execFileSync(process.execPath, ['-e', PROBE, require.resolve('testcontainers')], {
-      stdio: 'ignore',
-      timeout: 4500,
-    });
-    return 0;
-  } catch (error) {
-    const status = (error as { status?: number | null }).status;
-    return typeof status === 'number' ? status : 1;
-  }
-}
-
-/** A Docker engine might be there even though testcontainers could not load to ask it. */
-function dockerEngineHinted(): boolean {
-  return Boolean(process.env.DOCKER_HOST) || existsSync('/var/run/docker.sock');
-}
-
-function availability(): Availability {
-  const connectionString = process.env.EVENTSTORE_CONNECTION_STRING;
-  if (connectionString) return { connectionString };
-  const probe = probeDocker();
-  if (probe === 0) return { docker: true };
-  if (probe === 3 && dockerEngineHinted()) {
-    return { skip: `skipped: ${SUITE} — testcontainers cannot load on Node ${process.version}` };
-  }
-  return { skip: `skipped: ${SUITE} — no EVENTSTORE_CONNECTION_STRING and no Docker engine` };
-}
 
 async function startEventStoreDb(): Promise<{ container: StartedTestContainer; connectionString: string }> {
   const { GenericContainer, Wait } = await import('testcontainers');
@@ -70,7 +25,7 @@ async function startEventStoreDb(): Promise<{ container: StartedTestContainer; c
   };
 }
 
-const target = availability();
+const target = serverAvailability(SUITE, 'EVENTSTORE_CONNECTION_STRING');
 
 if ('skip' in target) {
   process.stderr.write(`${target.skip}\n`);
@@ -80,7 +35,7 @@ if ('skip' in target) {
 } else {
   describe(SUITE, () => {
     let container: StartedTestContainer | undefined;
-    let connectionString = 'connectionString' in target ? target.connectionString : '';
+    let connectionString = 'configured' in target ? target.configured : '';
 
     beforeAll(async () => {
       if (connectionString) return;
