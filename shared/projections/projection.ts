@@ -36,16 +36,16 @@ export function contextFor(projection: Projection, client: PoolClient): Projecti
 }
 
 /**
- * A projection's `apply` from a function of one event (as its domain type): events in order, the
- * changed keys of all of them.
+ * A projection's `apply` from a function of one event (as its domain type; the recorded event
+ * alongside, for its stream revision): events in order, the changed keys of all of them.
  */
 export function applyInOrder<Event extends { readonly type: string; readonly data: unknown }>(
-  applyOne: (ctx: ProjectionContext, event: Event) => Promise<readonly string[]>,
+  applyOne: (ctx: ProjectionContext, event: Event, recorded: RecordedEvent) => Promise<readonly string[]>,
 ): Projection['apply'] {
   return async (ctx, events) => {
     const changed: string[] = [];
-    for (const event of events)
-      changed.push(...(await applyOne(ctx, { type: event.type, data: event.data } as Event)));
+    for (const recorded of events)
+      changed.push(...(await applyOne(ctx, { type: recorded.type, data: recorded.data } as Event, recorded)));
     return changed;
   };
 }

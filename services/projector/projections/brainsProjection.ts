@@ -1,5 +1,8 @@
-import type { RecordedEvent } from '../../../shared/eventStore/eventStore';
-import type { Projection, ProjectionContext } from '../../../shared/projections/projection';
+import {
+  type Projection,
+  type ProjectionContext,
+  applyInOrder,
+} from '../../../shared/projections/projection';
 import type { BrainEvent, BrainFields } from '../../../shared/domain/brains/events';
 
 /** Event field → column, for the fields a BrainUpdated may change (an own-property map). */
@@ -53,14 +56,9 @@ export const brainsProjection: Projection = {
       await client.query(`CREATE INDEX ON ${brains} (${column}, date_uploaded DESC, id DESC)`);
   },
 
-  async apply(ctx, events) {
-    const changed: string[] = [];
-    for (const event of events as readonly RecordedEvent<BrainEvent['type']>[])
-      changed.push(
-        await applyOne(ctx, { type: event.type, data: event.data } as BrainEvent, event.streamRevision),
-      );
-    return changed;
-  },
+  apply: applyInOrder<BrainEvent>(async (ctx, event, recorded) => [
+    await applyOne(ctx, event, recorded.streamRevision),
+  ]),
 };
 
 async function applyOne(

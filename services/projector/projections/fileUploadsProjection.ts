@@ -1,5 +1,8 @@
-import type { RecordedEvent } from '../../../shared/eventStore/eventStore';
-import type { Projection, ProjectionContext } from '../../../shared/projections/projection';
+import {
+  type Projection,
+  type ProjectionContext,
+  applyInOrder,
+} from '../../../shared/projections/projection';
 import type { UploadEvent } from '../../../shared/domain/uploads/events';
 
 /**
@@ -36,14 +39,9 @@ export const fileUploadsProjection: Projection = {
     await client.query(`CREATE INDEX ON ${uploads} (associated_brain_id)`);
   },
 
-  async apply(ctx, events) {
-    const changed: string[] = [];
-    for (const event of events as readonly RecordedEvent<UploadEvent['type']>[])
-      changed.push(
-        await applyOne(ctx, { type: event.type, data: event.data } as UploadEvent, event.streamRevision),
-      );
-    return changed;
-  },
+  apply: applyInOrder<UploadEvent>(async (ctx, event, recorded) => [
+    await applyOne(ctx, event, recorded.streamRevision),
+  ]),
 };
 
 async function applyOne(
