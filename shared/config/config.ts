@@ -48,6 +48,7 @@ export interface Config {
   readonly faultInjectCrashAfterCommit: boolean;
   /** /health/ fails when the oldest event the live read models have not applied is older than this. */
   readonly healthMaxProjectionLagSeconds: number;
+  readonly processor: ProcessorConfig;
   readonly rateLimits: {
     readonly login: RateLimitRule;
     readonly register: RateLimitRule;
@@ -55,6 +56,27 @@ export interface Config {
     readonly upload: RateLimitRule;
     readonly default: RateLimitRule;
   };
+}
+
+/** The upload processor (services/processor), alone or inside the all-in-one. */
+export interface ProcessorConfig {
+  /** PROCESSOR_ENABLED: whether the all-in-one runs a processor (the standalone one always does). */
+  readonly enabled: boolean;
+  /** A claim holds an upload this long unless renewed; then another processor may take it back. */
+  readonly leaseSeconds: number;
+  /** Uploads processed at once, each in its own worker thread. */
+  readonly concurrency: number;
+  /** A worker still running after this long is terminated (one attempt). */
+  readonly timeoutSeconds: number;
+  /** Attempts (worker timeouts, or claims taken back from a dead processor) before the upload fails. */
+  readonly maxAttempts: number;
+  /** Heap limit of each worker thread. */
+  readonly workerMemoryMb: number;
+  /**
+   * TEST-ONLY (PROCESSOR_INSPECTOR_MODULE): absolute path of a module exporting `inspectUpload`,
+   * used instead of shared/formats (a deterministic or slow inspector for crash tests).
+   */
+  readonly inspectorModule: string | undefined;
 }
 
 export interface S3Config {
@@ -221,6 +243,17 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
     readYourWritesTimeoutMs: int(env, 'READ_YOUR_WRITES_TIMEOUT_MS', 5000, 0),
     faultInjectCrashAfterCommit: flag(env, 'FAULT_INJECT_CRASH_AFTER_COMMIT'),
     healthMaxProjectionLagSeconds: int(env, 'HEALTH_MAX_PROJECTION_LAG_SECONDS', 30, 1),
+    processor: {
+      enabled: env.PROCESSOR_ENABLED ? flag(env, 'PROCESSOR_ENABLED') : true,
+      leaseSeconds: int(env, 'PROCESSOR_LEASE_SECONDS', 60, 1),
+      concurrency: int(env, 'PROCESSOR_CONCURRENCY', 2, 1),
+      timeoutSeconds: int(env, 'PROCESSOR_TIMEOUT_SECONDS', 600, 1),
+      maxAttempts: int(env, 'PROCESSOR_MAX_ATTEMPTS', 3, 1),
+      workerMemoryMb: int(env, 'PROCESSOR_WORKER_MEMORY_MB', 512, 32),
+      inspectorModule: env.PROCESSOR_INSPECTOR_MODULE
+        ? path.resolve(cwd, env.PROCESSOR_INSPECTOR_MODULE)
+        : undefined,
+    },
     rateLimits: {
       login: rule(env, 'RATE_LIMIT_LOGIN', { limit: 10, windowMs: minute }),
       register: rule(env, 'RATE_LIMIT_REGISTER', { limit: 20, windowMs: hour }),

@@ -7,7 +7,9 @@ import { decideUpload } from '../../../../shared/domain/uploads/decide';
 import {
   type UploadDeleted,
   type UploadState,
+  isLiveUpload,
   uploadDecider,
+  uploadPreviewKey,
   uploadStreamName,
 } from '../../../../shared/domain/uploads/events';
 import type { StoredFile } from '../../../../shared/uploads/parseMultipart';
@@ -46,7 +48,8 @@ export async function recordBrainUpload(
 }
 
 /**
- * Deletes upload records and, once that is committed, their stored bytes; resolves with the position
+ * Deletes upload records and, once that is committed, their stored bytes and preview (whatever the
+ * processing status: a preview stored by a processor still working is deleted too); resolves with the position
  * of the last record deleted (undefined when none was left to delete) (a rolled-back delete must
  * still find its file). A blob that cannot be deleted is logged: the record is gone either way.
  */
@@ -61,7 +64,7 @@ export async function deleteUploads(
   for (const uploadId of uploadIds) {
     const stream = uploadStreamName(uploadId);
     const { state } = await loadAggregate(deps.store, stream, uploadDecider);
-    if (state.status !== 'uploaded') continue;
+    if (!isLiveUpload(state)) continue;
     const result = await handleCommand(
       deps.store,
       stream,
@@ -74,16 +77,16 @@ export async function deleteUploads(
       cmd,
     );
     last = result.position ?? last;
-    const key = state.blobKey;
-    await afterCommit(deps.store, () =>
-      deps.blobs.delete(key).catch((error: unknown) => {
-        deps.logger.error('could not delete the stored bytes of a deleted upload', {
-          upload_id: uploadId,
-          blob_key: key,
-          error,
-        });
-      }),
-    );
+    for (const key of [state.blobKey, uploadPreviewKey(uploadId)])
+      await afterCommit(deps.store, () =>
+        deps.blobs.delete(key).catch((error: unknown) => {
+          deps.logger.error('could not delete the stored bytes of a deleted upload', {
+            upload_id: uploadId,
+            blob_key: key,
+            error,
+          });
+        }),
+      );
   }
   return last;
 }
