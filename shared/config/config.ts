@@ -87,6 +87,15 @@ export interface S3Config {
   readonly secretKey: string;
   readonly bucket: string;
   readonly region: string;
+  /** S3_PRESIGNED_DOWNLOADS: downloads answer 302 to a presigned URL instead of being proxied. */
+  readonly presignedDownloads: PresignedDownloadConfig | undefined;
+}
+
+export interface PresignedDownloadConfig {
+  readonly expirySeconds: number;
+  /** S3_PUBLIC_ENDPOINT: where clients reach the store, when not at S3_ENDPOINT. */
+  readonly publicEndpoint:
+    { readonly endPoint: string; readonly port: number; readonly useSSL: boolean } | undefined;
 }
 
 export class ConfigError extends Error {
@@ -154,9 +163,37 @@ function trustProxy(env: Env): boolean | number | string {
   return /^\d+$/.test(raw) ? Number(raw) : raw;
 }
 
+function endpointOf(raw: string): { endPoint: string; port: number; useSSL: boolean } {
+  const parsed = new URL(raw);
+  return {
+    endPoint: parsed.hostname,
+    port: parsed.port ? Number(parsed.port) : parsed.protocol === 'https:' ? 443 : 80,
+    useSSL: parsed.protocol === 'https:',
+  };
+}
+
+/** S3 caps a presigned URL's life at 7 days. */
+const MAX_PRESIGN_SECONDS = 7 * 86_400;
+
+function presignedDownloads(env: Env): PresignedDownloadConfig | undefined {
+  const publicEndpoint = url(env, 'S3_PUBLIC_ENDPOINT');
+  if (!flag(env, 'S3_PRESIGNED_DOWNLOADS')) return undefined;
+  const expirySeconds = int(env, 'S3_PRESIGN_EXPIRY_SECONDS', 3600, 1);
+  if (expirySeconds > MAX_PRESIGN_SECONDS)
+    throw new ConfigError('S3_PRESIGN_EXPIRY_SECONDS', `must be at most ${MAX_PRESIGN_SECONDS} (7 days)`);
+  return { expirySeconds, publicEndpoint: publicEndpoint ? endpointOf(publicEndpoint) : undefined };
+}
+
 function s3(env: Env): S3Config | undefined {
   const endpoint = url(env, 'S3_ENDPOINT');
-  if (!endpoint) return undefined;
+  if (!endpoint) {
+    if (flag(env, 'S3_PRESIGNED_DOWNLOADS'))
+      throw new ConfigError(
+        'S3_PRESIGNED_DOWNLOADS',
+        'needs S3_ENDPOINT (the local disk store cannot presign)',
+      );
+    return undefined;
+  }
   const parsed = new URL(endpoint);
   const need = (name: string): string => {
     const v = env[name];
@@ -171,6 +208,7 @@ function s3(env: Env): S3Config | undefined {
     secretKey: need('S3_SECRET_KEY'),
     bucket: env.S3_BUCKET ?? 'brain-catalogue',
     region: env.S3_REGION ?? 'us-east-1',
+    presignedDownloads: presignedDownloads(env),
   };
 }
 

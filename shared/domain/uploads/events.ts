@@ -22,8 +22,8 @@ export type UploadDeleted = {
   readonly type: 'UploadDeleted';
   readonly data: {
     readonly uploadId: string;
-    /** Why: its brain was deleted, or the command that received it failed. */
-    readonly reason: 'brain_deleted' | 'command_failed';
+    /** Why: its brain was deleted, the command that received it failed, or its uploader (or staff) deleted it. */
+    readonly reason: 'brain_deleted' | 'command_failed' | 'owner_request';
     readonly deletedBy: number;
     readonly deletedAt: string;
   };

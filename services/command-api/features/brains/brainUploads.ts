@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { CommandContext } from '../../../../shared/commandHandling/commandContext';
 import { handleCommand, loadAggregate } from '../../../../shared/commandHandling/handleCommand';
 import { type GlobalPosition, afterCommit } from '../../../../shared/eventStore/eventStore';
@@ -14,8 +13,9 @@ import {
 } from '../../../../shared/domain/uploads/events';
 import type { StoredFile } from '../../../../shared/uploads/parseMultipart';
 import type { CommandDeps } from '../../commandDeps';
+import { recordUpload } from '../fileUploads/recordUpload';
 
-/** Records a stored file as an upload of a brain (status uploaded); resolves with its id. */
+/** Records a brain's stored file as an upload of it (status uploaded); resolves with its id. */
 export async function recordBrainUpload(
   deps: CommandDeps,
   file: StoredFile,
@@ -24,27 +24,8 @@ export async function recordBrainUpload(
   cmd: CommandContext,
   now: string,
 ): Promise<string> {
-  const uploadId = randomUUID();
-  const data = {
-    uploadId,
-    name: file.filename,
-    filename: file.filename,
-    sizeBytes: file.size,
-    sha256: file.sha256,
-    mimeType: file.mimeType,
-    blobKey: file.key,
-    uploaderId: actor.userId,
-    associatedBrainId: brainId,
-    receivedAt: now,
-  };
-  await handleCommand(
-    deps.store,
-    uploadStreamName(uploadId),
-    uploadDecider,
-    (state: UploadState) => decideUpload({ type: 'ReceiveUpload', data }, state),
-    cmd,
-  );
-  return uploadId;
+  const upload = { name: file.filename, associatedBrainId: brainId };
+  return (await recordUpload(deps, file, upload, actor, cmd, now)).data.uploadId;
 }
 
 /**
