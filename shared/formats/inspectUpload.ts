@@ -6,6 +6,7 @@ import type { FormatReader, Inspection, UploadFormat } from './inspection';
 import { resolveLimits, type InspectionLimits } from './inspectionLimits';
 import { NiftiReader } from './nifti/niftiReader';
 import { ReadContext } from './readContext';
+import { TiffReader } from './tiff/tiffReader';
 
 export { formatForFilename } from './formatForFilename';
 export type { ByteSource } from './byteSource';
@@ -74,6 +75,8 @@ function readerFor(format: UploadFormat, context: ReadContext): FormatReader {
   switch (format) {
     case 'nifti':
       return new NiftiReader(context);
+    case 'tiff':
+      return new TiffReader(context);
     default:
       throw new FormatFailure(`${labels[format]} inspection is not available yet`);
   }

@@ -14,7 +14,7 @@ export function sniffFormat(head: Buffer): string | undefined {
   if (head.length >= 3 && head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) {
     return 'a JPEG image';
   }
-  if (head.length >= 348 && isNiftiSize(head)) return 'a NIfTI file';
+  if (head.length >= 4 && isNiftiSize(head)) return 'a NIfTI file';
   return undefined;
 }
 
