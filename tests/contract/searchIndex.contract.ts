@@ -329,6 +329,25 @@ export function describeSearchIndexContract(name: string, fixture: SearchIndexCo
       expect(paged).toEqual(whole.ids);
     });
 
+    test('an explicit sort wins over relevance and recency; the highest id breaks ties', async () => {
+      await put(
+        brain(1, { name: 'beta cortex', readableId: 'c-1', dateUploaded: new Date('2024-01-03T00:00:00Z') }),
+        brain(2, { name: 'Alpha cortex', readableId: 'a-2', dateUploaded: new Date('2024-01-01T00:00:00Z') }),
+        brain(3, { name: 'cortex', readableId: 'b-3', dateUploaded: new Date('2024-01-02T00:00:00Z') }),
+        brain(4, { name: 'Beta cortex', readableId: 'd-4', dateUploaded: new Date('2024-01-02T00:00:00Z') }),
+      );
+      const byName = [{ field: 'name', descending: false }] as const;
+
+      expect((await ids({ text: 'cortex' }))[0]).toBe(3);
+      expect(await ids({ text: 'cortex', sort: byName })).toEqual([2, 4, 1, 3]);
+      expect(await ids({ sort: byName })).toEqual([2, 4, 1, 3]);
+      expect(await ids({ sort: [{ field: 'readable_id', descending: true }] })).toEqual([4, 1, 3, 2]);
+      expect(await ids({ sort: [{ field: 'date_uploaded', descending: false }] })).toEqual([2, 4, 3, 1]);
+      expect(
+        await ids({ text: 'cortex', sort: [{ field: 'id', descending: false }], limit: 2, offset: 1 }),
+      ).toEqual([2, 3]);
+    });
+
     test('a rebuild answers nothing new until it is finished, then replaces the index at once', async () => {
       await put(brain(1, { name: 'Old cortex' }), brain(2, { name: 'Old striatum' }));
       const rebuild = await index.beginRebuild();
