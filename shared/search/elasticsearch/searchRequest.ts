@@ -114,7 +114,7 @@ function explicitSort(query: SearchQuery): estypes.SortCombinations[] | undefine
   if (!query.sort || query.sort.length === 0) return undefined;
   return [
     ...query.sort.map(
-      (s) => ({ [SORT_FIELDS[s.field]]: s.descending ? 'desc' : 'asc' }) as estypes.SortCombinations,
+      (s): estypes.SortCombinations => ({ [SORT_FIELDS[s.field]]: s.descending ? 'desc' : 'asc' }),
     ),
     { brainId: 'desc' },
   ];
