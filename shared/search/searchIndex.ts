@@ -102,6 +102,9 @@ export interface SearchRebuild extends SearchWriter {
   abandon(): Promise<void>;
 }
 
+/** The query side alone (the brains list). */
+export type SearchReader = Pick<SearchIndex, 'query'>;
+
 export interface SearchIndex extends SearchWriter {
   /** Creates whatever is missing; safe to run at every start and from several processes. */
   install(): Promise<void>;

@@ -95,6 +95,15 @@ export function describeSearchIndexContract(name: string, fixture: SearchIndexCo
       expect(await ids({ text: 'no-such-word-anywhere' })).toEqual([]);
     });
 
+    test('any substring of the name matches, however short, case-insensitively', async () => {
+      await put(brain(1, { name: 'Hippocampus' }), brain(2, { name: 'Cortex' }));
+
+      expect(await ids({ text: 'PP' })).toEqual([1]);
+      expect(await ids({ text: 'x' })).toEqual([2]);
+      expect(await ids({ text: 'ocamp' })).toEqual([1]);
+      expect(await ids({ text: '50%' })).toEqual([]);
+    });
+
     test('an exact numeric id matches that brain, first', async () => {
       await put(brain(41, { name: 'Area 42 mapping' }), brain(42, { name: 'Cortex' }), brain(43));
 

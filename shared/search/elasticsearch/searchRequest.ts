@@ -70,14 +70,14 @@ function relevance(search: SearchText): estypes.QueryDslQueryContainer[] {
   ];
   if (search.numericId !== undefined) clauses.push(scored(EXACT, { term: { brainId: search.numericId } }));
   if (words.length > 0) clauses.push(scored(FULL_TEXT, fullText(words)), fullText(words));
-  if (search.text.length >= 3)
-    clauses.push(
-      scored(FULL_TEXT, {
-        wildcard: {
-          'name.exact': { value: `*${search.text.replace(/[*?\\]/g, '\\$&')}*`, case_insensitive: true },
-        },
-      }),
-    );
+  // Any substring of the name matches (decisions.md), however short.
+  clauses.push(
+    scored(FULL_TEXT, {
+      wildcard: {
+        'name.exact': { value: `*${search.text.replace(/[*?\\]/g, '\\$&')}*`, case_insensitive: true },
+      },
+    }),
+  );
   return clauses;
 }
 
@@ -113,9 +113,9 @@ export function searchRequest(
 function explicitSort(query: SearchQuery): estypes.SortCombinations[] | undefined {
   if (!query.sort || query.sort.length === 0) return undefined;
   return [
-    ...query.sort.map(
-      (s): estypes.SortCombinations => ({ [SORT_FIELDS[s.field]]: s.descending ? 'desc' : 'asc' }),
-    ),
+    ...query.sort.map((s): estypes.SortCombinations => ({
+      [SORT_FIELDS[s.field]]: s.descending ? 'desc' : 'asc',
+    })),
     { brainId: 'desc' },
   ];
 }

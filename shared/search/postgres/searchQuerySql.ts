@@ -39,9 +39,6 @@ function explicitOrder(query: SearchQuery, alias: string): string | undefined {
   return [...parts, `${prefix}brain_id DESC`].join(', ');
 }
 
-/** Substring matching below three characters cannot use the trigram index; word prefixes cover it. */
-const MIN_SUBSTRING = 3;
-
 function filterConditions(filters: SearchFilters, p: Parameters): string[] {
   const conditions = ['NOT d.removed'];
   if (filters.speciesIds) conditions.push(`d.species_id = ANY(${p.add(filters.speciesIds)}::integer[])`);
@@ -101,8 +98,9 @@ export function searchSql(query: SearchQuery, search: SearchText, documents: str
   const where = filterConditions(query.filters ?? {}, p);
   const text = p.add(search.text);
   const prefix = p.add(`${escapeLike(search.text)}%`);
-  const substring =
-    search.text.length >= MIN_SUBSTRING ? `d.name ILIKE ${p.add(`%${escapeLike(search.text)}%`)}` : 'false';
+  // Any substring of the name matches (decisions.md); below three characters the trigram index
+  // cannot help and this condition is checked row by row.
+  const substring = `d.name ILIKE ${p.add(`%${escapeLike(search.text)}%`)}`;
   const idMatch =
     search.numericId === undefined ? 'false' : `d.brain_id = ${p.add(search.numericId)}::integer`;
   const exact = `(${idMatch} OR d.readable_id = lower(${text}) OR lower(d.name) = lower(${text}))`;
