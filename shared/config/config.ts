@@ -26,6 +26,8 @@ export interface Config {
   readonly eventStoreConnectionString: string | undefined;
   readonly s3: S3Config | undefined;
   readonly elasticsearchUrl: string | undefined;
+  /** SEARCH_BACKEND: where the brains list searches (postgres, the default, or elasticsearch). */
+  readonly searchBackend: 'postgres' | 'elasticsearch';
   readonly kafkaBrokers: readonly string[];
   readonly admin: { email: string; password: string; username: string } | undefined;
   readonly loginTokenTtlMs: number;
@@ -243,6 +245,15 @@ function flag(env: Env, name: string): boolean {
   throw new ConfigError(name, `must be 1, 0, true or false, got "${raw}"`);
 }
 
+function searchBackend(env: Env): Config['searchBackend'] {
+  const raw = env.SEARCH_BACKEND || 'postgres';
+  if (raw !== 'postgres' && raw !== 'elasticsearch')
+    throw new ConfigError('SEARCH_BACKEND', `must be postgres or elasticsearch, got "${raw}"`);
+  if (raw === 'elasticsearch' && !env.ELASTICSEARCH_URL)
+    throw new ConfigError('SEARCH_BACKEND', 'elasticsearch needs ELASTICSEARCH_URL');
+  return raw;
+}
+
 function logLevel(env: Env): Config['logLevel'] {
   const raw = env.LOG_LEVEL ?? 'info';
   if (!['debug', 'info', 'warn', 'error', 'silent'].includes(raw))
@@ -263,6 +274,7 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
     eventStoreConnectionString: env.EVENTSTORE_CONNECTION_STRING || undefined,
     s3: s3(env),
     elasticsearchUrl: url(env, 'ELASTICSEARCH_URL'),
+    searchBackend: searchBackend(env),
     kafkaBrokers: (env.KAFKA_BROKERS ?? '')
       .split(',')
       .map((b) => b.trim())
