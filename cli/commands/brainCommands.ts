@@ -1,0 +1,118 @@
+import type { Command } from 'commander';
+import type { FileUpload, Json, Page } from '../api/resources';
+import { type CliContext, requireToken } from '../context';
+import { CliError, ExitCode } from '../exitCodes';
+import { printJson } from '../output/printJson';
+import { renderRecord } from '../output/table';
+import { uploadFile } from '../transfer/uploadFile';
+import { waitForUpload } from '../transfer/waitForUpload';
+import { brainColumns, brainFilters } from './catalogueCommands';
+import { addListCommand, listRunner, positiveInt } from './listing';
+import type { RunCommand } from './runCommand';
+import { printProcessed } from './uploadCommands';
+
+interface CreateOptions {
+  name: string;
+  file: string;
+  atlas?: string;
+  category?: string;
+  description?: string;
+  color?: string;
+  reference?: boolean;
+  extraLink?: string;
+  website?: string;
+  wait?: boolean;
+  timeout: string;
+  json?: boolean;
+}
+
+export const brainPath = (key: string): string => `/api/brains/${encodeURIComponent(key)}/`;
+
+export function brainCommands(program: Command, run: RunCommand): void {
+  const brains = program.command('brains').description('brain records');
+  addListCommand(
+    brains,
+    { path: '/api/brains/', filters: brainFilters, columns: brainColumns, fixedQuery: { shape: 'a' } },
+    listRunner(run),
+  );
+
+  brains
+    .command('show')
+    .description('one brain, by id or readable id')
+    .argument('<key>', 'numeric id or readable id')
+    .option('--json', 'print the JSON')
+    .action(
+      run(async (ctx, opts: { json?: boolean }, key = '') => {
+        const brain = await ctx.api.json<Json>({
+          method: 'GET',
+          path: brainPath(key),
+          query: { shape: 'a' },
+        });
+        if (opts.json) return printJson(ctx, brain);
+        ctx.print(renderRecord(flatten(brain)));
+      }),
+    );
+
+  brains
+    .command('create')
+    .description('create a brain with its scan file (streamed, with progress on a terminal)')
+    .requiredOption('--name <name>', 'name of the brain')
+    .requiredOption('--file <path>', 'the scan: .nii, .nii.gz, .zarr (zip), .tif, .tiff')
+    .option('--atlas <id>', 'atlas id (species and category follow from it)', positiveInt)
+    .option('--category <id>', 'category id (when there is no atlas)', positiveInt)
+    .option('--description <text>', 'description')
+    .option('--color <hex>', '#rrggbb')
+    .option('--reference', 'mark as the reference brain of its atlas')
+    .option('--extra-link <url>', 'a related link')
+    .option('--website <url>', 'a website')
+    .option('--wait', 'follow processing of the file until completed or failed')
+    .option('--timeout <seconds>', 'how long --wait waits', positiveInt, '600')
+    .option('--json', 'print the JSON')
+    .action(run(createBrain));
+}
+
+async function createBrain(ctx: CliContext, opts: CreateOptions): Promise<void> {
+  requireToken(ctx);
+  if (opts.atlas === undefined && opts.category === undefined)
+    throw new CliError('give --atlas or --category', ExitCode.usage);
+  const brain = await uploadFile<Json>(ctx, '/api/brains/', opts.file, {
+    name: opts.name,
+    atlas: opts.atlas,
+    category: opts.category,
+    description: opts.description,
+    color: opts.color,
+    is_reference: opts.reference ? 'true' : undefined,
+    extra_link: opts.extraLink,
+    website: opts.website,
+  });
+  if (!opts.wait) {
+    if (opts.json) return printJson(ctx, brain);
+    return ctx.print(`Created brain ${String(brain.id)} (${String(brain.readable_id)})`);
+  }
+  ctx.notice(`created brain ${String(brain.id)} (${String(brain.readable_id)}); waiting for processing`);
+  const upload = await waitForUpload(ctx, await uploadOfBrain(ctx, brain), Number(opts.timeout));
+  printProcessed(ctx, upload, opts.json === true);
+}
+
+/** Nested objects as dotted fields (`atlas.slug`), one level deep: what a reader scans for. */
+function flatten(record: Json): [string, unknown][] {
+  return Object.entries(record).flatMap(([key, value]): [string, unknown][] =>
+    value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? Object.entries(value as Json).map(([inner, v]) => [`${key}.${inner}`, v])
+      : [[key, value]],
+  );
+}
+
+/** The file upload a brain create recorded: from the reply when it says, else the uploads list. */
+async function uploadOfBrain(ctx: CliContext, brain: Json): Promise<string> {
+  const named = brain.file_upload_id ?? (brain.file_upload as Json | undefined)?.id;
+  if (typeof named === 'string') return named;
+  const page = await ctx.api.json<Page<FileUpload & { associated_brain?: { id: number } | null }>>({
+    method: 'GET',
+    path: '/api/file-uploads/',
+    query: { page_size: 100 },
+  });
+  const match = page.results.find((u) => u.associated_brain?.id === brain.id);
+  if (!match) throw new CliError(`no file upload found for brain ${String(brain.id)}`, ExitCode.failure);
+  return match.id;
+}

@@ -1,0 +1,71 @@
+import type { Command } from 'commander';
+import type { FileUpload } from '../api/resources';
+import { type CliContext, requireToken } from '../context';
+import { CliError, ExitCode } from '../exitCodes';
+import { printJson } from '../output/printJson';
+import { downloadFile } from '../transfer/downloadFile';
+import { uploadFile } from '../transfer/uploadFile';
+import { waitForUpload } from '../transfer/waitForUpload';
+import { brainPath } from './brainCommands';
+import { positiveInt } from './listing';
+import type { RunCommand } from './runCommand';
+
+interface UploadOptions {
+  name?: string;
+  wait?: boolean;
+  timeout: string;
+  json?: boolean;
+}
+
+export function uploadCommands(program: Command, run: RunCommand): void {
+  program
+    .command('upload')
+    .description('upload scan files (streamed from disk, with progress on a terminal)')
+    .argument('<files...>', '.nii, .nii.gz, .zarr (zip), .tif, .tiff')
+    .option('--name <name>', 'name of the upload (default: the file name; only with one file)')
+    .option('--wait', 'follow processing until completed or failed and print the metadata')
+    .option('--timeout <seconds>', 'how long --wait waits for each file', positiveInt, '600')
+    .option('--json', 'print the JSON')
+    .action(run(upload));
+
+  program
+    .command('download')
+    .description("download a brain's file (resumes an interrupted download)")
+    .argument('<key>', 'brain id or readable id')
+    .option('-o, --output <file>', 'where to write (default: the name the server gives)')
+    .option('--force', 'overwrite an existing file')
+    .action(
+      run(async (ctx, opts: { output?: string; force?: boolean }, key = '') => {
+        const result = await downloadFile(ctx, `${brainPath(key)}file/`, {
+          ...opts,
+          fallbackName: `brain-${key}`,
+        });
+        const resumed = result.resumedFrom > 0 ? `, resumed at byte ${result.resumedFrom}` : '';
+        const verified = result.verified ? ', SHA-256 verified' : '';
+        ctx.print(`Saved ${result.file} (${result.bytes} bytes${resumed}${verified})`);
+      }),
+    );
+}
+
+async function upload(ctx: CliContext, opts: UploadOptions, ...files: string[]): Promise<void> {
+  requireToken(ctx);
+  if (opts.name !== undefined && files.length > 1)
+    throw new CliError('--name names one upload: give one file with it', ExitCode.usage);
+  for (const file of files) {
+    const created = await uploadFile<FileUpload>(ctx, '/api/file-uploads/', file, { name: opts.name });
+    if (!opts.wait) {
+      if (opts.json) printJson(ctx, created);
+      else ctx.print(`Uploaded ${file} as ${created.id} (${created.status})`);
+      continue;
+    }
+    ctx.notice(`uploaded ${file} as ${created.id}; waiting for processing`);
+    printProcessed(ctx, await waitForUpload(ctx, created.id, Number(opts.timeout)), opts.json === true);
+  }
+}
+
+/** A completed upload: its metadata (or the whole record with --json). */
+export function printProcessed(ctx: CliContext, upload: FileUpload, json: boolean): void {
+  if (json) return printJson(ctx, upload);
+  ctx.print(`${upload.name}: completed`);
+  printJson(ctx, upload.metadata ?? {});
+}

@@ -1,0 +1,53 @@
+import { client, type Client, newUser } from '../support/httpClient';
+import { startTestService, type TestService } from '../support/testService';
+import { createTaxonomy, type Taxonomy } from '../e2e/brains/brainFixtures';
+import { cliEnv, freshConfigDir, runCli } from './runCli';
+
+export const STAFF = { email: 'curator@example.org', password: 'curator-password', username: 'curator' };
+
+export interface CliWorld {
+  readonly service: TestService;
+  readonly api: Client;
+  /** The staff login token (for setting up the catalogue over HTTP). */
+  readonly staffToken: string;
+  readonly taxonomy: Taxonomy;
+}
+
+/** The all-in-one with a staff account and one category → species → atlas. */
+export async function startCliWorld(env: Record<string, string> = {}): Promise<CliWorld> {
+  const service = await startTestService({
+    ADMIN_EMAIL: STAFF.email,
+    ADMIN_PASSWORD: STAFF.password,
+    ADMIN_USERNAME: STAFF.username,
+    ...env,
+  });
+  const api = client(service.url);
+  const login = await api.post('/api/auth/login/', {
+    json: { email: STAFF.email, password: STAFF.password },
+  });
+  if (login.status !== 200) throw new Error(`staff login: ${login.status} ${login.text}`);
+  const staffToken = login.body.token as string;
+  return { service, api, staffToken, taxonomy: await createTaxonomy(api, staffToken) };
+}
+
+export interface CliUser {
+  readonly email: string;
+  readonly password: string;
+  readonly id: number;
+  readonly username: string;
+  readonly configDir: string;
+  /** The environment of this user's CLI runs. */
+  readonly env: Record<string, string>;
+}
+
+/** A registered user with an empty config dir, logged in through `bic login --password-stdin`. */
+export async function loggedInUser(world: CliWorld, server = world.service.url): Promise<CliUser> {
+  const user = await newUser(world.api);
+  const configDir = freshConfigDir();
+  const env = cliEnv(server, configDir);
+  const login = await runCli(['login', '--email', user.email, '--password-stdin'], env, {
+    input: user.password,
+  });
+  if (login.code !== 0) throw new Error(`bic login: ${login.code} ${login.stderr}`);
+  return { ...user, configDir, env };
+}
