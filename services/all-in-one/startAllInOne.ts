@@ -13,6 +13,8 @@ import { createCommandApp } from '../command-api/createCommandApp';
 import { createQueryDeps } from '../query-api/queryDeps';
 import { createQueryApp } from '../query-api/createQueryApp';
 import { projectionRunnerHealthCheck, startProjector } from '../projector/startProjector';
+import { createProcessor } from '../processor/createProcessor';
+import { PROCESSOR_LOOP } from '../processor/startProcessor';
 import { serviceRoutes } from './serviceRoutes';
 import { openSearchBackend } from '../../shared/search/searchBackend';
 
@@ -30,8 +32,9 @@ export interface AllInOneOptions {
 }
 
 /**
- * The all-in-one: gateway, command API, query API and projector in one process, on an embedded
- * PostgreSQL unless DATABASE_URL is given. The projector feeds read-your-writes directly.
+ * The all-in-one: gateway, command API, query API, projector and upload processor (unless
+ * PROCESSOR_ENABLED=false) in one process, on an embedded PostgreSQL unless DATABASE_URL is given.
+ * The projector feeds read-your-writes directly.
  */
 export async function startAllInOne(
   config: Config,
@@ -52,6 +55,11 @@ export async function startAllInOne(
     progress: platform.progress,
   });
   platform.addHealthCheck('projection_runner', projectionRunnerHealthCheck(projector));
+  // Inspection runs in worker threads: never on the event loop that answers requests.
+  const processor = config.processor.enabled
+    ? createProcessor(config, infra, platform.store, logger, metrics)
+    : undefined;
+  if (processor) platform.addHealthCheck(PROCESSOR_LOOP, processor.healthCheck);
   const commandDeps = createCommandDeps(config, infra, platform.store, logger, clock);
   await ensureConfiguredStaff(config.admin, commandDeps, logger);
 
@@ -81,6 +89,7 @@ export async function startAllInOne(
     async close() {
       server.closeIdleConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await processor?.stop();
       await projector.stop();
       await search.close();
       await platform.close();

@@ -1,28 +1,14 @@
-import type { Readable } from 'node:stream';
+import type { ByteSource } from '../../shared/formats/byteSource';
+import type { Inspection } from '../../shared/formats/inspection';
+import type { inspectUpload } from '../../shared/formats/inspectUpload';
+
+export type { ByteSource, Inspection };
 
 /**
- * What the processor needs of the format inspector (shared/formats/inspectUpload.ts): expected
- * format failures resolve `{ok: false, reason}`; a fault of the source (it threw) rejects.
+ * The inspector a worker loads (shared/formats/inspectUpload.ts): expected format failures resolve
+ * `{ok: false, reason}`; a fault of the source (it threw) rejects.
  */
-export interface ByteSource {
-  readonly size: number;
-  open(range?: { start: number; end?: number }): Promise<NodeJS.ReadableStream | Readable>;
-}
-
-export type Inspection =
-  | {
-      readonly ok: true;
-      readonly metadata: Record<string, unknown> & { format: string };
-      /** PNG bytes. */
-      readonly preview: Buffer | null;
-    }
-  | { readonly ok: false; readonly reason: string };
-
-export type InspectUpload = (
-  source: ByteSource,
-  filename: string,
-  options?: { signal?: AbortSignal },
-) => Promise<Inspection>;
+export type InspectUpload = typeof inspectUpload;
 
 /** One upload to inspect: where its bytes are and what it is called. */
 export interface ProcessingJob {

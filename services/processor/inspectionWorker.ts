@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { BlobNotFoundError } from '../../shared/blobStore/blobStore';
 import { type BlobSettings, openBlobStore } from './blobSettings';
@@ -16,6 +17,18 @@ export interface InspectionWorkerData {
 }
 
 const loadModule = createRequire(__filename);
+
+/**
+ * The lowest CPU priority for this thread only (Linux keeps a nice value per thread), so requests on
+ * the process's main thread go first when the cores are busy. Elsewhere it may fail: then it stays.
+ */
+function yieldToRequests(): void {
+  try {
+    setPriority(19);
+  } catch {
+    // Not permitted or not supported here: processing runs at the normal priority.
+  }
+}
 
 async function inspect(data: InspectionWorkerData): Promise<InspectionOutcome> {
   // Loaded as CommonJS like this file (the build's output; tsx's require hook from sources).
@@ -37,5 +50,6 @@ async function inspect(data: InspectionWorkerData): Promise<InspectionOutcome> {
   }
 }
 
+yieldToRequests();
 // A throw here (the inspector module cannot load) reaches the parent as the worker's 'error'.
 void inspect(workerData as InspectionWorkerData).then((outcome) => parentPort?.postMessage(outcome));

@@ -114,6 +114,8 @@ class Processor {
       this.migrated = true;
     }
     const from = await this.checkpoint.read();
+    // The event store may live elsewhere (EventStoreDB): up only once it answers too.
+    await this.deps.store.headPosition();
     // Jobs in flight stay in flight; their uploads come back with the events and are skipped while busy.
     this.pending = new PendingUploads(from);
     this.saved = from;

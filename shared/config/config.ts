@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { DEFAULT_MAX_IMAGE_PIXELS } from '../media/checkImage';
 
@@ -66,7 +67,7 @@ export interface ProcessorConfig {
   readonly enabled: boolean;
   /** A claim holds an upload this long unless renewed; then another processor may take it back. */
   readonly leaseSeconds: number;
-  /** Uploads processed at once, each in its own worker thread. */
+  /** Uploads processed at once, each in its own worker thread (default: one core left to requests). */
   readonly concurrency: number;
   /** A worker still running after this long is terminated (one attempt). */
   readonly timeoutSeconds: number;
@@ -296,7 +297,7 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
     processor: {
       enabled: env.PROCESSOR_ENABLED ? flag(env, 'PROCESSOR_ENABLED') : true,
       leaseSeconds: int(env, 'PROCESSOR_LEASE_SECONDS', 60, 1),
-      concurrency: int(env, 'PROCESSOR_CONCURRENCY', 2, 1),
+      concurrency: int(env, 'PROCESSOR_CONCURRENCY', Math.max(1, availableParallelism() - 1), 1),
       timeoutSeconds: int(env, 'PROCESSOR_TIMEOUT_SECONDS', 600, 1),
       maxAttempts: int(env, 'PROCESSOR_MAX_ATTEMPTS', 3, 1),
       workerMemoryMb: int(env, 'PROCESSOR_WORKER_MEMORY_MB', 512, 32),

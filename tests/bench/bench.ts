@@ -4,7 +4,13 @@ import { Cleanup } from './cleanup';
 import type { Figure } from './figure';
 import { measureMeEndpoint } from './httpBench';
 import { measureProjectionLag } from './lagFigures';
+import { measureApiWhileProcessing } from './processorBench';
 import { printMachine, printSummary } from './report';
+
+/** BENCH_ONLY=appends,lag,http,processor runs only those sections (default: all). */
+const only = (process.env.BENCH_ONLY ?? '').split(',').filter(Boolean);
+const section = async (name: string, measure: () => Promise<Figure[]>): Promise<Figure[]> =>
+  only.length === 0 || only.includes(name) ? measure() : [];
 
 /**
  * `npm run bench`: throughput and latency figures of the event store, the projector and the HTTP
@@ -16,14 +22,21 @@ async function main(cleanup: Cleanup): Promise<void> {
   const pg = await startBenchPostgres(cleanup);
   printMachine(pg.version);
   const figures: Figure[] = [
-    ...(await measureAppends(pg, cleanup, { rounds: 5, roundMs: 2000 })),
-    ...(await measureProjectionLag(pg, cleanup, { rounds: 3, roundMs: 10_000, rate: 200 })),
-    ...(await measureMeEndpoint(pg, cleanup, {
-      rounds: 3,
-      connections: 10,
-      durationSeconds: 5,
-      warmUpSeconds: 2,
-    })),
+    ...(await section('appends', () => measureAppends(pg, cleanup, { rounds: 5, roundMs: 2000 }))),
+    ...(await section('lag', () =>
+      measureProjectionLag(pg, cleanup, { rounds: 3, roundMs: 10_000, rate: 200 }),
+    )),
+    ...(await section('http', () =>
+      measureMeEndpoint(pg, cleanup, { rounds: 3, connections: 10, durationSeconds: 5, warmUpSeconds: 2 }),
+    )),
+    ...(await section('processor', () =>
+      measureApiWhileProcessing(pg, cleanup, {
+        rounds: 3,
+        connections: 10,
+        durationSeconds: 8,
+        volumeEdge: 128,
+      }),
+    )),
   ];
   printSummary(figures);
   process.stdout.write(`\nfinished in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);

@@ -27,6 +27,7 @@ describe('system endpoints', () => {
         'progress_listener',
         'projection_lag',
         'projection_runner',
+        'upload_processor',
       ]);
     }
   });

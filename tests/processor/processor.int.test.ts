@@ -3,6 +3,7 @@ import { systemContext } from '../../shared/commandHandling/commandContext';
 import { toNewEvents } from '../../shared/commandHandling/handleCommand';
 import { uploadPreviewKey, uploadStreamName } from '../../shared/domain/uploads/events';
 import { createMetrics } from '../../shared/metrics/metrics';
+import type { EventStore } from '../../shared/eventStore/eventStore';
 import { ProcessorFixture, checkHistory, waitFor } from './support/processorFixture';
 import { TEST_PREVIEW } from './support/testInspector';
 
@@ -170,4 +171,42 @@ test('a processor stopped mid-processing leaves the upload to the next one, whic
   await fx.waitUntilFinished([uploadId]);
   const events = await fx.events(uploadId);
   expect(checkHistory(events)).toEqual({ attempts: 2, outcome: 'UploadProcessingCompleted' });
+});
+
+test('an event store that fails for a while: following and recording are retried, nothing is lost', async () => {
+  const uploadId = await fx.receive('scan.nii');
+  let storeDownFor = 2; // calls of headPosition: the store is down for the loop's first two rounds
+  let outcomeFaults = 3;
+  const flaky: EventStore = {
+    ...fx.store,
+    readStream: (name, options) => fx.store.readStream(name, options),
+    readAll: (options) => fx.store.readAll(options),
+    close: () => Promise.resolve(),
+    headPosition() {
+      if (storeDownFor-- > 0) return Promise.reject(new Error('connection refused'));
+      return fx.store.headPosition();
+    },
+    subscribeToAll(options) {
+      if (storeDownFor >= 0) throw new Error('connection refused');
+      return fx.store.subscribeToAll(options);
+    },
+    appendToStream(name, events, options) {
+      if (events[0]?.type === 'UploadProcessingCompleted' && outcomeFaults-- > 0)
+        return Promise.reject(new Error('Connection terminated unexpectedly'));
+      return fx.store.appendToStream(name, events, options);
+    },
+  };
+  const processor = fx.startProcessor({}, { store: flaky });
+  await fx.waitUntilFinished([uploadId]);
+  expect(checkHistory(await fx.events(uploadId))).toEqual({
+    attempts: 1,
+    outcome: 'UploadProcessingCompleted',
+  });
+  expect(outcomeFaults).toBe(-1);
+  // One warning for the loop's outage and one for the outcome's, each followed by one recovery line.
+  expect(fx.logLines.filter((line) => line.includes('upload_processor failed; retrying'))).toHaveLength(1);
+  expect(fx.logLines.filter((line) => line.includes('meets a fault'))).toHaveLength(1);
+  expect(fx.logLines.filter((line) => line.includes('upload_processor recovered'))).toHaveLength(1);
+  expect(fx.logLines.filter((line) => line.includes('upload processing recovered'))).toHaveLength(1);
+  expect(processor.loop.status().state).toBe('up');
 });

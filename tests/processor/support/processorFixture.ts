@@ -11,7 +11,7 @@ import { decideUpload } from '../../../shared/domain/uploads/decide';
 import { type UploadEvent, uploadDecider, uploadStreamName } from '../../../shared/domain/uploads/events';
 import type { BlobStore } from '../../../shared/blobStore/blobStore';
 import { createLocalDiskBlobStore } from '../../../shared/blobStore/localDisk/createLocalDiskBlobStore';
-import type { RecordedEvent } from '../../../shared/eventStore/eventStore';
+import type { EventStore, RecordedEvent } from '../../../shared/eventStore/eventStore';
 import {
   type PostgresEventStore,
   createPostgresEventStore,
@@ -114,11 +114,11 @@ export class ProcessorFixture {
 
   startProcessor(
     overrides: Partial<ProcessorConfig> = {},
-    options: { processorId?: string; metrics?: Metrics } = {},
+    options: { processorId?: string; metrics?: Metrics; store?: EventStore } = {},
   ): RunningProcessor {
     const config = testProcessorConfig(overrides);
     const processor = startProcessor({
-      store: this.store,
+      store: options.store ?? this.store,
       pool: this.pool,
       blobs: this.blobs,
       inspect: workerInspector({

@@ -1,0 +1,92 @@
+import { freeLoopbackPort } from '../../shared/infra/postgres/freeLoopbackPort';
+import { type ServiceProcess, spawnService } from '../support/spawnService';
+import {
+  ProcessorFixture,
+  TEST_INSPECTOR,
+  checkHistory,
+  isFinished,
+  waitFor,
+} from './support/processorFixture';
+
+/** The real processor process (services/processor/main.ts) on the fixture's database and blobs. */
+let fx: ProcessorFixture;
+const children: ServiceProcess[] = [];
+
+beforeEach(async () => {
+  fx = await ProcessorFixture.create();
+});
+afterEach(async () => {
+  await Promise.all(children.splice(0).map((child) => child.kill()));
+  await fx.close();
+});
+
+async function spawnProcessor(): Promise<ServiceProcess> {
+  const child = await spawnService(
+    'services/processor/main.ts',
+    {
+      HOST: '127.0.0.1',
+      PORT: String(await freeLoopbackPort()),
+      DATABASE_URL: fx.databaseUrl,
+      DATA_DIR: fx.dataDir,
+      LOG_LEVEL: 'warn',
+      PROCESSOR_INSPECTOR_MODULE: TEST_INSPECTOR,
+      PROCESSOR_LEASE_SECONDS: '2',
+      PROCESSOR_CONCURRENCY: '2',
+    },
+    60_000,
+  );
+  children.push(child);
+  return child;
+}
+
+async function histories(ids: readonly string[]) {
+  return Promise.all(ids.map(async (id) => checkHistory(await fx.events(id))));
+}
+
+test('SIGKILL mid-processing, then a restart: every upload ends completed or failed, none twice', async () => {
+  const ids: string[] = [];
+  for (let i = 0; i < 6; i++) ids.push(await fx.receive(`${i === 5 ? 'bad-' : ''}slow-1500-scan-${i}.nii`));
+  const first = await spawnProcessor();
+  // Killed while at least one upload is claimed and not finished: its worker dies with the process.
+  await waitFor(
+    async () => {
+      for (const id of ids) {
+        const events = await fx.events(id);
+        if (events.some((e) => e.type === 'UploadProcessingStarted') && !isFinished(events)) return true;
+      }
+      return false;
+    },
+    60_000,
+    () => first.output(),
+  );
+  await first.kill();
+  const interrupted: string[] = [];
+  for (const id of ids) {
+    const events = await fx.events(id);
+    if (events.some((e) => e.type === 'UploadProcessingStarted') && !isFinished(events)) interrupted.push(id);
+  }
+  expect(interrupted.length).toBeGreaterThan(0);
+
+  const second = await spawnProcessor();
+  await fx.waitUntilFinished(ids, 120_000).catch((error: Error) => {
+    throw new Error(`${error.message}\n${second.output()}`);
+  });
+  // checkHistory throws on a second outcome, an attempt started under a live lease, or anything after the outcome.
+  const results = await histories(ids);
+  expect(results.map((r) => r.outcome)).toEqual([
+    ...Array<string>(5).fill('UploadProcessingCompleted'),
+    'UploadProcessingFailed',
+  ]);
+  for (const id of interrupted) expect(results[ids.indexOf(id)]!.attempts).toBe(2);
+});
+
+test('two processor processes on one store: each upload is processed exactly once', async () => {
+  const ids: string[] = [];
+  for (let i = 0; i < 10; i++) ids.push(await fx.receive(`slow-300-scan-${i}.nii`));
+  await Promise.all([spawnProcessor(), spawnProcessor()]);
+  await fx.waitUntilFinished(ids, 120_000);
+  const results = await histories(ids);
+  expect(results).toEqual(Array(10).fill({ attempts: 1, outcome: 'UploadProcessingCompleted' }));
+  for (const id of ids)
+    expect((await fx.events(id)).filter((e) => e.type === 'UploadProcessingStarted')).toHaveLength(1);
+});
