@@ -5,6 +5,12 @@ import type { Figure } from './figure';
 import { measureMeEndpoint } from './httpBench';
 import { measureProjectionLag } from './lagFigures';
 import { printMachine, printSummary } from './report';
+import { measureUploads, uploadBenchOptions } from './uploadBench';
+
+/** BENCH_ONLY=appends,lag,http,upload runs only those sections; unset runs all. */
+const only = new Set((process.env.BENCH_ONLY ?? '').split(',').filter(Boolean));
+const section = (name: string, measure: () => Promise<Figure[]>): Promise<Figure[]> =>
+  only.size === 0 || only.has(name) ? measure() : Promise.resolve([]);
 
 /**
  * `npm run bench`: throughput and latency figures of the event store, the projector and the HTTP
@@ -16,14 +22,14 @@ async function main(cleanup: Cleanup): Promise<void> {
   const pg = await startBenchPostgres(cleanup);
   printMachine(pg.version);
   const figures: Figure[] = [
-    ...(await measureAppends(pg, cleanup, { rounds: 5, roundMs: 2000 })),
-    ...(await measureProjectionLag(pg, cleanup, { rounds: 3, roundMs: 10_000, rate: 200 })),
-    ...(await measureMeEndpoint(pg, cleanup, {
-      rounds: 3,
-      connections: 10,
-      durationSeconds: 5,
-      warmUpSeconds: 2,
-    })),
+    ...(await section('appends', () => measureAppends(pg, cleanup, { rounds: 5, roundMs: 2000 }))),
+    ...(await section('lag', () =>
+      measureProjectionLag(pg, cleanup, { rounds: 3, roundMs: 10_000, rate: 200 }),
+    )),
+    ...(await section('http', () =>
+      measureMeEndpoint(pg, cleanup, { rounds: 3, connections: 10, durationSeconds: 5, warmUpSeconds: 2 }),
+    )),
+    ...(await section('upload', () => measureUploads(pg, cleanup, uploadBenchOptions(process.env)))),
   ];
   printSummary(figures);
   process.stdout.write(`\nfinished in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
