@@ -6,11 +6,12 @@ import { measureMeEndpoint } from './httpBench';
 import { measureProjectionLag } from './lagFigures';
 import { measureApiWhileProcessing } from './processorBench';
 import { printMachine, printSummary } from './report';
+import { measureUploads, uploadBenchOptions } from './uploadBench';
 
-/** BENCH_ONLY=appends,lag,http,processor runs only those sections (default: all). */
-const only = (process.env.BENCH_ONLY ?? '').split(',').filter(Boolean);
-const section = async (name: string, measure: () => Promise<Figure[]>): Promise<Figure[]> =>
-  only.length === 0 || only.includes(name) ? measure() : [];
+/** BENCH_ONLY=appends,lag,http,processor,upload,… runs only those sections; unset runs all. */
+const only = new Set((process.env.BENCH_ONLY ?? '').split(',').filter(Boolean));
+const section = (name: string, measure: () => Promise<Figure[]>): Promise<Figure[]> =>
+  only.size === 0 || only.has(name) ? measure() : Promise.resolve([]);
 
 /**
  * `npm run bench`: throughput and latency figures of the event store, the projector and the HTTP
@@ -37,6 +38,7 @@ async function main(cleanup: Cleanup): Promise<void> {
         volumeEdge: 128,
       }),
     )),
+    ...(await section('upload', () => measureUploads(pg, cleanup, uploadBenchOptions(process.env)))),
   ];
   printSummary(figures);
   process.stdout.write(`\nfinished in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
