@@ -1,5 +1,6 @@
 import { startBenchPostgres } from './benchPostgres';
 import { measureAppends } from './appendBench';
+import { measureCatalogue } from './catalogueBench';
 import { Cleanup } from './cleanup';
 import type { Figure } from './figure';
 import { measureMeEndpoint } from './httpBench';
@@ -15,18 +16,37 @@ async function main(cleanup: Cleanup): Promise<void> {
   const started = Date.now();
   const pg = await startBenchPostgres(cleanup);
   printMachine(pg.version);
-  const figures: Figure[] = [
-    ...(await measureAppends(pg, cleanup, { rounds: 5, roundMs: 2000 })),
-    ...(await measureProjectionLag(pg, cleanup, { rounds: 3, roundMs: 10_000, rate: 200 })),
-    ...(await measureMeEndpoint(pg, cleanup, {
-      rounds: 3,
-      connections: 10,
-      durationSeconds: 5,
-      warmUpSeconds: 2,
-    })),
-  ];
+  const http = { rounds: 3, connections: 10, durationSeconds: 5, warmUpSeconds: 2 };
+  const sections: Record<string, () => Promise<Figure[]>> = {
+    appends: () => measureAppends(pg, cleanup, { rounds: 5, roundMs: 2000 }),
+    lag: () => measureProjectionLag(pg, cleanup, { rounds: 3, roundMs: 10_000, rate: 200 }),
+    http: () => measureMeEndpoint(pg, cleanup, http),
+    catalogue: () =>
+      measureCatalogue(pg, cleanup, { ...http, brains: positiveInteger('BENCH_BRAINS', 100_000) }),
+  };
+  const figures: Figure[] = [];
+  for (const name of selectedSections(Object.keys(sections))) figures.push(...(await sections[name]!()));
   printSummary(figures);
   process.stdout.write(`\nfinished in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+}
+
+/** BENCH_ONLY=<comma list> runs only those sections (in their usual order); unset, all of them. */
+function selectedSections(all: readonly string[]): string[] {
+  const only = process.env.BENCH_ONLY?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (!only?.length) return [...all];
+  const unknown = only.filter((s) => !all.includes(s));
+  if (unknown.length > 0)
+    throw new Error(`BENCH_ONLY: no section ${unknown.join(', ')} (sections: ${all.join(', ')})`);
+  return all.filter((s) => only.includes(s));
+}
+
+function positiveInteger(name: string, fallback: number): number {
+  const text = process.env[name];
+  if (text === undefined || text === '') return fallback;
+  if (!/^[1-9][0-9]*$/.test(text)) throw new Error(`${name} must be a positive integer, not ${text}`);
+  return Number(text);
 }
 
 const cleanup = new Cleanup();
