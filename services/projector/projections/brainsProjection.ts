@@ -1,9 +1,6 @@
-import {
-  type Projection,
-  type ProjectionContext,
-  applyInOrder,
-} from '../../../shared/projections/projection';
-import type { BrainEvent, BrainFields } from '../../../shared/domain/brains/events';
+import { type Projection, type ProjectionContext, applyInRuns } from '../../../shared/projections/projection';
+import type { BrainCreated, BrainEvent, BrainFields } from '../../../shared/domain/brains/events';
+import { isBrainCreated } from './brainMemberships';
 
 /** Event field → column, for the fields a BrainUpdated may change (an own-property map). */
 const COLUMNS: Readonly<Record<keyof BrainFields, string>> = {
@@ -82,10 +79,56 @@ export const brainsProjection: Projection = {
       )`);
   },
 
-  apply: applyInOrder<BrainEvent>(async (ctx, event, recorded) => [
-    await applyOne(ctx, event, recorded.streamRevision),
-  ]),
+  apply: applyInRuns<BrainEvent, BrainCreated>(
+    isBrainCreated,
+    (ctx, created, recorded) =>
+      createBrains(
+        ctx,
+        created,
+        recorded.map((r) => r.streamRevision),
+      ),
+    async (ctx, event, recorded) => [await applyOne(ctx, event, recorded.streamRevision)],
+  ),
 };
+
+const CREATED_COLUMNS = `id, readable_id, uuid, name, description, atlas_id, species_id, category_id,
+  is_reference, extra_link, website, color, verified, uploader_id, file_upload_id, date_uploaded, revision`;
+
+/** Created brains in one statement (rows as a JSON array of column → value), counted by placement. */
+async function createBrains(
+  { client, table }: ProjectionContext,
+  created: readonly BrainCreated[],
+  revisions: readonly bigint[],
+): Promise<string[]> {
+  const rows = created.map(({ data: d }, i) => ({
+    id: d.brainId,
+    readable_id: d.readableId,
+    uuid: d.uuid,
+    name: d.name,
+    description: d.description,
+    atlas_id: d.atlasId,
+    species_id: d.speciesId,
+    category_id: d.categoryId,
+    is_reference: d.isReference,
+    extra_link: d.extraLink,
+    website: d.website,
+    color: d.color,
+    verified: d.verified,
+    uploader_id: d.uploaderId,
+    file_upload_id: d.fileUploadId,
+    date_uploaded: d.createdAt,
+    revision: revisions[i]!.toString(),
+  }));
+  await client.query(
+    `WITH created AS (
+       INSERT INTO ${table('brains')} (${CREATED_COLUMNS})
+       SELECT ${CREATED_COLUMNS} FROM json_populate_recordset(NULL::${table('brains')}, $1::json)
+       RETURNING ${PLACEMENT}, 1 AS delta
+     ) ${countDelta(table('brain_counts'), 'created AS x (a, s, c, v, delta)')}`,
+    [JSON.stringify(rows)],
+  );
+  return created.map(({ data }) => `brain:${data.brainId}`);
+}
 
 async function applyOne(
   { client, table }: ProjectionContext,
@@ -93,38 +136,8 @@ async function applyOne(
   revision: bigint,
 ): Promise<string> {
   switch (event.type) {
-    case 'BrainCreated': {
-      const d = event.data;
-      await client.query(
-        `WITH created AS (
-           INSERT INTO ${table('brains')} (id, readable_id, uuid, name, description, atlas_id, species_id,
-             category_id, is_reference, extra_link, website, color, verified, uploader_id, file_upload_id,
-             date_uploaded, revision)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
-           RETURNING ${PLACEMENT}, 1 AS delta
-         ) ${countDelta(table('brain_counts'), 'created AS x (a, s, c, v, delta)')}`,
-        [
-          d.brainId,
-          d.readableId,
-          d.uuid,
-          d.name,
-          d.description,
-          d.atlasId,
-          d.speciesId,
-          d.categoryId,
-          d.isReference,
-          d.extraLink,
-          d.website,
-          d.color,
-          d.verified,
-          d.uploaderId,
-          d.fileUploadId,
-          d.createdAt,
-          revision.toString(),
-        ],
-      );
-      return `brain:${d.brainId}`;
-    }
+    case 'BrainCreated':
+      return (await createBrains({ client, table }, [event], [revision]))[0]!;
     case 'BrainUpdated': {
       const fields = Object.entries(event.data.changes).filter(([field]) => Object.hasOwn(COLUMNS, field));
       const assignments = fields.map(([field], i) => `${COLUMNS[field as keyof BrainFields]} = $${i + 3}`);
