@@ -9,6 +9,7 @@ import { startBenchService } from './benchService';
 import { writeCatalogue } from './catalogueWriter';
 import type { Cleanup } from './cleanup';
 import { perSecond, type Figure } from './figure';
+import { explainBrainList } from './explainList';
 import { measureBrainList, type ListPlan } from './listBench';
 import { printDetail, printFigure, printSection } from './report';
 
@@ -58,6 +59,7 @@ async function writeAndRebuild(databaseUrl: string, cleanup: Cleanup, brains: nu
     `rebuilt ${allProjections.map((p) => p.name).join(', ')} from ${applied} events in ${seconds.toFixed(1)} s (batches of ${REBUILD_BATCH})`,
   );
   await vacuumReadModels(pool);
+  if (process.env.BENCH_EXPLAIN === '1') await explainBrainList(pool, brains);
   await close();
   const figure: Figure = {
     name: `rebuild of every read model (${allProjections.length} projections)`,

@@ -1,4 +1,5 @@
-import type { Pool } from 'pg';
+import { createHash } from 'node:crypto';
+import type { Pool, QueryConfig } from 'pg';
 import type { BrainARow, BrainShape } from '../../../../shared/views/brainViews';
 import type { SqlConditions } from '../../../../shared/query/sqlConditions';
 import type { Window } from '../../../../shared/query/listResponse';
@@ -59,6 +60,15 @@ export interface BrainListFilter {
 }
 
 /**
+ * A named statement: each connection plans it once, and PostgreSQL then reuses a generic plan when
+ * it is no worse (planning the page query's joins costs more than running it). The name is
+ * derived from the text, so one name never stands for two texts.
+ */
+function statement(text: string, values: unknown[]): QueryConfig {
+  return { name: `brains_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`, text, values };
+}
+
+/**
  * X-Total-Count: a sum over brain_counts (a few hundred rows, whatever the catalogue's size)
  * for placement filters; otherwise an indexed count (an uploader's brains; search).
  */
@@ -66,7 +76,7 @@ export async function countBrains(pool: Pool, { conditions, countable }: BrainLi
   const sql = countable
     ? `SELECT coalesce(sum(b.brains), 0) AS n FROM brain_counts b ${conditions.whereSql}`
     : `SELECT count(*) AS n FROM brains b ${conditions.whereSql}`;
-  const { rows } = await pool.query<{ n: string }>(sql, conditions.params());
+  const { rows } = await pool.query<{ n: string }>(statement(sql, conditions.params()));
   return Number(rows[0]?.n ?? 0);
 }
 
@@ -81,12 +91,14 @@ export async function fetchBrainPage(
   { limit, offset }: Window,
 ): Promise<BrainSqlRow[]> {
   const { rows } = await pool.query<BrainSqlRow>(
-    `SELECT ${BRAIN_COLUMNS}
-     FROM (SELECT b.id FROM brains b ${conditions.whereSql} ORDER BY ${order}
-           LIMIT ${conditions.extra(0)} OFFSET ${conditions.extra(1)}) page
-     JOIN brains b ON b.id = page.id ${BRAIN_JOINS}
-     ORDER BY ${order}`,
-    conditions.params(limit, offset),
+    statement(
+      `SELECT ${BRAIN_COLUMNS}
+       FROM (SELECT b.id FROM brains b ${conditions.whereSql} ORDER BY ${order}
+             LIMIT ${conditions.extra(0)} OFFSET ${conditions.extra(1)}) page
+       JOIN brains b ON b.id = page.id ${BRAIN_JOINS}
+       ORDER BY ${order}`,
+      conditions.params(limit, offset),
+    ),
   );
   return rows;
 }
@@ -94,8 +106,7 @@ export async function fetchBrainPage(
 /** Species whose scientific name has this key (naming.scientificNameKey): one, unless names differ only by separators. */
 export async function speciesIdsByKey(pool: Pool, key: string): Promise<number[]> {
   const { rows } = await pool.query<{ id: number }>(
-    `SELECT s.id FROM species s WHERE ${SCIENTIFIC_NAME_KEY_SQL} = $1 ORDER BY s.id`,
-    [key],
+    statement(`SELECT s.id FROM species s WHERE ${SCIENTIFIC_NAME_KEY_SQL} = $1 ORDER BY s.id`, [key]),
   );
   return rows.map((row) => row.id);
 }
