@@ -34,6 +34,10 @@ export async function measureBrainList(baseUrl: string, cleanup: Cleanup, plan: 
   const bare = await startBareApp(targets.samplePage, '/api/brains/');
   const closeBare = cleanup.defer('bare list app', () => bare.close());
   printDetail(`e.g. ${targets.list[0]!}; deep: ${targets.deepSpecies} and ${targets.deepAll}`);
+  if (!targets.facetsAnswered)
+    printDetail(
+      'this build answers no facets: facets= is ignored, so its figures are those of the plain list',
+    );
   const paths: Record<Kind, { origin: string; paths: readonly string[] }> = {
     bare: { origin: bare.url, paths: targets.list },
     list: { origin: baseUrl, paths: targets.list },

@@ -14,6 +14,8 @@ export interface ListTargets {
   readonly deepAll: string;
   /** A 20-brain page as the service answers it, for the bare handler to serve. */
   readonly samplePage: unknown;
+  /** Whether this build answers `facets=` with facet counts (or ignores the parameter). */
+  readonly facetsAnswered: boolean;
 }
 
 interface Envelope {
@@ -70,5 +72,6 @@ export async function listTargets(baseUrl: string): Promise<ListTargets> {
     deepSpecies: listPath({ page: lastPage(largest.count), page_size: PAGE_SIZE, species: largest.species }),
     deepAll: listPath({ page: lastPage(all.count), page_size: PAGE_SIZE }),
     samplePage: await (await fetch(`${baseUrl}${sample}`)).json(),
+    facetsAnswered: 'facets' in (await envelope(baseUrl, `${sample}&facets=${FACETS}`)),
   };
 }
