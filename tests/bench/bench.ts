@@ -5,7 +5,7 @@ import { Cleanup } from './cleanup';
 import type { Figure } from './figure';
 import { measureMeEndpoint } from './httpBench';
 import { measureProjectionLag } from './lagFigures';
-import { printMachine, printSummary } from './report';
+import { printLoad, printMachine, printSummary } from './report';
 
 /**
  * `npm run bench`: throughput and latency figures of the event store, the projector and the HTTP
@@ -27,6 +27,7 @@ async function main(cleanup: Cleanup): Promise<void> {
   const figures: Figure[] = [];
   for (const name of selectedSections(Object.keys(sections))) figures.push(...(await sections[name]!()));
   printSummary(figures);
+  printLoad('at the end');
   process.stdout.write(`\nfinished in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
 }
 
