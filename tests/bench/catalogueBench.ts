@@ -59,7 +59,7 @@ async function writeAndRebuild(databaseUrl: string, cleanup: Cleanup, brains: nu
     `rebuilt ${allProjections.map((p) => p.name).join(', ')} from ${applied} events in ${seconds.toFixed(1)} s (batches of ${REBUILD_BATCH})`,
   );
   await vacuumReadModels(pool);
-  if (process.env.BENCH_EXPLAIN === '1') await explainBrainList(pool, brains);
+  if (process.env.BENCH_EXPLAIN === '1') await explainBrainList(pool);
   await close();
   const figure: Figure = {
     name: `rebuild of every read model (${allProjections.length} projections)`,

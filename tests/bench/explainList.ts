@@ -8,14 +8,15 @@ import {
 import { printDetail } from './report';
 
 const NEWEST_FIRST = 'b.date_uploaded DESC, b.id DESC';
+const PAGE = 20;
 
 /**
  * BENCH_EXPLAIN=1: EXPLAIN (ANALYZE, BUFFERS) of the SQL the brains list runs (brainSql's own
  * functions, through a pool that explains instead of answering) on the generated catalogue:
- * the kept count and a deep page under a species filter, the count an uploader filter falls back
- * to, and the deepest unfiltered page.
+ * the kept counts, the count an uploader filter falls back to, and the middle and last pages
+ * with and without a species filter.
  */
-export async function explainBrainList(pool: pg.Pool, brains: number): Promise<void> {
+export async function explainBrainList(pool: pg.Pool): Promise<void> {
   const explaining = explainingPool(pool);
   const where = (build: (c: SqlConditions) => void, countable: boolean): BrainListFilter => {
     const conditions = new SqlConditions();
@@ -28,17 +29,24 @@ export async function explainBrainList(pool: pg.Pool, brains: number): Promise<v
   }, true);
   const uploader = where((c) => c.where(`b.uploader_id = ${c.param(7)}`), false);
   const none = where(() => undefined, true);
-  const deep = Math.max(0, Math.floor(brains / 10) - 20); // about the last page of one species
   await show('count, species filter (brain_counts)', () => countBrains(explaining, species));
   await show('count, species + verified (brain_counts)', () => countBrains(explaining, speciesVerified));
   await show('count, uploader filter (indexed count)', () => countBrains(explaining, uploader));
   await show('count, no filter (brain_counts)', () => countBrains(explaining, none));
-  await show(`page, species filter, OFFSET ${deep}`, () =>
-    fetchBrainPage(explaining, species, NEWEST_FIRST, { limit: 20, offset: deep }),
-  );
-  await show(`page, no filter, OFFSET ${brains - 20}`, () =>
-    fetchBrainPage(explaining, none, NEWEST_FIRST, { limit: 20, offset: brains - 20 }),
-  );
+  for (const [name, filter] of [
+    ['species filter', species],
+    ['no filter', none],
+  ] as const) {
+    const total = await countBrains(pool, filter);
+    const middle = PAGE * Math.floor(total / 2 / PAGE);
+    const last = PAGE * Math.floor((total - 1) / PAGE);
+    await show(`page, ${name}, middle page (OFFSET ${middle} of ${total}: the longest walk)`, () =>
+      fetchBrainPage(explaining, filter, NEWEST_FIRST, { limit: PAGE, offset: middle }, total),
+    );
+    await show(`page, ${name}, last page (OFFSET ${last}: read from the other end)`, () =>
+      fetchBrainPage(explaining, filter, NEWEST_FIRST, { limit: PAGE, offset: last }, total),
+    );
+  }
 }
 
 let plan: string[] = [];

@@ -82,25 +82,52 @@ export async function countBrains(pool: Pool, { conditions, countable }: BrainLi
 
 /**
  * One page: the ids first, from an index in the list's order (index-only, however deep the
- * OFFSET), then their rows joined with what the shapes show, for those ids only.
+ * OFFSET), then their rows joined with what the shapes show, for those ids only. OFFSET walks
+ * the index, so a page past the middle is read from the other end (the order mirrored, the rows
+ * turned back): no page walks more than half the matching brains. `total` is the count the
+ * answer reports.
  */
 export async function fetchBrainPage(
   pool: Pool,
   { conditions }: BrainListFilter,
   order: string,
   { limit, offset }: Window,
+  total: number,
 ): Promise<BrainSqlRow[]> {
+  const fromEnd = offset + limit / 2 > total / 2 && offset < total;
+  const window = fromEnd
+    ? {
+        order: mirrored(order),
+        limit: Math.min(limit, total - offset),
+        offset: Math.max(0, total - offset - limit),
+      }
+    : { order, limit, offset };
   const { rows } = await pool.query<BrainSqlRow>(
     statement(
       `SELECT ${BRAIN_COLUMNS}
-       FROM (SELECT b.id FROM brains b ${conditions.whereSql} ORDER BY ${order}
+       FROM (SELECT b.id FROM brains b ${conditions.whereSql} ORDER BY ${window.order}
              LIMIT ${conditions.extra(0)} OFFSET ${conditions.extra(1)}) page
        JOIN brains b ON b.id = page.id ${BRAIN_JOINS}
-       ORDER BY ${order}`,
-      conditions.params(limit, offset),
+       ORDER BY ${window.order}`,
+      conditions.params(window.limit, window.offset),
     ),
   );
-  return rows;
+  return fromEnd ? rows.reverse() : rows;
+}
+
+/**
+ * An ORDER BY of "expression ASC|DESC" terms (listResponse.orderBy's) read backwards. Exact,
+ * NULLs included: ASC puts them last and DESC first.
+ */
+export function mirrored(order: string): string {
+  return order
+    .split(', ')
+    .map((term) => {
+      const match = /^(.+) (ASC|DESC)$/.exec(term);
+      if (!match) throw new Error(`cannot mirror the ordering term ${term}`);
+      return `${match[1]} ${match[2] === 'ASC' ? 'DESC' : 'ASC'}`;
+    })
+    .join(', ');
 }
 
 /** Species whose scientific name has this key (naming.scientificNameKey): one, unless names differ only by separators. */

@@ -100,10 +100,11 @@ export const listBrainsRoute = (deps: QueryDeps): RouteSpec => ({
     const shape = shapeOf(ctx.query, paged ? 'b' : 'a');
     const filter = await filters(deps.readModels, ctx.query);
     const order = orderBy(ctx.query.ordering, ORDERING, 'b.date_uploaded DESC', 'b.id DESC');
+    let total = 0;
     return listReply(ctx, {
-      count: () => countBrains(deps.readModels, filter),
+      count: async () => (total = await countBrains(deps.readModels, filter)),
       fetch: async (window) =>
-        (await fetchBrainPage(deps.readModels, filter, order, window)).map((row) =>
+        (await fetchBrainPage(deps.readModels, filter, order, window, total)).map((row) =>
           brainJson(shape, row, ctx.baseUrl),
         ),
     });
