@@ -51,3 +51,27 @@ export async function countMemberFor(
   ]);
   await client.query(`UPDATE ${table(spec.owners)} SET ${column} = ${column} + 1 WHERE id = $1`, [ownerId]);
 }
+
+/**
+ * countMemberFor for members that count for no one yet (just created), all in one statement:
+ * inserts their memberships and adds to each owner's counter how many it gained.
+ */
+export async function countNewMembersFor(
+  { client, table }: ProjectionContext,
+  spec: CounterSpec,
+  kind: string,
+  members: readonly { readonly memberId: number; readonly ownerId: number | null }[],
+): Promise<void> {
+  const column = spec.counters[kind];
+  if (!column || !Object.hasOwn(spec.counters, kind)) throw new Error(`no counter for ${kind}`);
+  await client.query(
+    `WITH added AS (
+       INSERT INTO ${table(spec.members)} (kind, member_id, owner_id)
+       SELECT $1, m, o FROM unnest($2::integer[], $3::integer[]) AS x (m, o) WHERE o IS NOT NULL
+       RETURNING owner_id)
+     UPDATE ${table(spec.owners)} AS owner SET ${column} = owner.${column} + gained.n
+     FROM (SELECT owner_id, count(*) AS n FROM added GROUP BY owner_id) gained
+     WHERE owner.id = gained.owner_id`,
+    [kind, members.map((m) => m.memberId), members.map((m) => m.ownerId)],
+  );
+}

@@ -49,3 +49,44 @@ export function applyInOrder<Event extends { readonly type: string; readonly dat
     return changed;
   };
 }
+
+/**
+ * applyInOrder, except that each run of consecutive events `batchable` accepts goes to `applyRun`
+ * as one array, for set-based SQL (a rebuild replays long runs of creates); the order of runs and
+ * single events is kept.
+ */
+export function applyInRuns<
+  Event extends { readonly type: string; readonly data: unknown },
+  Run extends Event,
+>(
+  batchable: (event: Event) => event is Run,
+  applyRun: (
+    ctx: ProjectionContext,
+    run: readonly Run[],
+    recorded: readonly RecordedEvent[],
+  ) => Promise<readonly string[]>,
+  applyOne: (ctx: ProjectionContext, event: Event, recorded: RecordedEvent) => Promise<readonly string[]>,
+): Projection['apply'] {
+  return async (ctx, events) => {
+    const changed: string[] = [];
+    let run: Run[] = [];
+    let runRecorded: RecordedEvent[] = [];
+    const flush = async (): Promise<void> => {
+      if (run.length > 0) changed.push(...(await applyRun(ctx, run, runRecorded)));
+      run = [];
+      runRecorded = [];
+    };
+    for (const recorded of events) {
+      const event = { type: recorded.type, data: recorded.data } as Event;
+      if (batchable(event)) {
+        run.push(event);
+        runRecorded.push(recorded);
+        continue;
+      }
+      await flush();
+      changed.push(...(await applyOne(ctx, event, recorded)));
+    }
+    await flush();
+    return changed;
+  };
+}

@@ -21,6 +21,8 @@ async function run(request: LoadRequest): Promise<LoadResult> {
     connections: request.connections,
     duration: request.durationSeconds,
     headers: request.headers,
+    ...(request.overallRate === undefined ? {} : { overallRate: request.overallRate }),
+    ...(request.paths === undefined ? {} : { requests: [{ setupRequest: randomPath(request.paths) }] }),
   });
   return {
     requestsPerSecond: result['2xx'] / result.duration,
@@ -29,4 +31,8 @@ async function run(request: LoadRequest): Promise<LoadResult> {
     latencyP50Ms: result.latency.p50,
     latencyP99Ms: result.latency.p99,
   };
+}
+
+function randomPath(paths: readonly string[]): (request: autocannon.Request) => autocannon.Request {
+  return (request) => ({ ...request, path: paths[Math.floor(Math.random() * paths.length)] });
 }

@@ -3,9 +3,12 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 
 /** The baseline: Express answering the same JSON with nothing in between (no auth, limits, logs). */
-export async function startBareApp(body: unknown): Promise<{ url: string; close(): Promise<void> }> {
+export async function startBareApp(
+  body: unknown,
+  route: string,
+): Promise<{ url: string; close(): Promise<void> }> {
   const app = express();
-  app.get('/api/auth/me/', (_req, res) => {
+  app.get(route, (_req, res) => {
     res.json(body);
   });
   const server = http.createServer(app);

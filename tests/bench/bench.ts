@@ -1,17 +1,13 @@
 import { startBenchPostgres } from './benchPostgres';
 import { measureAppends } from './appendBench';
+import { measureCatalogue } from './catalogueBench';
 import { Cleanup } from './cleanup';
 import type { Figure } from './figure';
 import { measureMeEndpoint } from './httpBench';
 import { measureProjectionLag } from './lagFigures';
 import { measureApiWhileProcessing } from './processorBench';
-import { printMachine, printSummary } from './report';
+import { printLoad, printMachine, printSummary } from './report';
 import { measureUploads, uploadBenchOptions } from './uploadBench';
-
-/** BENCH_ONLY=appends,lag,http,processor,upload,… runs only those sections; unset runs all. */
-const only = new Set((process.env.BENCH_ONLY ?? '').split(',').filter(Boolean));
-const section = (name: string, measure: () => Promise<Figure[]>): Promise<Figure[]> =>
-  only.size === 0 || only.has(name) ? measure() : Promise.resolve([]);
 
 /**
  * `npm run bench`: throughput and latency figures of the event store, the projector and the HTTP
@@ -22,26 +18,46 @@ async function main(cleanup: Cleanup): Promise<void> {
   const started = Date.now();
   const pg = await startBenchPostgres(cleanup);
   printMachine(pg.version);
-  const figures: Figure[] = [
-    ...(await section('appends', () => measureAppends(pg, cleanup, { rounds: 5, roundMs: 2000 }))),
-    ...(await section('lag', () =>
-      measureProjectionLag(pg, cleanup, { rounds: 3, roundMs: 10_000, rate: 200 }),
-    )),
-    ...(await section('http', () =>
-      measureMeEndpoint(pg, cleanup, { rounds: 3, connections: 10, durationSeconds: 5, warmUpSeconds: 2 }),
-    )),
-    ...(await section('processor', () =>
+  const http = { rounds: 3, connections: 10, durationSeconds: 5, warmUpSeconds: 2 };
+  const sections: Record<string, () => Promise<Figure[]>> = {
+    appends: () => measureAppends(pg, cleanup, { rounds: 5, roundMs: 2000 }),
+    lag: () => measureProjectionLag(pg, cleanup, { rounds: 3, roundMs: 10_000, rate: 200 }),
+    http: () => measureMeEndpoint(pg, cleanup, http),
+    catalogue: () =>
+      measureCatalogue(pg, cleanup, { ...http, brains: positiveInteger('BENCH_BRAINS', 100_000) }),
+    processor: () =>
       measureApiWhileProcessing(pg, cleanup, {
         rounds: 3,
         connections: 10,
         durationSeconds: 8,
         volumeEdge: 128,
       }),
-    )),
-    ...(await section('upload', () => measureUploads(pg, cleanup, uploadBenchOptions(process.env)))),
-  ];
+    upload: () => measureUploads(pg, cleanup, uploadBenchOptions(process.env)),
+  };
+  const figures: Figure[] = [];
+  for (const name of selectedSections(Object.keys(sections))) figures.push(...(await sections[name]!()));
   printSummary(figures);
+  printLoad('at the end');
   process.stdout.write(`\nfinished in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+}
+
+/** BENCH_ONLY=<comma list> runs only those sections (in their usual order); unset, all of them. */
+function selectedSections(all: readonly string[]): string[] {
+  const only = process.env.BENCH_ONLY?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (!only?.length) return [...all];
+  const unknown = only.filter((s) => !all.includes(s));
+  if (unknown.length > 0)
+    throw new Error(`BENCH_ONLY: no section ${unknown.join(', ')} (sections: ${all.join(', ')})`);
+  return all.filter((s) => only.includes(s));
+}
+
+function positiveInteger(name: string, fallback: number): number {
+  const text = process.env[name];
+  if (text === undefined || text === '') return fallback;
+  if (!/^[1-9][0-9]*$/.test(text)) throw new Error(`${name} must be a positive integer, not ${text}`);
+  return Number(text);
 }
 
 const cleanup = new Cleanup();

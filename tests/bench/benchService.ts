@@ -8,6 +8,7 @@ const NO_LIMITS = {
   RATE_LIMIT_REGISTER: '1000000000/hour',
   RATE_LIMIT_LOGIN: '1000000000/minute',
   RATE_LIMIT_TOKEN_CREATE: '1000000000/hour',
+  RATE_LIMIT_UPLOAD: '1000000000/hour',
 };
 
 /** The real all-in-one, in this process, on the benchmark's PostgreSQL. */

@@ -35,7 +35,7 @@ export async function measureMeEndpoint(
   );
   const closeService = cleanup.defer('all-in-one', () => service.close());
   const { token, me } = await benchAccount(service.url);
-  const bare = await startBareApp(me);
+  const bare = await startBareApp(me, ME);
   const closeBare = cleanup.defer('bare app', () => bare.close());
 
   const targets = {

@@ -6,6 +6,10 @@ export interface LoadRequest {
   readonly connections: number;
   readonly durationSeconds: number;
   readonly headers: Record<string, string>;
+  /** When given, each request takes one of these paths at random (url then names the origin). */
+  readonly paths?: readonly string[];
+  /** A fixed request rate over all connections (autocannon's overallRate) instead of as fast as possible. */
+  readonly overallRate?: number;
 }
 
 export interface LoadResult {

@@ -9,6 +9,17 @@ export function printMachine(postgresVersion: string): void {
     `machine: ${cpus.length} cores (${cpus[0]?.model.trim() ?? 'unknown cpu'}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM, ${os.platform()} ${os.release()}`,
   );
   say(`node ${process.version}, ${postgresVersion}`);
+  printLoad('at the start');
+}
+
+/** The machine may be shared: its load beside the figures says how much of it the run had. */
+export function printLoad(when: string): void {
+  say(
+    `load average ${when}: ${os
+      .loadavg()
+      .map((n) => n.toFixed(1))
+      .join(', ')} (1, 5, 15 min)`,
+  );
 }
 
 export function printSection(title: string): void {

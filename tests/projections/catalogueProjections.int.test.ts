@@ -176,12 +176,28 @@ async function countsDisagreeing(): Promise<unknown[]> {
   return rows.filter((r) => r.brains_count !== r.brains || r.atlases_count !== r.atlases);
 }
 
+/** brain_counts (the list's X-Total-Count) against a count over the brains, per placement. */
+async function placementCountsDisagreeing(): Promise<unknown[]> {
+  const { rows } = await pool.query(`
+    SELECT * FROM
+      (SELECT atlas_id, species_id, category_id, verified, brains::int AS kept
+       FROM brain_counts WHERE brains <> 0) kept
+    FULL JOIN
+      (SELECT coalesce(atlas_id, 0) AS atlas_id, coalesce(species_id, 0) AS species_id, category_id,
+              verified, count(*)::int AS counted
+       FROM brains GROUP BY 1, 2, 3, 4) counted
+    USING (atlas_id, species_id, category_id, verified)
+    WHERE kept IS DISTINCT FROM counted`);
+  return rows;
+}
+
 test('counts stay exact while brains are created, moved between atlases and species, and deleted', async () => {
   await seedCatalogue();
   for (let id = 1; id <= 12; id++)
     await createBrain(id, id % 3 === 0 ? atlasOf(3, 2, 2) : atlasOf(id % 2 ? 1 : 2, 1, 1));
   await runProjections();
   expect(await countsDisagreeing()).toEqual([]);
+  expect(await placementCountsDisagreeing()).toEqual([]);
   const { rows: before } = await pool.query(
     'SELECT id, brains_count, atlases_count FROM categories ORDER BY id',
   );
@@ -197,8 +213,16 @@ test('counts stay exact while brains are created, moved between atlases and spec
   await brainCommand(4, { type: 'UpdateBrain', data: { atlas: null, actor: staff, now } });
   await brainCommand(5, { type: 'DeleteBrain', data: { actor: staff, now } });
   await brainCommand(6, { type: 'DeleteBrain', data: { actor: staff, now } });
+  // Verified by staff, and renamed (a change that moves no count).
+  await brainCommand(7, { type: 'UpdateBrain', data: { verified: true, actor: staff, now } });
+  await brainCommand(8, { type: 'UpdateBrain', data: { name: 'Renamed', actor: staff, now } });
   await runProjections();
   expect(await countsDisagreeing()).toEqual([]);
+  expect(await placementCountsDisagreeing()).toEqual([]);
+  const { rows: placements } = await pool.query(
+    'SELECT sum(brains)::int AS all, sum(brains) FILTER (WHERE verified)::int AS verified FROM brain_counts',
+  );
+  expect(placements[0]).toEqual({ all: 10, verified: 1 });
   const { rows: after } = await pool.query(
     `SELECT (SELECT brains_count FROM categories WHERE id = 2) AS primates,
             (SELECT brains_count FROM species WHERE id = 1) AS mice,

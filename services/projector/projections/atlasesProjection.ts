@@ -1,12 +1,8 @@
-import {
-  type Projection,
-  type ProjectionContext,
-  applyInOrder,
-} from '../../../shared/projections/projection';
+import { type Projection, type ProjectionContext, applyInRuns } from '../../../shared/projections/projection';
 import type { AtlasEvent } from '../../../shared/domain/atlases/events';
-import type { BrainEvent } from '../../../shared/domain/brains/events';
+import type { BrainCreated, BrainEvent } from '../../../shared/domain/brains/events';
 import { type CounterSpec, membershipTableSql } from '../../../shared/projections/memberCounts';
-import { countBrainFor } from './brainMemberships';
+import { countBrainFor, countCreatedBrainsFor, isBrainCreated } from './brainMemberships';
 
 type Handled = AtlasEvent | BrainEvent;
 
@@ -45,7 +41,11 @@ export const atlasesProjection: Projection = {
     await client.query(membershipTableSql(table('atlas_members')));
   },
 
-  apply: applyInOrder<Handled>(applyOne),
+  apply: applyInRuns<Handled, BrainCreated>(
+    isBrainCreated,
+    (ctx, created) => countCreatedBrainsFor(ctx, COUNTS, created, 'atlasId', 'atlas'),
+    applyOne,
+  ),
 };
 
 async function applyOne(ctx: ProjectionContext, event: Handled): Promise<string[]> {

@@ -1,6 +1,10 @@
-import type { BrainEvent } from '../../../shared/domain/brains/events';
+import type { BrainCreated, BrainEvent } from '../../../shared/domain/brains/events';
 import type { ProjectionContext } from '../../../shared/projections/projection';
-import { type CounterSpec, countMemberFor } from '../../../shared/projections/memberCounts';
+import {
+  type CounterSpec,
+  countMemberFor,
+  countNewMembersFor,
+} from '../../../shared/projections/memberCounts';
 
 type Placement = 'atlasId' | 'speciesId' | 'categoryId';
 
@@ -31,4 +35,21 @@ export async function countBrainFor(
       await countMemberFor(ctx, spec, 'brain', event.data.brainId, null);
       return [`${keyPrefix}:*`];
   }
+}
+
+export const isBrainCreated = (event: { readonly type: string }): event is BrainCreated =>
+  event.type === 'BrainCreated';
+
+/** countBrainFor for a run of created brains, in one statement; the changed keys of their owners. */
+export async function countCreatedBrainsFor(
+  ctx: ProjectionContext,
+  spec: CounterSpec,
+  created: readonly BrainCreated[],
+  field: Placement,
+  keyPrefix: string,
+): Promise<string[]> {
+  const members = created.map((e) => ({ memberId: e.data.brainId, ownerId: e.data[field] }));
+  await countNewMembersFor(ctx, spec, 'brain', members);
+  const owners = new Set(members.flatMap((m) => (m.ownerId === null ? [] : [m.ownerId])));
+  return [...owners].map((owner) => `${keyPrefix}:${owner}`);
 }

@@ -1,9 +1,6 @@
-import {
-  type Projection,
-  type ProjectionContext,
-  applyInOrder,
-} from '../../../shared/projections/projection';
-import type { BrainEvent, BrainFields } from '../../../shared/domain/brains/events';
+import { type Projection, type ProjectionContext, applyInRuns } from '../../../shared/projections/projection';
+import type { BrainCreated, BrainEvent, BrainFields } from '../../../shared/domain/brains/events';
+import { isBrainCreated } from './brainMemberships';
 
 /** Event field → column, for the fields a BrainUpdated may change (an own-property map). */
 const COLUMNS: Readonly<Record<keyof BrainFields, string>> = {
@@ -19,14 +16,31 @@ const COLUMNS: Readonly<Record<keyof BrainFields, string>> = {
   verified: 'verified',
 };
 
+/** The placement columns brain_counts is keyed by; 0 stands for "none" (ids start at 1). */
+const PLACEMENT = 'coalesce(atlas_id, 0), coalesce(species_id, 0), category_id, verified';
+
+/**
+ * Adds `delta` to the counts of the placements `source` (a CTE of brains rows) selects. Grouped
+ * first: ON CONFLICT may touch each counts row only once per statement.
+ */
+const countDelta = (counts: string, source: string): string => `
+  INSERT INTO ${counts} AS k (atlas_id, species_id, category_id, verified, brains)
+  SELECT a, s, c, v, sum(delta) FROM ${source} GROUP BY a, s, c, v HAVING sum(delta) <> 0
+  ON CONFLICT (atlas_id, species_id, category_id, verified)
+  DO UPDATE SET brains = k.brains + excluded.brains`;
+
 /**
  * Read model of brains: one row per live brain, with the stream revision for its weak ETag.
- * Indexes serve the list's filters, each with the default order (newest first).
+ * Indexes serve the list's filters, each with the default order (newest first), so a page is an
+ * ordered index range. brain_counts holds how many brains each placement (atlas, species,
+ * category, verified) has: the list's X-Total-Count for any combination of those filters is a sum
+ * over a few hundred rows instead of a count over the brains (the atlas decides species and
+ * category, so there are about twice as many rows as atlases).
  */
 export const brainsProjection: Projection = {
   name: 'brains',
-  version: 1,
-  tables: ['brains'],
+  version: 2,
+  tables: ['brains', 'brain_counts'],
   eventTypes: new Set(['BrainCreated', 'BrainUpdated', 'BrainDeleted']),
 
   async createTables({ client, table }) {
@@ -54,12 +68,67 @@ export const brainsProjection: Projection = {
     await client.query(`CREATE INDEX ON ${brains} (date_uploaded DESC, id DESC)`);
     for (const column of ['atlas_id', 'species_id', 'category_id', 'uploader_id', 'verified'])
       await client.query(`CREATE INDEX ON ${brains} (${column}, date_uploaded DESC, id DESC)`);
+    await client.query(`
+      CREATE TABLE ${table('brain_counts')} (
+        atlas_id integer NOT NULL,
+        species_id integer NOT NULL,
+        category_id integer NOT NULL,
+        verified boolean NOT NULL,
+        brains bigint NOT NULL,
+        PRIMARY KEY (atlas_id, species_id, category_id, verified)
+      )`);
   },
 
-  apply: applyInOrder<BrainEvent>(async (ctx, event, recorded) => [
-    await applyOne(ctx, event, recorded.streamRevision),
-  ]),
+  apply: applyInRuns<BrainEvent, BrainCreated>(
+    isBrainCreated,
+    (ctx, created, recorded) =>
+      createBrains(
+        ctx,
+        created,
+        recorded.map((r) => r.streamRevision),
+      ),
+    async (ctx, event, recorded) => [await applyOne(ctx, event, recorded.streamRevision)],
+  ),
 };
+
+const CREATED_COLUMNS = `id, readable_id, uuid, name, description, atlas_id, species_id, category_id,
+  is_reference, extra_link, website, color, verified, uploader_id, file_upload_id, date_uploaded, revision`;
+
+/** Created brains in one statement (rows as a JSON array of column → value), counted by placement. */
+async function createBrains(
+  { client, table }: ProjectionContext,
+  created: readonly BrainCreated[],
+  revisions: readonly bigint[],
+): Promise<string[]> {
+  const rows = created.map(({ data: d }, i) => ({
+    id: d.brainId,
+    readable_id: d.readableId,
+    uuid: d.uuid,
+    name: d.name,
+    description: d.description,
+    atlas_id: d.atlasId,
+    species_id: d.speciesId,
+    category_id: d.categoryId,
+    is_reference: d.isReference,
+    extra_link: d.extraLink,
+    website: d.website,
+    color: d.color,
+    verified: d.verified,
+    uploader_id: d.uploaderId,
+    file_upload_id: d.fileUploadId,
+    date_uploaded: d.createdAt,
+    revision: revisions[i]!.toString(),
+  }));
+  await client.query(
+    `WITH created AS (
+       INSERT INTO ${table('brains')} (${CREATED_COLUMNS})
+       SELECT ${CREATED_COLUMNS} FROM json_populate_recordset(NULL::${table('brains')}, $1::json)
+       RETURNING ${PLACEMENT}, 1 AS delta
+     ) ${countDelta(table('brain_counts'), 'created AS x (a, s, c, v, delta)')}`,
+    [JSON.stringify(rows)],
+  );
+  return created.map(({ data }) => `brain:${data.brainId}`);
+}
 
 async function applyOne(
   { client, table }: ProjectionContext,
@@ -67,46 +136,30 @@ async function applyOne(
   revision: bigint,
 ): Promise<string> {
   switch (event.type) {
-    case 'BrainCreated': {
-      const d = event.data;
-      await client.query(
-        `INSERT INTO ${table('brains')} (id, readable_id, uuid, name, description, atlas_id, species_id,
-           category_id, is_reference, extra_link, website, color, verified, uploader_id, file_upload_id,
-           date_uploaded, revision)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
-        [
-          d.brainId,
-          d.readableId,
-          d.uuid,
-          d.name,
-          d.description,
-          d.atlasId,
-          d.speciesId,
-          d.categoryId,
-          d.isReference,
-          d.extraLink,
-          d.website,
-          d.color,
-          d.verified,
-          d.uploaderId,
-          d.fileUploadId,
-          d.createdAt,
-          revision.toString(),
-        ],
-      );
-      return `brain:${d.brainId}`;
-    }
+    case 'BrainCreated':
+      return (await createBrains({ client, table }, [event], [revision]))[0]!;
     case 'BrainUpdated': {
       const fields = Object.entries(event.data.changes).filter(([field]) => Object.hasOwn(COLUMNS, field));
       const assignments = fields.map(([field], i) => `${COLUMNS[field as keyof BrainFields]} = $${i + 3}`);
+      // The CTEs share one snapshot: `before` sees the row as it was before `after` changed it.
       await client.query(
-        `UPDATE ${table('brains')} SET ${['revision = $2', ...assignments].join(', ')} WHERE id = $1`,
+        `WITH before AS (SELECT ${PLACEMENT}, -1 AS delta FROM ${table('brains')} WHERE id = $1),
+           after AS (
+             UPDATE ${table('brains')} SET ${['revision = $2', ...assignments].join(', ')} WHERE id = $1
+             RETURNING ${PLACEMENT}, 1 AS delta
+           ),
+           moved (a, s, c, v, delta) AS (SELECT * FROM before UNION ALL SELECT * FROM after)
+         ${countDelta(table('brain_counts'), 'moved')}`,
         [event.data.brainId, revision.toString(), ...fields.map(([, value]) => value as unknown)],
       );
       return `brain:${event.data.brainId}`;
     }
     case 'BrainDeleted':
-      await client.query(`DELETE FROM ${table('brains')} WHERE id = $1`, [event.data.brainId]);
+      await client.query(
+        `WITH deleted AS (DELETE FROM ${table('brains')} WHERE id = $1 RETURNING ${PLACEMENT}, -1 AS delta)
+         ${countDelta(table('brain_counts'), 'deleted AS x (a, s, c, v, delta)')}`,
+        [event.data.brainId],
+      );
       return `brain:${event.data.brainId}`;
   }
 }

@@ -1,18 +1,14 @@
-import {
-  type Projection,
-  type ProjectionContext,
-  applyInOrder,
-} from '../../../shared/projections/projection';
+import { type Projection, type ProjectionContext, applyInRuns } from '../../../shared/projections/projection';
 import type { CategoryEvent } from '../../../shared/domain/categories/events';
 import type { SpeciesEvent } from '../../../shared/domain/species/events';
 import type { AtlasEvent } from '../../../shared/domain/atlases/events';
-import type { BrainEvent } from '../../../shared/domain/brains/events';
+import type { BrainCreated, BrainEvent } from '../../../shared/domain/brains/events';
 import {
   type CounterSpec,
   countMemberFor,
   membershipTableSql,
 } from '../../../shared/projections/memberCounts';
-import { countBrainFor } from './brainMemberships';
+import { countBrainFor, countCreatedBrainsFor, isBrainCreated } from './brainMemberships';
 
 type Handled = CategoryEvent | SpeciesEvent | AtlasEvent | BrainEvent;
 
@@ -57,7 +53,11 @@ export const categoriesProjection: Projection = {
     );
   },
 
-  apply: applyInOrder<Handled>(applyOne),
+  apply: applyInRuns<Handled, BrainCreated>(
+    isBrainCreated,
+    (ctx, created) => countCreatedBrainsFor(ctx, COUNTS, created, 'categoryId', 'category'),
+    applyOne,
+  ),
 };
 
 async function applyOne(ctx: ProjectionContext, event: Handled): Promise<string[]> {

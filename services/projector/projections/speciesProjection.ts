@@ -1,17 +1,13 @@
-import {
-  type Projection,
-  type ProjectionContext,
-  applyInOrder,
-} from '../../../shared/projections/projection';
+import { type Projection, type ProjectionContext, applyInRuns } from '../../../shared/projections/projection';
 import type { SpeciesEvent } from '../../../shared/domain/species/events';
 import type { AtlasEvent } from '../../../shared/domain/atlases/events';
-import type { BrainEvent } from '../../../shared/domain/brains/events';
+import type { BrainCreated, BrainEvent } from '../../../shared/domain/brains/events';
 import {
   type CounterSpec,
   countMemberFor,
   membershipTableSql,
 } from '../../../shared/projections/memberCounts';
-import { countBrainFor } from './brainMemberships';
+import { countBrainFor, countCreatedBrainsFor, isBrainCreated } from './brainMemberships';
 
 type Handled = SpeciesEvent | AtlasEvent | BrainEvent;
 
@@ -45,7 +41,11 @@ export const speciesProjection: Projection = {
     await client.query(membershipTableSql(table('species_members')));
   },
 
-  apply: applyInOrder<Handled>(applyOne),
+  apply: applyInRuns<Handled, BrainCreated>(
+    isBrainCreated,
+    (ctx, created) => countCreatedBrainsFor(ctx, COUNTS, created, 'speciesId', 'species'),
+    applyOne,
+  ),
 };
 
 async function applyOne(ctx: ProjectionContext, event: Handled): Promise<string[]> {

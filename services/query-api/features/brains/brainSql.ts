@@ -1,24 +1,26 @@
-import type { Pool } from 'pg';
+import { createHash } from 'node:crypto';
+import type { Pool, QueryConfig } from 'pg';
 import type { BrainARow, BrainShape } from '../../../../shared/views/brainViews';
 import type { SqlConditions } from '../../../../shared/query/sqlConditions';
+import type { Window } from '../../../../shared/query/listResponse';
+import { SCIENTIFIC_NAME_KEY_SQL } from '../species/speciesSql';
 
-/** Brains with what both shapes show: atlas, species, category, uploader and file, flat. */
-export const BRAIN_FROM = `FROM brains b
-  LEFT JOIN atlases a ON a.id = b.atlas_id
+/** What both shapes show beside a brain (b): atlas, species, category, uploader and file, flat. */
+const BRAIN_JOINS = `LEFT JOIN atlases a ON a.id = b.atlas_id
   LEFT JOIN species s ON s.id = b.species_id
   LEFT JOIN categories c ON c.id = b.category_id
   LEFT JOIN users u ON u.id = b.uploader_id
   LEFT JOIN file_uploads f ON f.id = b.file_upload_id::uuid`;
 
-export const BRAIN_SELECT = `
-  SELECT b.id, b.readable_id, b.uuid, b.name, b.description, b.date_uploaded, b.website, b.verified,
+const BRAIN_COLUMNS = `b.id, b.readable_id, b.uuid, b.name, b.description, b.date_uploaded, b.website, b.verified,
     b.category_id, b.uploader_id, b.atlas_id, b.is_reference, b.extra_link, b.color, b.revision,
     a.name AS atlas_name, a.slug AS atlas_slug, a.description AS atlas_description,
     b.species_id, s.name AS species_name, s.scientific_name, c.name AS category_name,
     u.username AS uploader_username, u.email AS uploader_email,
     f.filename AS file_name, f.size_bytes AS file_size_bytes,
-    f.metadata AS file_metadata, f.preview_blob_key AS file_preview_key
-  ${BRAIN_FROM}`;
+    f.metadata AS file_metadata, f.preview_blob_key AS file_preview_key`;
+
+export const BRAIN_SELECT = `SELECT ${BRAIN_COLUMNS} FROM brains b ${BRAIN_JOINS}`;
 
 export interface BrainSqlRow extends BrainARow {
   readonly revision: string;
@@ -44,6 +46,97 @@ export async function findBrain(
     filter.params(),
   );
   return rows[0];
+}
+
+/**
+ * The list's filters are conditions on the brains row alone (alias b, no joins), so that a page
+ * is an ordered range of one of brainsProjection's indexes and that, when they name only
+ * placement columns (atlas_id, species_id, category_id, verified: `countable`), brain_counts
+ * answers the total. Names are resolved to ids first (scalar subqueries on unique columns,
+ * speciesIdsByKey for scientific names), never joined.
+ */
+export interface BrainListFilter {
+  readonly conditions: SqlConditions;
+  readonly countable: boolean;
+}
+
+/**
+ * A named statement: each connection plans it once, and PostgreSQL then reuses a generic plan when
+ * it is no worse (planning the page query's joins costs more than running it). The name is
+ * derived from the text, so one name never stands for two texts.
+ */
+function statement(text: string, values: unknown[]): QueryConfig {
+  return { name: `brains_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`, text, values };
+}
+
+/**
+ * X-Total-Count: a sum over brain_counts (a few hundred rows, whatever the catalogue's size)
+ * for placement filters; otherwise an indexed count (an uploader's brains; search).
+ */
+export async function countBrains(pool: Pool, { conditions, countable }: BrainListFilter): Promise<number> {
+  const sql = countable
+    ? `SELECT coalesce(sum(b.brains), 0) AS n FROM brain_counts b ${conditions.whereSql}`
+    : `SELECT count(*) AS n FROM brains b ${conditions.whereSql}`;
+  const { rows } = await pool.query<{ n: string }>(statement(sql, conditions.params()));
+  return Number(rows[0]?.n ?? 0);
+}
+
+/**
+ * One page: the ids first, from an index in the list's order (index-only, however deep the
+ * OFFSET), then their rows joined with what the shapes show, for those ids only. OFFSET walks
+ * the index, so a page past the middle is read from the other end (the order mirrored, the rows
+ * turned back): no page walks more than half the matching brains. `total` is the count the
+ * answer reports.
+ */
+export async function fetchBrainPage(
+  pool: Pool,
+  { conditions }: BrainListFilter,
+  order: string,
+  { limit, offset }: Window,
+  total: number,
+): Promise<BrainSqlRow[]> {
+  const fromEnd = offset + limit / 2 > total / 2 && offset < total;
+  const window = fromEnd
+    ? {
+        order: mirrored(order),
+        limit: Math.min(limit, total - offset),
+        offset: Math.max(0, total - offset - limit),
+      }
+    : { order, limit, offset };
+  const { rows } = await pool.query<BrainSqlRow>(
+    statement(
+      `SELECT ${BRAIN_COLUMNS}
+       FROM (SELECT b.id FROM brains b ${conditions.whereSql} ORDER BY ${window.order}
+             LIMIT ${conditions.extra(0)} OFFSET ${conditions.extra(1)}) page
+       JOIN brains b ON b.id = page.id ${BRAIN_JOINS}
+       ORDER BY ${window.order}`,
+      conditions.params(window.limit, window.offset),
+    ),
+  );
+  return fromEnd ? rows.reverse() : rows;
+}
+
+/**
+ * An ORDER BY of "expression ASC|DESC" terms (listResponse.orderBy's) read backwards. Exact,
+ * NULLs included: ASC puts them last and DESC first.
+ */
+export function mirrored(order: string): string {
+  return order
+    .split(', ')
+    .map((term) => {
+      const match = /^(.+) (ASC|DESC)$/.exec(term);
+      if (!match) throw new Error(`cannot mirror the ordering term ${term}`);
+      return `${match[1]} ${match[2] === 'ASC' ? 'DESC' : 'ASC'}`;
+    })
+    .join(', ');
+}
+
+/** Species whose scientific name has this key (naming.scientificNameKey): one, unless names differ only by separators. */
+export async function speciesIdsByKey(pool: Pool, key: string): Promise<number[]> {
+  const { rows } = await pool.query<{ id: number }>(
+    statement(`SELECT s.id FROM species s WHERE ${SCIENTIFIC_NAME_KEY_SQL} = $1 ORDER BY s.id`, [key]),
+  );
+  return rows.map((row) => row.id);
 }
 
 /** decisions.md: `?shape=a|b` overrides the endpoint's own shape. */

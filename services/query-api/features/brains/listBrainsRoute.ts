@@ -1,3 +1,4 @@
+import type { Pool } from 'pg';
 import type { RouteSpec } from '../../../../shared/http/routeSpec';
 import { listQueryProperties, listReply, orderBy } from '../../../../shared/query/listResponse';
 import { SqlConditions } from '../../../../shared/query/sqlConditions';
@@ -5,12 +6,13 @@ import { scientificNameKey } from '../../../../shared/domain/naming/naming';
 import { brainJson, brainSchema } from '../../../../shared/views/brainViews';
 import type { QueryDeps } from '../../queryDeps';
 import {
-  BRAIN_FROM,
-  BRAIN_SELECT,
-  type BrainSqlRow,
+  type BrainListFilter,
   brainIdOf,
+  countBrains,
+  fetchBrainPage,
   shapeOf,
   shapeQueryProperty,
+  speciesIdsByKey,
 } from './brainSql';
 import { brainListSchema, searchBrains, searchQueryProperties } from './searchBrains';
 
@@ -23,33 +25,37 @@ const ORDERING = {
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value.trim() : undefined);
 
-/** The filters of decisions.md ("Brains"), combined with AND (`search` goes through searchBrains). */
-function filters(query: Record<string, unknown>): SqlConditions {
+/**
+ * The filters of decisions.md ("Brains"), combined with AND; see BrainListFilter. (`search` and
+ * `facets` go through searchBrains.)
+ */
+async function filters(pool: Pool, query: Record<string, unknown>): Promise<BrainListFilter> {
   const filter = new SqlConditions();
   const species = text(query.species);
-  if (species !== undefined)
-    filter.where(
-      `regexp_replace(lower(s.scientific_name), '[[:space:]+_-]+', ' ', 'g') = ${filter.param(scientificNameKey(species))}`,
-    );
+  if (species !== undefined) {
+    const ids = await speciesIdsByKey(pool, scientificNameKey(species));
+    // One id (the rule) keeps the page an ordered index range; `= ANY` would need a sort.
+    if (ids.length === 0) filter.where('false');
+    else if (ids.length === 1) filter.where(`b.species_id = ${filter.param(ids[0])}`);
+    else filter.where(`b.species_id = ANY(${filter.param(ids)}::integer[])`);
+  }
   if (typeof query.verified === 'boolean') filter.where(`b.verified = ${filter.param(query.verified)}`);
   if (typeof query.uploader === 'number') filter.where(`b.uploader_id = ${filter.param(query.uploader)}`);
   const atlas = text(query.atlas);
   if (atlas !== undefined) {
     const id = brainIdOf(atlas);
     filter.where(
-      id !== undefined ? `b.atlas_id = ${filter.param(id)}` : `a.slug = ${filter.param(atlas.toLowerCase())}`,
+      `b.atlas_id = ${id !== undefined ? filter.param(id) : `(SELECT id FROM atlases WHERE slug = ${filter.param(atlas.toLowerCase())})`}`,
     );
   }
   const category = text(query.category);
   if (category !== undefined) {
     const id = brainIdOf(category);
     filter.where(
-      id !== undefined
-        ? `b.category_id = ${filter.param(id)}`
-        : `c.name = ${filter.param(category.toLowerCase())}`,
+      `b.category_id = ${id !== undefined ? filter.param(id) : `(SELECT id FROM categories WHERE name = ${filter.param(category.toLowerCase())})`}`,
     );
   }
-  return filter;
+  return { conditions: filter, countable: query.uploader === undefined };
 }
 
 export const listBrainsRoute = (deps: QueryDeps): RouteSpec => ({
@@ -80,25 +86,15 @@ export const listBrainsRoute = (deps: QueryDeps): RouteSpec => ({
     const shape = shapeOf(ctx.query, paged ? 'b' : 'a');
     const searched = await searchBrains(deps, ctx, shape, paged);
     if (searched) return searched;
-    const filter = filters(ctx.query);
+    const filter = await filters(deps.readModels, ctx.query);
     const order = orderBy(ctx.query.ordering, ORDERING, 'b.date_uploaded DESC', 'b.id DESC');
+    let total = 0;
     return listReply(ctx, {
-      count: async () =>
-        Number(
-          (
-            await deps.readModels.query<{ n: string }>(
-              `SELECT count(*) AS n ${BRAIN_FROM} ${filter.whereSql}`,
-              filter.params(),
-            )
-          ).rows[0]?.n ?? 0,
+      count: async () => (total = await countBrains(deps.readModels, filter)),
+      fetch: async (window) =>
+        (await fetchBrainPage(deps.readModels, filter, order, window, total)).map((row) =>
+          brainJson(shape, row, ctx.baseUrl),
         ),
-      fetch: async ({ limit, offset }) =>
-        (
-          await deps.readModels.query<BrainSqlRow>(
-            `${BRAIN_SELECT} ${filter.whereSql} ORDER BY ${order} LIMIT ${filter.extra(0)} OFFSET ${filter.extra(1)}`,
-            filter.params(limit, offset),
-          )
-        ).rows.map((row) => brainJson(shape, row, ctx.baseUrl)),
     });
   },
 });

@@ -1,0 +1,138 @@
+import { startBareApp } from './bareApp';
+import { SEARCH_WORD } from './catalogueEvents';
+import type { Cleanup } from './cleanup';
+import { milliseconds, percent, perSecond, withUnit, type Figure } from './figure';
+import { generateLoad, stopLoadGenerators, type LoadResult } from './loadGenerator';
+import { FACETS, PAGE_SIZE, listTargets } from './listTargets';
+import { printDetail, printFigure } from './report';
+import { spread } from './stats';
+
+export interface ListPlan {
+  readonly rounds: number;
+  readonly connections: number;
+  readonly durationSeconds: number;
+  readonly warmUpSeconds: number;
+}
+
+type Kind = 'bare' | 'list' | 'search' | 'facets' | 'deepSpecies' | 'deepAll';
+const AT_FULL_RATE: readonly Kind[] = ['bare', 'list', 'search', 'facets', 'deepSpecies', 'deepAll'];
+
+const TARGETS = { listShare: 0.4, listP99AtHalfRateMs: 50, searchP99Ms: 100, facetsP99Ms: 100 };
+
+/**
+ * GET /api/brains/ with a species filter on random pages, with search, with facets, and on the
+ * deepest pages, next to a bare Express handler serving a page of the same size, each as fast as
+ * it goes (order rotated each round so machine noise hits all alike); then the filtered list at
+ * half its measured rate, for its p99 under a load it can carry.
+ */
+export async function measureBrainList(baseUrl: string, cleanup: Cleanup, plan: ListPlan): Promise<Figure[]> {
+  printDetail(
+    `GET /api/brains/ (page_size=${PAGE_SIZE}, random species and page) vs bare Express: autocannon in a child process, ${plan.connections} connections × ${plan.durationSeconds} s, ${plan.rounds} rounds`,
+  );
+  cleanup.defer('load generators', stopLoadGenerators);
+  const targets = await listTargets(baseUrl);
+  const bare = await startBareApp(targets.samplePage, '/api/brains/');
+  const closeBare = cleanup.defer('bare list app', () => bare.close());
+  printDetail(`e.g. ${targets.list[0]!}; deep: ${targets.deepSpecies} and ${targets.deepAll}`);
+  if (!targets.facetsAnswered)
+    printDetail(
+      'this build answers no facets: facets= is ignored, so its figures are those of the plain list',
+    );
+  const paths: Record<Kind, { origin: string; paths: readonly string[] }> = {
+    bare: { origin: bare.url, paths: targets.list },
+    list: { origin: baseUrl, paths: targets.list },
+    search: { origin: baseUrl, paths: targets.search },
+    facets: { origin: baseUrl, paths: targets.facets },
+    deepSpecies: { origin: baseUrl, paths: [targets.deepSpecies] },
+    deepAll: { origin: baseUrl, paths: [targets.deepAll] },
+  };
+  const run = (kind: Kind, durationSeconds: number, overallRate?: number): Promise<LoadResult> =>
+    generateLoad({
+      url: paths[kind].origin,
+      paths: paths[kind].paths,
+      connections: plan.connections,
+      durationSeconds,
+      headers: {},
+      ...(overallRate === undefined ? {} : { overallRate }),
+    }).then(checked);
+
+  for (const kind of AT_FULL_RATE) await run(kind, plan.warmUpSeconds);
+  const results = new Map<Kind, LoadResult[]>(AT_FULL_RATE.map((k) => [k, []]));
+  for (let round = 0; round < plan.rounds; round++) {
+    const order = rotate(AT_FULL_RATE, round);
+    for (const kind of order) results.get(kind)!.push(await run(kind, plan.durationSeconds));
+    printDetail(
+      `round ${round + 1}: ${order.map((k) => `${k} ${summarise(last(results.get(k)!))}`).join('; ')}`,
+    );
+  }
+  const halfRate = Math.max(1, Math.round(spread(results.get('list')!.map(rps)).median / 2));
+  const atHalf: LoadResult[] = [];
+  for (let round = 0; round < plan.rounds; round++) {
+    atHalf.push(await run('list', plan.durationSeconds, halfRate));
+    printDetail(`list at ${halfRate} req/s, round ${round + 1}: ${summarise(last(atHalf))}`);
+  }
+  await closeBare();
+  const figures = report(results, atHalf, halfRate);
+  figures.forEach(printFigure);
+  return figures;
+}
+
+function report(results: Map<Kind, LoadResult[]>, atHalf: LoadResult[], halfRate: number): Figure[] {
+  const of = (kind: Kind): LoadResult[] => results.get(kind)!;
+  const bareRps = of('bare').map(rps);
+  const info = (name: string, rounds: number[], unit = perSecond('req')): Figure => ({
+    name,
+    rounds,
+    unit,
+    target: undefined,
+  });
+  const p99Target = (name: string, rounds: number[], value: number): Figure => ({
+    name,
+    rounds,
+    unit: milliseconds,
+    target: { kind: 'at most', value },
+  });
+  return [
+    info('bare Express, a 20-brain page', bareRps),
+    info('brains list ?species=&page=random', of('list').map(rps)),
+    info('brains list p99 (at full rate)', of('list').map(p99), milliseconds),
+    {
+      name: 'brains list / bare Express',
+      rounds: of('list').map((r, i) => rps(r) / bareRps[i]!),
+      unit: percent,
+      target: { kind: 'at least', value: TARGETS.listShare },
+    },
+    p99Target(
+      `brains list p99 at half rate (${halfRate} req/s)`,
+      atHalf.map(p99),
+      TARGETS.listP99AtHalfRateMs,
+    ),
+    info(`brains list + search=${SEARCH_WORD}`, of('search').map(rps)),
+    p99Target(`brains list + search=${SEARCH_WORD} p99`, of('search').map(p99), TARGETS.searchP99Ms),
+    info(`brains list + facets=${FACETS}`, of('facets').map(rps)),
+    p99Target(`brains list + facets p99`, of('facets').map(p99), TARGETS.facetsP99Ms),
+    info('deepest page of the largest species', of('deepSpecies').map(rps)),
+    info('deepest page of the largest species p99', of('deepSpecies').map(p99), milliseconds),
+    info('deepest page, no filter', of('deepAll').map(rps)),
+    info('deepest page, no filter p99', of('deepAll').map(p99), milliseconds),
+  ];
+}
+
+const rps = (r: LoadResult): number => r.requestsPerSecond;
+const p99 = (r: LoadResult): number => r.latencyP99Ms;
+const last = <T>(values: readonly T[]): T => values[values.length - 1]!;
+const rotate = <T>(values: readonly T[], by: number): T[] => {
+  const at = by % values.length;
+  return [...values.slice(at), ...values.slice(0, at)];
+};
+
+/** A rate over failing requests measures the failure path, not the endpoint: stop instead. */
+function checked(result: LoadResult): LoadResult {
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`load run had ${result.non2xx} non-2xx answers and ${result.errors} errors`);
+  return result;
+}
+
+function summarise(result: LoadResult): string {
+  return `${withUnit(perSecond('req'), result.requestsPerSecond)} (p50 ${result.latencyP50Ms} ms, p99 ${result.latencyP99Ms} ms)`;
+}
