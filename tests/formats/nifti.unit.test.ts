@@ -168,6 +168,16 @@ describe('bad NIfTI content fails with a reason', () => {
     expect(reasonOf(await inspectUpload(bufferSource(corrupt), 'a.nii.gz'))).toMatch(/corrupt/);
   });
 
+  it('a gzip bomb: a volume that inflates at the maximum deflate ratio', async () => {
+    const header = Buffer.from((await readFile(fixtures('cube_be.nii'))).subarray(0, 352));
+    [3, 1024, 1024, 128].forEach((size, index) => header.writeInt16BE(size, 40 + index * 2));
+    header.writeInt16BE(2, 70); // uint8: a 128 MiB first volume
+    header.writeInt16BE(8, 72);
+    const zeros = gzipSync(Buffer.alloc(16 * 2 ** 20), { level: 9 }); // one member: 16 MiB of zeros
+    const bomb = Buffer.concat([gzipSync(header), ...Array.from({ length: 8 }, () => zeros)]);
+    expect(reasonOf(await inspectUpload(bufferSource(bomb), 'bomb.nii.gz'))).toMatch(/^gzip bomb: /);
+  });
+
   it('an unsupported datatype', async () => {
     const bytes = Buffer.from(await readFile(fixtures('cube_n2.nii')));
     bytes.writeInt16LE(9999, 12); // NIfTI-2 datatype

@@ -5,6 +5,9 @@ import { chunkCodec, type ChunkCodec } from './chunkCodec';
 import type { ZarrArrayMeta } from './zarrArrayMeta';
 import type { ZipArchive } from './zipArchive';
 
+/** Chunks (zip entries) a preview may read: tiny chunks would mean a range read per few voxels. */
+const maxPreviewChunks = 4096;
+
 /**
  * Middle slices of one array (the coarsest multiscale level): its last three axes (z, y, x) as three
  * orthogonal views, or its last two as one image, every leading axis (t, c) at its middle. Only the
@@ -25,8 +28,10 @@ export async function zarrPreview(
   const voxels = region.reduce((product, size) => product * size, 1);
   if (voxels > limits.maxPreviewVoxels) return null;
   const fixed = meta.shape.slice(0, ndim - spatial).map((size) => Math.floor(size / 2));
+  const chunks = chunksCrossing(meta, fixed);
+  if (chunks.length > maxPreviewChunks) return null;
   const values = new Float32Array(voxels).fill(fillOf(meta.fillValue));
-  for (const chunkIndex of chunksCrossing(meta, fixed)) {
+  for (const chunkIndex of chunks) {
     await copyChunk(
       zip,
       `${root}${meta.path === '' ? '' : `${meta.path}/`}`,
