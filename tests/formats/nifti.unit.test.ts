@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { PNG } from 'pngjs';
 import { fileByteSource } from '../../shared/formats/fileByteSource';
@@ -222,6 +223,35 @@ describe('faults of the source are not content failures', () => {
         signal: controller.signal,
       }),
     ).rejects.toThrow('shutting down');
+  });
+});
+
+describe('abort during a preview', () => {
+  it('rejects promptly while the volume is still streaming', async () => {
+    const header = Buffer.from((await readFile(fixtures('cube_be.nii'))).subarray(0, 352));
+    [3, 2048, 2048, 64].forEach((size, index) => header.writeInt16BE(size, 40 + index * 2));
+    header.writeInt16BE(2, 70); // uint8
+    header.writeInt16BE(8, 72);
+    const controller = new AbortController();
+    let chunks = 0;
+    const endless = {
+      size: 352 + 2048 * 2048 * 64,
+      open: (range?: { start: number; end?: number }) =>
+        Promise.resolve(
+          new Readable({
+            read() {
+              if ((range?.start ?? 0) === 0 && chunks === 0) this.push(header);
+              chunks++;
+              if (chunks === 20) controller.abort(new Error('processor shutting down'));
+              setImmediate(() => this.push(Buffer.alloc(64 * 1024)));
+            },
+          }),
+        ),
+    };
+    await expect(inspectUpload(endless, 'big.nii', { signal: controller.signal })).rejects.toThrow(
+      'processor shutting down',
+    );
+    expect(chunks).toBeLessThan(1000);
   });
 });
 
