@@ -27,6 +27,7 @@ class ContextReader extends yauzl.RandomAccessReader {
     const stream = new PassThrough();
     this.context.open(start, end - 1).then(
       (source) => {
+        if (stream.destroyed) return void source.destroy(); // yauzl gave up on it meanwhile
         source.on('error', (error) => stream.destroy(error));
         stream.on('close', () => source.destroy());
         source.pipe(stream);
