@@ -49,8 +49,10 @@ function reasonOf(inspection: Inspection): string {
 }
 
 describe('NIfTI metadata matches nibabel', () => {
-  it('for nibabel test images and volumes nibabel wrote (NIfTI-1/2, both byte orders, gzipped)', async () => {
-    const written = ['cube_le.nii.gz', 'cube_be.nii', 'cube_n2.nii'].map((name) => fixtures(name));
+  it('for nibabel test images and volumes nibabel wrote (NIfTI-1/2, both byte orders each, gzipped)', async () => {
+    const written = ['cube_le.nii.gz', 'cube_be.nii', 'cube_n2.nii', 'cube_n2_be.nii.gz'].map((name) =>
+      fixtures(name),
+    );
     const files = [...realFiles, ...written];
     const expected = await pythonJson<Record<string, Record<string, unknown>>>('nibabelReport.py', files);
     for (const file of files) {
@@ -92,7 +94,7 @@ describe('NIfTI metadata matches nibabel', () => {
 });
 
 describe('NIfTI previews', () => {
-  it.each(['cube_le.nii.gz', 'cube_be.nii', 'cube_n2.nii'])(
+  it.each(['cube_le.nii.gz', 'cube_be.nii', 'cube_n2.nii', 'cube_n2_be.nii.gz'])(
     '%s: three middle slices side by side, the cube bright in the middle of each, z stretched by its voxel size',
     async (name) => {
       const result = await inspectFile(fixtures(name));
