@@ -7,6 +7,7 @@ import { resolveLimits, type InspectionLimits } from './inspectionLimits';
 import { NiftiReader } from './nifti/niftiReader';
 import { ReadContext } from './readContext';
 import { TiffReader } from './tiff/tiffReader';
+import { ZarrReader } from './zarr/zarrReader';
 
 export { formatForFilename } from './formatForFilename';
 export type { ByteSource } from './byteSource';
@@ -56,8 +57,8 @@ async function inspect(
   if (source.size === 0)
     return { ok: false, reason: `the file is empty (0 bytes): not a ${labels[format]} file` };
   const context = new ReadContext(source, resolveLimits(options.limits), options.signal);
+  const reader = readerFor(format, context);
   try {
-    const reader = readerFor(format, context);
     const metadata = await reader.readMetadata();
     const preview = withPreview ? await reader.preview(metadata) : null;
     options.signal?.throwIfAborted();
@@ -66,6 +67,8 @@ async function inspect(
     if (context.isSourceFault(error)) throw error;
     options.signal?.throwIfAborted();
     return { ok: false, reason: reasonOf(error, format) };
+  } finally {
+    reader.close?.();
   }
 }
 
@@ -77,8 +80,8 @@ function readerFor(format: UploadFormat, context: ReadContext): FormatReader {
       return new NiftiReader(context);
     case 'tiff':
       return new TiffReader(context);
-    default:
-      throw new FormatFailure(`${labels[format]} inspection is not available yet`);
+    case 'zarr':
+      return new ZarrReader(context);
   }
 }
 

@@ -10,4 +10,6 @@ export type Inspection =
 export interface FormatReader {
   readMetadata(): Promise<Metadata>;
   preview(metadata: Metadata): Promise<Buffer | null>;
+  /** Releases what readMetadata opened (called once, whatever happened). */
+  close?(): void;
 }

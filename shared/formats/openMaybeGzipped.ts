@@ -1,19 +1,41 @@
-import { pipeline, type Readable } from 'node:stream';
+import { pipeline, Transform, type Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
+import { FormatFailure } from './formatFailure';
 import type { ReadContext } from './readContext';
+
+/**
+ * Deflate cannot exceed about 1032:1; past 64 MiB out, a stream inflating faster than 500:1 is
+ * treated as a bomb (only near-constant data gets there; scans, even sparse masks, compress less).
+ */
+export const maxGzipRatio = 500;
+const ratioCheckedAfter = 64 * 2 ** 20;
 
 export function isGzip(head: Buffer): boolean {
   return head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
 }
 
 /**
- * The whole file as a stream, gunzipped on the way when `gzip`. Destroying the returned stream
- * closes the source; a source error comes out of it unchanged (still recognisable as a fault).
+ * The whole file as a stream, gunzipped on the way when `gzip`, bounded in output bytes
+ * (maxDecompressedBytes) and ratio. Destroying the returned stream closes the source; a source
+ * error comes out of it unchanged (still recognisable as a fault).
  */
 export async function openMaybeGzipped(context: ReadContext, gzip: boolean): Promise<Readable> {
   const raw = await context.open();
   if (!gzip) return raw;
-  const gunzip = createGunzip();
-  pipeline(raw, gunzip, () => undefined);
-  return gunzip;
+  let compressed = 0;
+  raw.on('data', (chunk: Buffer) => (compressed += chunk.length));
+  let inflated = 0;
+  const { maxDecompressedBytes } = context.limits;
+  const guard = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      inflated += chunk.length;
+      if (inflated > maxDecompressedBytes) {
+        done(new FormatFailure(`gzip data inflates past the limit of ${maxDecompressedBytes} bytes`));
+      } else if (inflated > ratioCheckedAfter && inflated / Math.max(1, compressed) > maxGzipRatio) {
+        done(new FormatFailure(`gzip bomb: ${compressed} bytes inflate to more than ${inflated}`));
+      } else done(null, chunk);
+    },
+  });
+  pipeline(raw, createGunzip(), guard, () => undefined);
+  return guard;
 }

@@ -5,6 +5,7 @@ import { Cleanup } from './cleanup';
 import type { Figure } from './figure';
 import { measureMeEndpoint } from './httpBench';
 import { measureProjectionLag } from './lagFigures';
+import { measureNiftiMetadata } from './formatBench';
 import { measureApiWhileProcessing } from './processorBench';
 import { printLoad, printMachine, printSummary } from './report';
 import { measureUploads, uploadBenchOptions } from './uploadBench';
@@ -33,6 +34,7 @@ async function main(cleanup: Cleanup): Promise<void> {
         volumeEdge: 128,
       }),
     upload: () => measureUploads(pg, cleanup, uploadBenchOptions(process.env)),
+    formats: () => measureNiftiMetadata(cleanup, { rounds: 5 }),
   };
   const figures: Figure[] = [];
   for (const name of selectedSections(Object.keys(sections))) figures.push(...(await sections[name]!()));

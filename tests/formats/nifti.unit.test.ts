@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { PNG } from 'pngjs';
 import { fileByteSource } from '../../shared/formats/fileByteSource';
@@ -48,8 +49,10 @@ function reasonOf(inspection: Inspection): string {
 }
 
 describe('NIfTI metadata matches nibabel', () => {
-  it('for nibabel test images and volumes nibabel wrote (NIfTI-1/2, both byte orders, gzipped)', async () => {
-    const written = ['cube_le.nii.gz', 'cube_be.nii', 'cube_n2.nii'].map((name) => fixtures(name));
+  it('for nibabel test images and volumes nibabel wrote (NIfTI-1/2, both byte orders each, gzipped)', async () => {
+    const written = ['cube_le.nii.gz', 'cube_be.nii', 'cube_n2.nii', 'cube_n2_be.nii.gz'].map((name) =>
+      fixtures(name),
+    );
     const files = [...realFiles, ...written];
     const expected = await pythonJson<Record<string, Record<string, unknown>>>('nibabelReport.py', files);
     for (const file of files) {
@@ -91,7 +94,7 @@ describe('NIfTI metadata matches nibabel', () => {
 });
 
 describe('NIfTI previews', () => {
-  it.each(['cube_le.nii.gz', 'cube_be.nii', 'cube_n2.nii'])(
+  it.each(['cube_le.nii.gz', 'cube_be.nii', 'cube_n2.nii', 'cube_n2_be.nii.gz'])(
     '%s: three middle slices side by side, the cube bright in the middle of each, z stretched by its voxel size',
     async (name) => {
       const result = await inspectFile(fixtures(name));
@@ -168,6 +171,16 @@ describe('bad NIfTI content fails with a reason', () => {
     expect(reasonOf(await inspectUpload(bufferSource(corrupt), 'a.nii.gz'))).toMatch(/corrupt/);
   });
 
+  it('a gzip bomb: a volume that inflates at the maximum deflate ratio', async () => {
+    const header = Buffer.from((await readFile(fixtures('cube_be.nii'))).subarray(0, 352));
+    [3, 1024, 1024, 128].forEach((size, index) => header.writeInt16BE(size, 40 + index * 2));
+    header.writeInt16BE(2, 70); // uint8: a 128 MiB first volume
+    header.writeInt16BE(8, 72);
+    const zeros = gzipSync(Buffer.alloc(16 * 2 ** 20), { level: 9 }); // one member: 16 MiB of zeros
+    const bomb = Buffer.concat([gzipSync(header), ...Array.from({ length: 8 }, () => zeros)]);
+    expect(reasonOf(await inspectUpload(bufferSource(bomb), 'bomb.nii.gz'))).toMatch(/^gzip bomb: /);
+  });
+
   it('an unsupported datatype', async () => {
     const bytes = Buffer.from(await readFile(fixtures('cube_n2.nii')));
     bytes.writeInt16LE(9999, 12); // NIfTI-2 datatype
@@ -212,6 +225,35 @@ describe('faults of the source are not content failures', () => {
         signal: controller.signal,
       }),
     ).rejects.toThrow('shutting down');
+  });
+});
+
+describe('abort during a preview', () => {
+  it('rejects promptly while the volume is still streaming', async () => {
+    const header = Buffer.from((await readFile(fixtures('cube_be.nii'))).subarray(0, 352));
+    [3, 2048, 2048, 64].forEach((size, index) => header.writeInt16BE(size, 40 + index * 2));
+    header.writeInt16BE(2, 70); // uint8
+    header.writeInt16BE(8, 72);
+    const controller = new AbortController();
+    let chunks = 0;
+    const endless = {
+      size: 352 + 2048 * 2048 * 64,
+      open: (range?: { start: number; end?: number }) =>
+        Promise.resolve(
+          new Readable({
+            read() {
+              if ((range?.start ?? 0) === 0 && chunks === 0) this.push(header);
+              chunks++;
+              if (chunks === 20) controller.abort(new Error('processor shutting down'));
+              setImmediate(() => this.push(Buffer.alloc(64 * 1024)));
+            },
+          }),
+        ),
+    };
+    await expect(inspectUpload(endless, 'big.nii', { signal: controller.signal })).rejects.toThrow(
+      'processor shutting down',
+    );
+    expect(chunks).toBeLessThan(1000);
   });
 });
 

@@ -36,6 +36,7 @@ export class NiftiReader implements FormatReader {
     const [nx = 1, ny = 1, nz = 1] = header.shape;
     const { limits } = this.context;
     if (!decode || nx * ny + nx * nz + ny * nz > limits.maxPreviewVoxels) return null;
+    if (nx * ny * nz < 4) return null; // e.g. CIFTI matrices: no image in the spatial axes
     const firstVolumeEnd = header.voxOffset + nx * ny * nz * header.datatype.bytes;
     if (this.gzip && firstVolumeEnd > limits.maxDecompressedBytes) return null;
     const stream = await openMaybeGzipped(this.context, this.gzip);

@@ -1,0 +1,153 @@
+import { fail } from '../formatFailure';
+import type { InspectionLimits } from '../inspectionLimits';
+import { pixelSize, renderPlanes, type Plane } from '../preview/renderPlanes';
+import { chunkCodec, type ChunkCodec } from './chunkCodec';
+import type { ZarrArrayMeta } from './zarrArrayMeta';
+import type { ZipArchive } from './zipArchive';
+
+/** Chunks (zip entries) a preview may read: tiny chunks would mean a range read per few voxels. */
+const maxPreviewChunks = 4096;
+
+/**
+ * Middle slices of one array (the coarsest multiscale level): its last three axes (z, y, x) as three
+ * orthogonal views, or its last two as one image, every leading axis (t, c) at its middle. Only the
+ * chunks crossing that region are read; the region is bounded by maxPreviewVoxels.
+ */
+export async function zarrPreview(
+  zip: ZipArchive,
+  root: string,
+  meta: ZarrArrayMeta,
+  scale: readonly number[] | null,
+  limits: InspectionLimits,
+): Promise<Buffer | null> {
+  const codec = chunkCodec(meta);
+  const ndim = meta.shape.length;
+  if (!codec || ndim < 2 || meta.shape.some((size) => size === 0)) return null;
+  const spatial = Math.min(3, ndim);
+  const region = meta.shape.slice(ndim - spatial);
+  const voxels = region.reduce((product, size) => product * size, 1);
+  if (voxels > limits.maxPreviewVoxels) return null;
+  const fixed = meta.shape.slice(0, ndim - spatial).map((size) => Math.floor(size / 2));
+  const chunks = chunksCrossing(meta, fixed);
+  if (chunks.length > maxPreviewChunks) return null;
+  const values = new Float32Array(voxels).fill(fillOf(meta.fillValue));
+  for (const chunkIndex of chunks) {
+    await copyChunk(
+      zip,
+      `${root}${meta.path === '' ? '' : `${meta.path}/`}`,
+      meta,
+      codec,
+      chunkIndex,
+      fixed,
+      values,
+      region,
+    );
+  }
+  const sizes = region.map((_, axis) => pixelSize(scale?.[ndim - spatial + axis]));
+  return renderPlanes(planes(values, region, sizes));
+}
+
+function fillOf(value: unknown): number {
+  return typeof value === 'number' ? value : 0;
+}
+
+/** Chunk grid indices: leading axes at the chunk holding the middle, spatial axes all chunks. */
+function chunksCrossing(meta: ZarrArrayMeta, fixed: readonly number[]): number[][] {
+  const ranges = meta.shape.map((size, axis) => {
+    const chunk = meta.chunks[axis] ?? 1;
+    if (axis < fixed.length) return [Math.floor((fixed[axis] ?? 0) / chunk)];
+    return Array.from({ length: Math.ceil(size / chunk) }, (_, index) => index);
+  });
+  return ranges.reduce<number[][]>(
+    (combos, range) => combos.flatMap((combo) => range.map((index) => [...combo, index])),
+    [[]],
+  );
+}
+
+async function copyChunk(
+  zip: ZipArchive,
+  prefix: string,
+  meta: ZarrArrayMeta,
+  codec: ChunkCodec,
+  chunkIndex: number[],
+  fixed: readonly number[],
+  target: Float32Array,
+  region: readonly number[],
+): Promise<void> {
+  const entry = zip.entries.get(prefix + meta.chunkKey(chunkIndex));
+  if (!entry) return; // a missing chunk holds the fill value
+  const elements = meta.chunks.reduce((product, size) => product * size, 1);
+  const rawBytes = elements * codec.itemSize;
+  const stored = await zip.read(entry, rawBytes + 2 ** 20); // a source fault propagates as is
+  let raw: Buffer;
+  try {
+    raw = await codec.decompress(stored, rawBytes);
+  } catch (error) {
+    fail(`corrupt Zarr chunk ${entry.name}: ${(error as Error).message}`);
+  }
+  if (raw.length !== rawBytes)
+    fail(`corrupt Zarr chunk ${entry.name}: ${raw.length} bytes, expected ${rawBytes}`);
+  const lead = fixed.length;
+  const origin = chunkIndex.map((index, axis) => index * (meta.chunks[axis] ?? 1));
+  const position = new Array<number>(meta.chunks.length).fill(0);
+  for (let flat = 0; flat < elements; flat++) {
+    let rest = flat;
+    for (let axis = meta.chunks.length - 1; axis >= 0; axis--) {
+      const size = meta.chunks[axis] ?? 1;
+      position[axis] = (origin[axis] ?? 0) + (rest % size);
+      rest = Math.floor(rest / size);
+    }
+    if (
+      !position.every((coordinate, axis) =>
+        axis < lead ? coordinate === fixed[axis] : coordinate < (meta.shape[axis] ?? 0),
+      )
+    )
+      continue;
+    let index = 0;
+    for (let axis = lead; axis < position.length; axis++)
+      index = index * (region[axis - lead] ?? 1) + (position[axis] ?? 0);
+    target[index] = codec.element(raw, flat);
+  }
+}
+
+function planes(values: Float32Array, region: readonly number[], sizes: readonly number[]): Plane[] {
+  if (region.length === 2) {
+    const [ny = 1, nx = 1] = region;
+    const [dy = 1, dx = 1] = sizes;
+    return [{ width: nx, height: ny, values, pixelWidth: dx, pixelHeight: dy, flipY: false }];
+  }
+  const [nz = 1, ny = 1, nx = 1] = region;
+  const [dz = 1, dy = 1, dx = 1] = sizes;
+  const at = (z: number, y: number, x: number): number => values[(z * ny + y) * nx + x] ?? NaN;
+  const [zm, ym, xm] = [Math.floor(nz / 2), Math.floor(ny / 2), Math.floor(nx / 2)];
+  const plane = (width: number, height: number, get: (column: number, row: number) => number): Float32Array =>
+    Float32Array.from({ length: width * height }, (_, index) =>
+      get(index % width, Math.floor(index / width)),
+    );
+  return [
+    {
+      width: nx,
+      height: ny,
+      values: plane(nx, ny, (x, y) => at(zm, y, x)),
+      pixelWidth: dx,
+      pixelHeight: dy,
+      flipY: false,
+    },
+    {
+      width: nx,
+      height: nz,
+      values: plane(nx, nz, (x, z) => at(z, ym, x)),
+      pixelWidth: dx,
+      pixelHeight: dz,
+      flipY: false,
+    },
+    {
+      width: ny,
+      height: nz,
+      values: plane(ny, nz, (y, z) => at(z, y, xm)),
+      pixelWidth: dy,
+      pixelHeight: dz,
+      flipY: false,
+    },
+  ];
+}
