@@ -2,6 +2,10 @@ import type { Client } from '../../support/httpClient';
 import { client, newUser } from '../../support/httpClient';
 import type { TestService } from '../../support/testService';
 import { startTestService } from '../../support/testService';
+import { Client as PgClient } from 'pg';
+import { differencesFromFreshRebuild } from '../../support/faults/freshRebuild';
+import { searchIndexDifferences } from '../../support/readModelAudit';
+import { createTestDatabase } from '../../support/testPostgres';
 import { brainForm, fresh, nifti } from './brainFixtures';
 
 /**
@@ -303,5 +307,30 @@ describe('400s', () => {
     const blank = await search('search=%20%20&page_size=1');
     const all = await search('page_size=1');
     expect(blank.body.count).toBe(all.body.count);
+  });
+});
+
+describe('the index after all of the above', () => {
+  test('agrees with the brains read model and equals a fresh rebuild; the audit sees a corrupted document', async () => {
+    const db = new PgClient({ connectionString: service.databaseUrl });
+    await db.connect();
+    try {
+      expect(await searchIndexDifferences(db)).toEqual([]);
+      expect(
+        await differencesFromFreshRebuild(service.databaseUrl, await createTestDatabase('rebuild')),
+      ).toEqual([]);
+
+      const victim = catalogue[0]!;
+      await db.query(`UPDATE brain_search SET atlas_name = 'corrupted' WHERE brain_id = $1`, [victim.id]);
+      expect(await searchIndexDifferences(db)).toEqual([
+        `brain ${victim.id}: document differs from the brain`,
+      ]);
+      await db.query(`UPDATE brain_search SET atlas_name = $2 WHERE brain_id = $1`, [
+        victim.id,
+        victim.atlas?.atlas.name ?? null,
+      ]);
+    } finally {
+      await db.end();
+    }
   });
 });
