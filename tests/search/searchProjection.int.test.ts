@@ -189,4 +189,17 @@ test('documents carry the names of their species, atlas and category, and follow
     { category_name: 'primates', atlas_name: 'NMT macaque template' },
     { category_name: 'primates', atlas_name: null },
   ]);
+  // Atlas 100, species 10 and category 1 lost all their brains: no rows of zero are left behind,
+  // so the counts are the same whatever batches built them.
+  const counts = await pool.query<{ facet: string; value: string; n: string }>(
+    'SELECT facet, value::text, n::text FROM brain_search_counts ORDER BY facet, value',
+  );
+  expect(counts.rows).toEqual([
+    { facet: 'all', value: '0', n: '2' },
+    { facet: 'atlas', value: '200', n: '1' },
+    { facet: 'category', value: '2', n: '2' },
+    { facet: 'species', value: '20', n: '1' },
+    { facet: 'verified', value: '0', n: '1' },
+    { facet: 'verified', value: '1', n: '1' },
+  ]);
 });

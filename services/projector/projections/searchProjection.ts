@@ -7,7 +7,9 @@ import { SearchBatch, type SearchProjectionTables } from './searchBatch';
  * Logical tables: the documents and counts are what the PostgreSQL SearchIndex reads (through the
  * views `brain_search` and `brain_search_counts`, createPostgresSearchReader); the lookups hold the
  * names a document denormalises, so the projection never reads another projection's tables (a
- * rebuild of this one alone sees names as they were at each event).
+ * rebuild of this one alone sees names as they were at each event). Species, atlases and categories
+ * cannot be renamed today; a rename event would update its lookup and rewrite the documents that
+ * carry that id, as a brain moved to another atlas is rewritten now.
  */
 export const SEARCH_INDEX_NAME = 'brain_search';
 const TABLES = {

@@ -302,6 +302,14 @@ describe('400s', () => {
     expect(res.body.facets[0]).toMatch(/page/);
   });
 
+  test('an empty facets asks for none; a repeated facet is counted once', async () => {
+    const empty = await search(`search=${q(tag)}&page_size=1&facets=`);
+    expect(empty.status).toBe(200);
+    expect(empty.body).not.toHaveProperty('facets');
+    const twice = await search(`search=${q(tag)}&page_size=1&facets=verified,%20verified`);
+    expect(twice.body.facets).toEqual({ verified: expectedFacets(catalogue).verified });
+  });
+
   test('a page past the last is 404 as on every list; a blank search lists everything', async () => {
     expect((await search(`search=${q(tag)}&page=99&page_size=10`)).status).toBe(404);
     const blank = await search('search=%20%20&page_size=1');
