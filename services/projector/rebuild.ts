@@ -5,18 +5,21 @@ import { openInfrastructure } from '../../shared/runtime/openInfrastructure';
 import { ProjectionRunner } from '../../shared/projections/projectionRunner';
 import { LeaderLease } from '../../shared/projections/leaderLease';
 import { dropAllReadModels } from '../../shared/projections/projectionInstaller';
-import { allProjections } from './projections/allProjections';
+import { openSearchBackend } from '../../shared/search/searchBackend';
+import { allProjections, projectionsWithSearchMirror } from './projections/allProjections';
 
 /**
  * `npm run rebuild`: drops every read model and rebuilds it from the events, showing a progress bar
  * and the rate at the end. Holds the projector's leader lock meanwhile, so it waits for a running
- * projector (stop the service first) and no projector can start half-way.
+ * projector (stop the service first) and no projector can start half-way. With
+ * SEARCH_BACKEND=elasticsearch the search documents go to a new index, swapped in at the end.
  */
 async function main(): Promise<void> {
   const config = loadConfig(process.env);
   const logger = createLogger({ service: 'rebuild', level: config.logLevel === 'debug' ? 'debug' : 'warn' });
   const infra = await openInfrastructure(config, logger);
   const lease = new LeaderLease(infra.readModels);
+  const search = await openSearchBackend(config, infra.readModels);
   try {
     let waited = false;
     while (!(await lease.tryAcquire())) {
@@ -26,15 +29,22 @@ async function main(): Promise<void> {
     }
     const total = await countEvents(infra.readModels);
     await dropAllReadModels(infra.readModels, allProjections);
+    const searchRebuild = await search.beginRebuild?.();
     const runner = new ProjectionRunner({
       store: infra.store,
       pool: infra.readModels,
-      projections: allProjections,
+      projections: projectionsWithSearchMirror(searchRebuild),
       batchSize: 2000,
       logger,
     });
     const started = process.hrtime.bigint();
-    const applied = await runner.catchUp((done) => drawBar(done, total));
+    const applied = await runner
+      .catchUp((done) => drawBar(done, total))
+      .catch(async (error: unknown) => {
+        await searchRebuild?.abandon();
+        throw error;
+      });
+    await searchRebuild?.finish();
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     drawBar(applied, total);
     process.stderr.write('\n');
@@ -44,6 +54,7 @@ async function main(): Promise<void> {
     );
   } finally {
     await lease.release();
+    await search.close();
     await infra.close();
   }
 }

@@ -3,7 +3,7 @@ import type { Pool } from 'pg';
 import type { Config } from '../config/config';
 import { createElasticsearchSearchIndex } from './elasticsearch/elasticsearchSearchIndex';
 import { createPostgresSearchReader } from './postgres/postgresSearchIndex';
-import type { SearchReader, SearchWriter } from './searchIndex';
+import type { SearchReader, SearchRebuild, SearchWriter } from './searchIndex';
 
 /** The alias queries and live writes go through in Elasticsearch. */
 export const ELASTICSEARCH_ALIAS = 'catalogue-brains';
@@ -16,6 +16,11 @@ export interface SearchBackend {
    * when those tables are the index (PostgreSQL).
    */
   readonly mirror: SearchWriter | undefined;
+  /**
+   * `npm run rebuild`: a new mirror index built beside the live one, swapped in by `finish`
+   * (Elasticsearch); undefined when the projection's own tables are the index.
+   */
+  readonly beginRebuild: (() => Promise<SearchRebuild>) | undefined;
   close(): Promise<void>;
 }
 
@@ -33,6 +38,7 @@ export async function openSearchBackend(
     return {
       reader: createPostgresSearchReader({ pool }),
       mirror: undefined,
+      beginRebuild: undefined,
       close: () => Promise.resolve(),
     };
   if (!config.elasticsearchUrl) throw new Error('SEARCH_BACKEND=elasticsearch needs ELASTICSEARCH_URL');
@@ -40,7 +46,12 @@ export async function openSearchBackend(
   try {
     const index = createElasticsearchSearchIndex({ client, alias: ELASTICSEARCH_ALIAS });
     await index.install();
-    return { reader: index, mirror: index, close: () => client.close() };
+    return {
+      reader: index,
+      mirror: index,
+      beginRebuild: () => index.beginRebuild(),
+      close: () => client.close(),
+    };
   } catch (error) {
     await client.close();
     throw error;

@@ -8,6 +8,7 @@ import { freePort } from '../support/freePort';
 import {
   appliedEventCounts,
   identityTotals,
+  searchIndexDifferences,
   storedEventCounts,
   waitUntilCaughtUp,
 } from '../support/readModelAudit';
@@ -15,13 +16,14 @@ import { spawnAllInOne, type ServiceProcess } from '../support/spawnService';
 import { client } from '../support/httpClient';
 import { differencesFromFreshRebuild } from '../support/faults/freshRebuild';
 import { createTestDatabase } from '../support/testPostgres';
-import { startWriteLoad } from '../support/writeLoad';
+import { startWriteLoad, type WriteLoad } from '../support/writeLoad';
 
 /**
  * The all-in-one is killed with SIGKILL at random moments while clients write over HTTP (accounts,
- * tokens, profiles and catalogue atlases), and restarted on the same database. Afterwards every
+ * tokens, profiles, catalogue atlases, and brains created, updated and deleted), and restarted on the same database. Afterwards every
  * stored event must have been applied by every projection exactly once, every read model must equal
- * a fresh rebuild from the events, and every write a client saw acknowledged must be there.
+ * a fresh rebuild from the events (the search index too, which must also agree with the brains read
+ * model and keep exact counts), and every write a client saw acknowledged must be there.
  */
 const KILLS = 4;
 const CLIENTS = 6;
@@ -73,6 +75,22 @@ async function catalogueSpecies(url: string): Promise<number> {
   return species.body.id as number;
 }
 
+/** Acknowledged brain creates missing from the search index, acknowledged deletes still in it. */
+async function brainsBrokenInSearch(db: Client, ledger: WriteLoad['ledger']): Promise<string[]> {
+  const { rows } = await db.query<{ brain_id: number }>(
+    'SELECT brain_id FROM brain_search WHERE NOT removed',
+  );
+  const indexed = new Set(rows.map((r) => r.brain_id));
+  return [
+    ...[...ledger.createdBrains.keys()]
+      .filter((id) => !ledger.deletedBrains.has(id) && !ledger.maybeDeletedBrains.has(id) && !indexed.has(id))
+      .map((id) => `created brain ${id} is not in the search index`),
+    ...[...ledger.deletedBrains]
+      .filter((id) => indexed.has(id))
+      .map((id) => `deleted brain ${id} is still indexed`),
+  ];
+}
+
 test('SIGKILL under write load: no event skipped or applied twice, no acknowledged write lost', async () => {
   const env = await serviceEnv();
   service = await spawnAllInOne(env);
@@ -107,6 +125,8 @@ test('SIGKILL under write load: no event skipped or applied twice, no acknowledg
   expect(await brokenPromises(db, ledger)).toEqual([]);
   const rebuilt = await differencesFromFreshRebuild(env.DATABASE_URL!, await createTestDatabase('rebuild'));
   expect(rebuilt).toEqual([]);
+  expect(await searchIndexDifferences(db)).toEqual([]);
+  expect(await brainsBrokenInSearch(db, ledger)).toEqual([]);
   // Every acknowledged atlas is there, and the species' count is exact.
   const atlases = (await client(service.url).get(`/api/atlases/?species=${speciesId}`)).body as {
     slug: string;
@@ -114,6 +134,15 @@ test('SIGKILL under write load: no event skipped or applied twice, no acknowledg
   const slugs = new Set(atlases.map((a) => a.slug));
   expect([...ledger.createdAtlases.keys()].filter((slug) => !slugs.has(slug))).toEqual([]);
   expect(ledger.createdAtlases.size).toBeGreaterThan(0);
+  expect(ledger.createdBrains.size).toBeGreaterThan(0);
+  // Searched over HTTP by readable_id, an acknowledged brain that no delete may have touched comes first.
+  const kept = [...ledger.createdBrains].find(
+    ([id]) => !ledger.deletedBrains.has(id) && !ledger.maybeDeletedBrains.has(id),
+  );
+  if (kept) {
+    const found = await client(service.url).get(`/api/brains/?search=${kept[1]}`);
+    expect((found.body as { id: number }[])[0]?.id).toBe(kept[0]);
+  }
   const species = (await client(service.url).get('/api/species/Mus-musculus/')).body as {
     atlases_count: number;
   };

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { LoadLedger, RegisteredAccount } from './loadLedger';
 import { callApi, type CallOptions, type CallResult } from './unreliableHttp';
+import { brainForm, nifti } from '../e2e/brains/brainFixtures';
 
 interface Session {
   readonly account: RegisteredAccount;
@@ -18,7 +19,10 @@ export interface LoadClientOptions {
    * Any other unexpected status still goes into the ledger as unexpected.
    */
   readonly retryLaterStatuses?: ReadonlySet<number>;
-  /** With a species id, sessions also create atlases of it (catalogue writes in the mix). */
+  /**
+   * With a species id, sessions also create atlases of it and brains in those atlases, which they
+   * then update (name, description, atlas) and delete (catalogue writes in the mix).
+   */
   readonly atlasSpeciesId?: number;
 }
 
@@ -33,6 +37,10 @@ export class LoadClient {
   private pendingLogin: RegisteredAccount | undefined;
   private session: Session | undefined;
   private serial = 0;
+  /** Atlases this client created (any user may file brains in any atlas). */
+  private readonly atlasIds: number[] = [];
+  /** Live brains per uploader (only the uploader or staff may change one). */
+  private readonly brainsOf = new Map<number, number[]>();
   /** The last request got no answer (or was told to retry later): the service is down or restarting. */
   lastCallUnreachable = false;
 
@@ -50,10 +58,11 @@ export class LoadClient {
     if (roll < 0.15) return this.register();
     if (roll < 0.4) return this.createToken(s);
     if (roll < 0.55) return this.revokeToken(s);
-    if (roll < 0.8) return this.updateProfile(s);
+    // With catalogue writes, some of the profile updates' share goes to them.
+    if (roll < (this.options.atlasSpeciesId ? 0.7 : 0.8)) return this.updateProfile(s);
     if (roll < 0.93)
       return this.options.atlasSpeciesId
-        ? this.createAtlas(s, this.options.atlasSpeciesId)
+        ? this.catalogueWrite(s, this.options.atlasSpeciesId)
         : this.updateProfile(s);
     return this.logout(s);
   }
@@ -134,7 +143,56 @@ export class LoadClient {
       { token: s.token, body: { name, species: speciesId } },
       s,
     );
-    if (outcome.ok) this.ledger.createdAtlases.set((outcome.body as { slug: string }).slug, speciesId);
+    if (!outcome.ok) return;
+    const atlas = outcome.body as { id: number; slug: string };
+    this.ledger.createdAtlases.set(atlas.slug, speciesId);
+    this.atlasIds.push(atlas.id);
+  }
+
+  private catalogueWrite(s: Session, speciesId: number): Promise<void> {
+    const mine = this.brainsOf.get(s.account.userId) ?? [];
+    const roll = Math.random();
+    if (this.atlasIds.length === 0 || roll < 0.25) return this.createAtlas(s, speciesId);
+    if (mine.length === 0 || roll < 0.6) return this.createBrain(s);
+    const brainId = mine[Math.floor(Math.random() * mine.length)]!;
+    return roll < 0.85 ? this.updateBrain(s, brainId) : this.deleteBrain(s, brainId);
+  }
+
+  private pickAtlas(): number {
+    return this.atlasIds[Math.floor(Math.random() * this.atlasIds.length)]!;
+  }
+
+  private async createBrain(s: Session): Promise<void> {
+    const body = brainForm(
+      { name: `Load brain ${this.serial++ % 7}`, atlas: this.pickAtlas(), description: 'cortex sample' },
+      nifti(),
+    );
+    const outcome = await this.expect(201, 'POST', '/api/brains/', { token: s.token, body }, s);
+    if (!outcome.ok) return;
+    const brain = outcome.body as { id: number; readable_id: string };
+    this.ledger.createdBrains.set(brain.id, brain.readable_id);
+    this.brainsOf.set(s.account.userId, [...(this.brainsOf.get(s.account.userId) ?? []), brain.id]);
+  }
+
+  private async updateBrain(s: Session, brainId: number): Promise<void> {
+    const body = {
+      name: `Load brain ${randomBytes(3).toString('hex')}`,
+      description: `hippocampus ${this.serial++}`,
+      atlas: this.pickAtlas(),
+    };
+    await this.expect(200, 'PATCH', `/api/brains/${brainId}/`, { token: s.token, body }, s);
+  }
+
+  private async deleteBrain(s: Session, brainId: number): Promise<void> {
+    const outcome = await this.expect(204, 'DELETE', `/api/brains/${brainId}/`, { token: s.token }, s);
+    // Unanswered, it may have happened: the brain is not used again either way.
+    if (outcome.ok) this.ledger.deletedBrains.add(brainId);
+    else this.ledger.maybeDeletedBrains.add(brainId);
+    const mine = this.brainsOf.get(s.account.userId) ?? [];
+    this.brainsOf.set(
+      s.account.userId,
+      mine.filter((id) => id !== brainId),
+    );
   }
 
   private async logout(s: Session): Promise<void> {

@@ -21,6 +21,12 @@ export interface LoadLedger {
   readonly possibleBios: Map<number, string[]>;
   /** Atlases answered with 201: slug → species id. */
   readonly createdAtlases: Map<string, number>;
+  /** Brains answered with 201: id → readable_id. */
+  readonly createdBrains: Map<number, string>;
+  /** Brains whose DELETE was answered with 204. */
+  readonly deletedBrains: Set<number>;
+  /** Brains whose DELETE went unanswered: they may or may not exist. */
+  readonly maybeDeletedBrains: Set<number>;
   /** Answers no client should get from a healthy service ("POST /api/tokens/ → 500 {...}"). */
   readonly unexpected: string[];
   /** How many answers of each status the clients got ('unreachable': none at all). */
@@ -36,6 +42,9 @@ export function createLoadLedger(): LoadLedger {
     revokedTokens: new Set(),
     possibleBios: new Map(),
     createdAtlases: new Map(),
+    createdBrains: new Map(),
+    deletedBrains: new Set(),
+    maybeDeletedBrains: new Set(),
     unexpected: [],
     statuses: new Map(),
     acknowledged: 0,

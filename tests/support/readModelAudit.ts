@@ -75,3 +75,47 @@ export async function identityTotals(db: Client): Promise<{ readModel: Counts; e
                                 WHERE event_type = 'AccessTokenRevoked')) AS events`);
   return rows[0]!;
 }
+
+/**
+ * The search index against the brains read model and the names it denormalises (species, atlases,
+ * categories), and its trigger-kept counts against counts of its documents. One line per
+ * disagreement; empty when the index says exactly what the other read models say.
+ */
+export async function searchIndexDifferences(db: Client): Promise<string[]> {
+  const documents = await db.query<{ id: number; issue: string }>(`
+    SELECT coalesce(b.id, d.brain_id) AS id,
+           CASE WHEN d.brain_id IS NULL THEN 'brain missing from the index'
+                WHEN b.id IS NULL THEN 'document of a deleted brain'
+                ELSE 'document differs from the brain' END AS issue
+      FROM brains b
+      FULL JOIN brain_search d ON d.brain_id = b.id
+      LEFT JOIN species s ON s.id = b.species_id
+      LEFT JOIN atlases a ON a.id = b.atlas_id
+      LEFT JOIN categories c ON c.id = b.category_id
+     WHERE b.id IS NULL OR d.brain_id IS NULL OR d.removed
+        OR (d.readable_id, d.name, d.description, d.verified, d.uploader_id, d.date_uploaded, d.category_id,
+            d.category_name)
+           IS DISTINCT FROM (b.readable_id, b.name, b.description, b.verified, b.uploader_id, b.date_uploaded,
+            b.category_id, c.name)
+        OR (d.species_id, d.species_name, d.scientific_name, d.atlas_id, d.atlas_name)
+           IS DISTINCT FROM (b.species_id, s.name, s.scientific_name, b.atlas_id, a.name)
+     ORDER BY 1 LIMIT 20`);
+  const counts = await db.query<{ facet: string; value: string; kept: string; counted: string }>(`
+    WITH counted AS (
+      SELECT f.facet, f.value, count(*) AS n
+        FROM brain_search d CROSS JOIN LATERAL (VALUES ('all', 0::bigint), ('species', d.species_id::bigint),
+             ('atlas', d.atlas_id::bigint), ('category', d.category_id::bigint),
+             ('verified', d.verified::int::bigint)) AS f(facet, value)
+       WHERE NOT d.removed AND f.value IS NOT NULL
+       GROUP BY 1, 2)
+    SELECT coalesce(k.facet, c.facet) AS facet, coalesce(k.value, c.value)::text AS value,
+           coalesce(k.n, 0)::text AS kept, coalesce(c.n, 0)::text AS counted
+      FROM (SELECT * FROM brain_search_counts WHERE n <> 0) k
+      FULL JOIN counted c ON c.facet = k.facet AND c.value = k.value
+     WHERE coalesce(k.n, 0) <> coalesce(c.n, 0)
+     ORDER BY 1, 2 LIMIT 20`);
+  return [
+    ...documents.rows.map((r) => `brain ${r.id}: ${r.issue}`),
+    ...counts.rows.map((r) => `count ${r.facet}=${r.value}: kept ${r.kept}, counted ${r.counted}`),
+  ];
+}

@@ -22,12 +22,14 @@ export async function callApi(
 ): Promise<CallResult> {
   const headers: Record<string, string> = {};
   if (options.token) headers.authorization = `Token ${options.token}`;
-  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  // A FormData body goes as multipart (fetch sets the boundary); anything else as JSON.
+  const multipart = options.body instanceof FormData;
+  if (options.body !== undefined && !multipart) headers['content-type'] = 'application/json';
   try {
     const response = await fetch(`${baseUrl}${path}`, {
       method,
       headers,
-      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      body: multipart ? options.body : options.body === undefined ? undefined : JSON.stringify(options.body),
       signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
     });
     return { status: response.status, body: parseBody(await response.text()) };

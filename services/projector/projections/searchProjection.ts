@@ -1,25 +1,15 @@
 import type { Projection, ProjectionContext } from '../../../shared/projections/projection';
-import type { RecordedEvent } from '../../../shared/eventStore/eventStore';
-import type { CategoryEvent } from '../../../shared/domain/categories/events';
-import type { SpeciesEvent } from '../../../shared/domain/species/events';
-import type { AtlasEvent } from '../../../shared/domain/atlases/events';
-import type { BrainEvent } from '../../../shared/domain/brains/events';
-import type { SearchRemoval, SearchUpsert, SearchWriter } from '../../../shared/search/searchIndex';
+import type { SearchWriter } from '../../../shared/search/searchIndex';
 import { createSearchIndexes, createSearchTables } from '../../../shared/search/postgres/searchTables';
-import {
-  deleteDocument,
-  insertDocument,
-  type SearchProjectionTables,
-  updateDocument,
-} from './searchDocumentSql';
-
-type Handled = CategoryEvent | SpeciesEvent | AtlasEvent | BrainEvent;
+import { SearchBatch, type SearchProjectionTables } from './searchBatch';
 
 /**
  * Logical tables: the documents and counts are what the PostgreSQL SearchIndex reads (through the
  * views `brain_search` and `brain_search_counts`, createPostgresSearchReader); the lookups hold the
  * names a document denormalises, so the projection never reads another projection's tables (a
- * rebuild of this one alone sees names as they were at each event).
+ * rebuild of this one alone sees names as they were at each event). Species, atlases and categories
+ * cannot be renamed today; a rename event would update its lookup and rewrite the documents that
+ * carry that id, as a brain moved to another atlas is rewritten now.
  */
 export const SEARCH_INDEX_NAME = 'brain_search';
 const TABLES = {
@@ -69,12 +59,13 @@ export function createSearchProjection(options: SearchProjectionOptions = {}): P
         await client.query(`CREATE TABLE ${table(lookup)} (id integer PRIMARY KEY, name text NOT NULL)`);
     },
 
-    async apply(ctx, events) {
-      const writes: Writes = { upserts: [], removals: [] };
-      for (const recorded of events) await applyOne(ctx, recorded, writes);
+    async apply({ client, table }, events) {
+      const batch = await SearchBatch.load(client, tablesOf(table), events);
+      for (const event of events) await batch.apply(event);
+      const { upserts, removals } = await batch.write();
       if (options.mirror) {
-        await options.mirror.upsert(writes.upserts);
-        await options.mirror.remove(writes.removals);
+        await options.mirror.upsert(upserts);
+        await options.mirror.remove(removals);
       }
       // The brains projection already reports brain:<id> for the same events.
       return [];
@@ -85,50 +76,11 @@ export function createSearchProjection(options: SearchProjectionOptions = {}): P
 /** The PostgreSQL-only search projection (SEARCH_BACKEND=postgres, the default). */
 export const searchProjection = createSearchProjection();
 
-interface Writes {
-  readonly upserts: SearchUpsert[];
-  readonly removals: SearchRemoval[];
-}
-
-async function applyOne({ client, table }: ProjectionContext, recorded: RecordedEvent, writes: Writes) {
-  const event = { type: recorded.type, data: recorded.data } as Handled;
-  const t: SearchProjectionTables = {
+function tablesOf(table: ProjectionContext['table']): SearchProjectionTables {
+  return {
     documents: table(TABLES.documents),
     species: table(TABLES.species),
     atlases: table(TABLES.atlases),
     categories: table(TABLES.categories),
   };
-  const { position } = recorded;
-  const upsert = (documents: readonly SearchUpsert['document'][]): void => {
-    for (const document of documents) writes.upserts.push({ document, position });
-  };
-  switch (event.type) {
-    case 'CategoryCreated':
-      await client.query(`INSERT INTO ${t.categories} (id, name) VALUES ($1, $2)`, [
-        event.data.categoryId,
-        event.data.name,
-      ]);
-      return;
-    case 'SpeciesCreated':
-      await client.query(`INSERT INTO ${t.species} (id, name, scientific_name) VALUES ($1, $2, $3)`, [
-        event.data.speciesId,
-        event.data.name,
-        event.data.scientificName,
-      ]);
-      return;
-    case 'AtlasCreated':
-      await client.query(`INSERT INTO ${t.atlases} (id, name) VALUES ($1, $2)`, [
-        event.data.atlasId,
-        event.data.name,
-      ]);
-      return;
-    case 'BrainCreated':
-      return upsert(await insertDocument(client, t, event.data, position));
-    case 'BrainUpdated':
-      return upsert(await updateDocument(client, t, event.data.brainId, event.data.changes, position));
-    case 'BrainDeleted':
-      await deleteDocument(client, t, event.data.brainId);
-      writes.removals.push({ brainId: event.data.brainId, position });
-      return;
-  }
 }

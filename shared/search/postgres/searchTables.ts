@@ -118,6 +118,10 @@ const COUNT_FUNCTION_SQL = `CREATE OR REPLACE FUNCTION ${COUNT_FUNCTION}() RETUR
     ELSIF TG_OP = 'UPDATE' THEN EXECUTE format('${countDeltasSql(TRIGGERS.update.sources).replaceAll("'", "''")}', TG_ARGV[0]);
     ELSE EXECUTE format('${countDeltasSql(TRIGGERS.delete.sources).replaceAll("'", "''")}', TG_ARGV[0]);
     END IF;
+    -- A value nothing has any more leaves no row: the counts are then the same whatever batches
+    -- built them (a rebuild compares equal row for row). Locked in key order, like the upsert.
+    EXECUTE format('DELETE FROM %1$s WHERE (facet, value) IN
+      (SELECT facet, value FROM %1$s WHERE n = 0 ORDER BY facet, value FOR UPDATE)', TG_ARGV[0]);
     RETURN NULL;
   END $body$`;
 

@@ -2,6 +2,10 @@ import type { Client } from '../../support/httpClient';
 import { client, newUser } from '../../support/httpClient';
 import type { TestService } from '../../support/testService';
 import { startTestService } from '../../support/testService';
+import { Client as PgClient } from 'pg';
+import { differencesFromFreshRebuild } from '../../support/faults/freshRebuild';
+import { searchIndexDifferences } from '../../support/readModelAudit';
+import { createTestDatabase } from '../../support/testPostgres';
 import { brainForm, fresh, nifti } from './brainFixtures';
 
 /**
@@ -298,10 +302,43 @@ describe('400s', () => {
     expect(res.body.facets[0]).toMatch(/page/);
   });
 
+  test('an empty facets asks for none; a repeated facet is counted once', async () => {
+    const empty = await search(`search=${q(tag)}&page_size=1&facets=`);
+    expect(empty.status).toBe(200);
+    expect(empty.body).not.toHaveProperty('facets');
+    const twice = await search(`search=${q(tag)}&page_size=1&facets=verified,%20verified`);
+    expect(twice.body.facets).toEqual({ verified: expectedFacets(catalogue).verified });
+  });
+
   test('a page past the last is 404 as on every list; a blank search lists everything', async () => {
     expect((await search(`search=${q(tag)}&page=99&page_size=10`)).status).toBe(404);
     const blank = await search('search=%20%20&page_size=1');
     const all = await search('page_size=1');
     expect(blank.body.count).toBe(all.body.count);
+  });
+});
+
+describe('the index after all of the above', () => {
+  test('agrees with the brains read model and equals a fresh rebuild; the audit sees a corrupted document', async () => {
+    const db = new PgClient({ connectionString: service.databaseUrl });
+    await db.connect();
+    try {
+      expect(await searchIndexDifferences(db)).toEqual([]);
+      expect(
+        await differencesFromFreshRebuild(service.databaseUrl, await createTestDatabase('rebuild')),
+      ).toEqual([]);
+
+      const victim = catalogue[0]!;
+      await db.query(`UPDATE brain_search SET atlas_name = 'corrupted' WHERE brain_id = $1`, [victim.id]);
+      expect(await searchIndexDifferences(db)).toEqual([
+        `brain ${victim.id}: document differs from the brain`,
+      ]);
+      await db.query(`UPDATE brain_search SET atlas_name = $2 WHERE brain_id = $1`, [
+        victim.id,
+        victim.atlas?.atlas.name ?? null,
+      ]);
+    } finally {
+      await db.end();
+    }
   });
 });

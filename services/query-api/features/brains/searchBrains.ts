@@ -49,6 +49,8 @@ function requestedFacets(query: Record<string, unknown>, paged: boolean): Search
     .split(',')
     .map((name) => name.trim())
     .filter(Boolean);
+  // `facets=` with nothing in it asks for nothing.
+  if (names.length === 0) return undefined;
   const unknown = names.filter((name) => !(FACETS as readonly string[]).includes(name));
   if (unknown.length > 0)
     throw ValidationError.field(

@@ -1,0 +1,205 @@
+import pg from 'pg';
+import type { RecordedEvent } from '../../shared/eventStore/eventStore';
+import { inTransaction } from '../../shared/infra/postgres/inTransaction';
+import { contextFor } from '../../shared/projections/projection';
+import { installProjection } from '../../shared/projections/projectionInstaller';
+import { migrateCheckpoints } from '../../shared/projections/checkpointStore';
+import {
+  createPostgresSearchIndex,
+  createPostgresSearchReader,
+} from '../../shared/search/postgres/postgresSearchIndex';
+import type { SearchIndex, SearchQuery, SearchReader } from '../../shared/search/searchIndex';
+import { createSearchProjection } from '../../services/projector/projections/searchProjection';
+import { createTestDatabase } from '../support/testPostgres';
+
+/**
+ * The search projection on its own: denormalised documents, updates that move a brain, deletes,
+ * and the mirror (what Elasticsearch gets with SEARCH_BACKEND=elasticsearch) — here a standalone
+ * PostgreSQL SearchIndex, which shares the adapters' contract — fed in the batch's transaction and
+ * unchanged by the replays a crash causes.
+ */
+let pool: pg.Pool;
+let mirror: SearchIndex;
+let reader: SearchReader;
+const projection = createSearchProjection({
+  mirror: { upsert: (e) => mirror.upsert(e), remove: (e) => mirror.remove(e) },
+});
+
+let position = 0n;
+function event(type: string, data: Record<string, unknown>): RecordedEvent {
+  position += 1n;
+  return {
+    id: `e${position}`,
+    type,
+    data,
+    metadata: {
+      actor: '1',
+      requestId: null,
+      correlationId: 'c',
+      causationId: null,
+      schemaVersion: 1,
+      recordedAt: '',
+    },
+    streamName: 's',
+    streamRevision: 0n,
+    position: { commit: position, prepare: position },
+  };
+}
+
+const brainFields = {
+  description: '',
+  isReference: false,
+  extraLink: '',
+  website: '',
+  color: '',
+  verified: false,
+  uuid: '00000000-0000-4000-8000-000000000000',
+  uploaderId: 7,
+  fileUploadId: null,
+};
+
+const taxonomy = [
+  event('CategoryCreated', { categoryId: 1, name: 'rodents' }),
+  event('CategoryCreated', { categoryId: 2, name: 'primates' }),
+  event('SpeciesCreated', {
+    speciesId: 10,
+    name: 'house mouse',
+    scientificName: 'Mus musculus',
+    categoryId: 1,
+  }),
+  event('SpeciesCreated', {
+    speciesId: 20,
+    name: 'rhesus macaque',
+    scientificName: 'Macaca mulatta',
+    categoryId: 2,
+  }),
+  event('AtlasCreated', { atlasId: 100, name: 'Allen CCFv3', speciesId: 10 }),
+  event('AtlasCreated', { atlasId: 200, name: 'NMT macaque template', speciesId: 20 }),
+];
+const brainEvents = [
+  event('BrainCreated', {
+    ...brainFields,
+    brainId: 1,
+    readableId: 'cortex-1',
+    name: 'Cortex',
+    atlasId: 100,
+    speciesId: 10,
+    categoryId: 1,
+    createdAt: '2026-01-01T00:00:00Z',
+  }),
+  event('BrainCreated', {
+    ...brainFields,
+    brainId: 2,
+    readableId: 'pons-2',
+    name: 'Pons',
+    atlasId: null,
+    speciesId: null,
+    categoryId: 2,
+    createdAt: '2026-01-02T00:00:00Z',
+  }),
+  event('BrainCreated', {
+    ...brainFields,
+    brainId: 3,
+    readableId: 'retina-3',
+    name: 'Retina',
+    atlasId: 100,
+    speciesId: 10,
+    categoryId: 1,
+    createdAt: '2026-01-03T00:00:00Z',
+  }),
+  // Moved to the macaque atlas: species, atlas and category names follow.
+  event('BrainUpdated', {
+    brainId: 1,
+    changes: { atlasId: 200, speciesId: 20, categoryId: 2, verified: true },
+  }),
+  event('BrainUpdated', { brainId: 2, changes: { name: 'Pons varolii', description: 'nissl stain' } }),
+  event('BrainDeleted', { brainId: 3, fileUploadIds: [] }),
+];
+const all = [...taxonomy, ...brainEvents];
+
+const apply = (events: readonly RecordedEvent[]) =>
+  inTransaction(pool, (client) => projection.apply(contextFor(projection, client), events));
+
+const QUERIES: SearchQuery[] = [
+  { limit: 10, offset: 0, facets: ['species', 'atlas', 'category', 'verified'] },
+  { text: 'macaca', limit: 10, offset: 0 },
+  { text: 'mouse', limit: 10, offset: 0 },
+  { text: 'nissl', limit: 10, offset: 0 },
+  { text: 'primates', limit: 10, offset: 0, facets: ['atlas'] },
+  { text: 'retina', limit: 10, offset: 0 },
+];
+
+beforeAll(async () => {
+  pool = new pg.Pool({ connectionString: await createTestDatabase('searchprojection'), max: 4 });
+  await migrateCheckpoints(pool);
+  await installProjection(pool, projection);
+  mirror = createPostgresSearchIndex({ pool, name: 'mirror_index' });
+  await mirror.install();
+  reader = createPostgresSearchReader({ pool });
+});
+afterAll(() => pool.end());
+
+test('a batch rolled back after feeding the mirror, then replayed, leaves both indexes equal', async () => {
+  await expect(
+    inTransaction(pool, async (client) => {
+      await projection.apply(contextFor(projection, client), all);
+      throw new Error('crash before commit');
+    }),
+  ).rejects.toThrow('crash before commit');
+  expect((await reader.query({ limit: 10, offset: 0 })).total).toBe(0);
+  expect((await mirror.query({ limit: 10, offset: 0 })).total).toBe(2);
+
+  await apply(taxonomy);
+  await apply(brainEvents.slice(0, 4));
+  await apply(brainEvents.slice(4));
+  // A replay of older events reaches the mirror only (as after a crash between its write and the commit).
+  await expect(
+    inTransaction(pool, async (client) => {
+      await projection.apply(contextFor(projection, client), brainEvents.slice(0, 3));
+      throw new Error('crash again');
+    }),
+  ).rejects.toThrow();
+
+  for (const query of QUERIES) expect(await mirror.query(query)).toEqual(await reader.query(query));
+});
+
+test('documents carry the names of their species, atlas and category, and follow updates and deletes', async () => {
+  expect(await reader.query(QUERIES[0]!)).toEqual({
+    total: 2,
+    ids: [2, 1],
+    facets: {
+      species: [{ value: 20, count: 1 }],
+      atlas: [{ value: 200, count: 1 }],
+      category: [{ value: 2, count: 2 }],
+      verified: [
+        { value: false, count: 1 },
+        { value: true, count: 1 },
+      ],
+    },
+  });
+  expect((await reader.query({ text: 'macaca', limit: 10, offset: 0 })).ids).toEqual([1]);
+  expect((await reader.query({ text: 'nmt', limit: 10, offset: 0 })).ids).toEqual([1]);
+  expect((await reader.query({ text: 'mouse', limit: 10, offset: 0 })).ids).toEqual([]);
+  expect((await reader.query({ text: 'varolii', limit: 10, offset: 0 })).ids).toEqual([2]);
+  expect((await reader.query({ text: 'retina', limit: 10, offset: 0 })).ids).toEqual([]);
+  const { rows } = await pool.query<{ category_name: string; atlas_name: string | null }>(
+    'SELECT category_name, atlas_name FROM brain_search ORDER BY brain_id',
+  );
+  expect(rows).toEqual([
+    { category_name: 'primates', atlas_name: 'NMT macaque template' },
+    { category_name: 'primates', atlas_name: null },
+  ]);
+  // Atlas 100, species 10 and category 1 lost all their brains: no rows of zero are left behind,
+  // so the counts are the same whatever batches built them.
+  const counts = await pool.query<{ facet: string; value: string; n: string }>(
+    'SELECT facet, value::text, n::text FROM brain_search_counts ORDER BY facet, value',
+  );
+  expect(counts.rows).toEqual([
+    { facet: 'all', value: '0', n: '2' },
+    { facet: 'atlas', value: '200', n: '1' },
+    { facet: 'category', value: '2', n: '2' },
+    { facet: 'species', value: '20', n: '1' },
+    { facet: 'verified', value: '0', n: '1' },
+    { facet: 'verified', value: '1', n: '1' },
+  ]);
+});
