@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type CliUser, type CliWorld, loggedInUser, startCliWorld } from './cliService';
 import { startInterceptingProxy } from './interceptingProxy';
-import { BIC } from './runCli';
+import { newUser } from '../support/httpClient';
+import { BIC, freshConfigDir } from './runCli';
 
 const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 // CI installs tmux (.ci/run): there a missing tmux fails this file instead of skipping it.
@@ -39,6 +40,34 @@ afterAll(async () => {
 });
 
 describeWithTmux('bic on a terminal (tmux)', () => {
+  it('login asks for email and password on the terminal and never echoes the password', async () => {
+    const someone = await newUser(world.api);
+    const configDir = freshConfigDir();
+    const env = `env BIC_SERVER=${world.service.url} BIC_CONFIG_DIR=${configDir}`;
+    tmux(
+      'new-session',
+      '-d',
+      '-s',
+      'login',
+      '-x',
+      '200',
+      '-y',
+      '10',
+      `${env} ${process.execPath} ${BIC} login; echo "bic exited $?"; sleep 600`,
+    );
+    await waitForPane((text) => text.includes('Email:'), 'login');
+    tmux('send-keys', '-t', 'login', someone.email, 'Enter');
+    await waitForPane((text) => text.includes('Password:'), 'login');
+    tmux('send-keys', '-t', 'login', someone.password, 'Enter');
+
+    const pane = await waitForPane((text) => text.includes('bic exited'), 'login');
+
+    expect(pane).toContain(`Email: ${someone.email}`);
+    expect(pane).toContain('bic exited 0');
+    expect(pane).not.toContain(someone.password);
+    expect(pane).toContain(`as ${someone.username}`);
+  });
+
   it('draws a progress bar with percent, bytes/s and ETA while uploading', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'bic-tty-'));
     writeFileSync(path.join(dir, 'scan.nii'), randomBytes(24 * 1024 * 1024));
@@ -92,10 +121,14 @@ describeWithTmux('bic on a terminal (tmux)', () => {
   });
 });
 
-async function waitForPane(done: (text: string) => boolean, timeoutMs = 60_000): Promise<string> {
+async function waitForPane(
+  done: (text: string) => boolean,
+  session = 'bic',
+  timeoutMs = 60_000,
+): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const text = tmux('capture-pane', '-p', '-t', 'bic');
+    const text = tmux('capture-pane', '-p', '-t', session);
     if (done(text)) return text;
     if (Date.now() > deadline) throw new Error(`the pane did not finish in time:\n${text}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
