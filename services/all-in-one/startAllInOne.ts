@@ -14,6 +14,7 @@ import { createQueryDeps } from '../query-api/queryDeps';
 import { createQueryApp } from '../query-api/createQueryApp';
 import { projectionRunnerHealthCheck, startProjector } from '../projector/startProjector';
 import { serviceRoutes } from './serviceRoutes';
+import { openSearchBackend } from '../../shared/search/searchBackend';
 
 export interface RunningService {
   readonly url: string;
@@ -41,7 +42,9 @@ export async function startAllInOne(
   const metrics = createMetrics('catalogue');
   const infra = await openInfrastructure(config, logger);
   const platform = await createServicePlatform(config, infra, logger, metrics, clock);
+  const search = await openSearchBackend(config, infra.readModels);
   const projector = startProjector({
+    searchMirror: search.mirror,
     store: platform.store,
     pool: infra.readModels,
     metrics,
@@ -52,7 +55,7 @@ export async function startAllInOne(
   const commandDeps = createCommandDeps(config, infra, platform.store, logger, clock);
   await ensureConfiguredStaff(config.admin, commandDeps, logger);
 
-  const { commands, queries } = serviceRoutes(commandDeps, createQueryDeps(infra));
+  const { commands, queries } = serviceRoutes(commandDeps, createQueryDeps(infra, search.reader));
   const common = { ...platform.apiOptions, knownRoutes: [...commands, ...queries] };
   const commandApp = createCommandApp(
     { ...common, serve: { health: false, metrics: false, docs: false } },
@@ -79,6 +82,7 @@ export async function startAllInOne(
       server.closeIdleConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await projector.stop();
+      await search.close();
       await platform.close();
       await infra.close();
     },

@@ -13,6 +13,8 @@ import { createAtlasRoute } from './features/atlases/createAtlasRoute';
 import { createBrainRoute } from './features/brains/createBrainRoute';
 import { updateBrainRoute } from './features/brains/updateBrainRoute';
 import { deleteBrainRoute } from './features/brains/deleteBrainRoute';
+import { createFileUploadRoute } from './features/fileUploads/createFileUploadRoute';
+import { deleteFileUploadRoute } from './features/fileUploads/deleteFileUploadRoute';
 
 /** Every write the service accepts. */
 export function commandRoutes(deps: CommandDeps): RouteSpec[] {
@@ -31,5 +33,7 @@ export function commandRoutes(deps: CommandDeps): RouteSpec[] {
     updateBrainRoute(deps, 'put'),
     updateBrainRoute(deps, 'patch'),
     deleteBrainRoute(deps),
+    createFileUploadRoute(deps),
+    deleteFileUploadRoute(deps),
   ] as RouteSpec[];
 }

@@ -5,6 +5,7 @@ import { createMetrics } from '../../shared/metrics/metrics';
 import { dependencyHealthChecks } from '../../shared/runtime/dependencyHealthChecks';
 import { openInfrastructure } from '../../shared/runtime/openInfrastructure';
 import { runUntilSignal } from '../../shared/runtime/runUntilSignal';
+import { openSearchBackend } from '../../shared/search/searchBackend';
 import { projectorHttpHandler } from './projectorHttp';
 import { projectionRunnerHealthCheck, startProjector } from './startProjector';
 
@@ -17,7 +18,14 @@ void runUntilSignal('projector', async () => {
   const logger = createLogger({ service: 'projector', level: config.logLevel });
   const metrics = createMetrics('projector');
   const infra = await openInfrastructure(config, logger);
-  const runner = startProjector({ store: infra.store, pool: infra.readModels, metrics, logger });
+  const search = await openSearchBackend(config, infra.readModels);
+  const runner = startProjector({
+    store: infra.store,
+    pool: infra.readModels,
+    metrics,
+    logger,
+    searchMirror: search.mirror,
+  });
   const healthChecks = {
     ...dependencyHealthChecks({
       readModels: infra.readModels,
@@ -35,6 +43,7 @@ void runUntilSignal('projector', async () => {
       async close() {
         server.close();
         await runner.stop();
+        await search.close();
         await infra.close();
       },
     },

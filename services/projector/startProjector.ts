@@ -6,7 +6,8 @@ import type { Logger } from '../../shared/logging/logger';
 import { ProjectionRunner } from '../../shared/projections/projectionRunner';
 import type { ProjectionProgress } from '../../shared/projections/projectionProgress';
 import { loopHealthCheck } from '../../shared/runtime/loopHealthCheck';
-import { allProjections } from './projections/allProjections';
+import type { SearchWriter } from '../../shared/search/searchIndex';
+import { projectionsWithSearchMirror } from './projections/allProjections';
 
 /** Starts the read-model projector, reporting position and lag as metrics. */
 export function startProjector(deps: {
@@ -15,11 +16,13 @@ export function startProjector(deps: {
   metrics: Metrics;
   logger: Logger;
   progress?: ProjectionProgress;
+  /** SEARCH_BACKEND=elasticsearch: the index the search projection also feeds. */
+  searchMirror?: SearchWriter;
 }): ProjectionRunner {
   const runner = new ProjectionRunner({
     store: deps.store,
     pool: deps.pool,
-    projections: allProjections,
+    projections: projectionsWithSearchMirror(deps.searchMirror),
     progress: deps.progress,
     logger: deps.logger,
     metrics: deps.metrics,

@@ -9,6 +9,7 @@ import { API_DOCUMENT, routeKeysOf } from '../../shared/apiContract/apiContract'
 import { createQueryDeps } from './queryDeps';
 import { queryRoutes } from './queryRoutes';
 import { createQueryApp } from './createQueryApp';
+import { openSearchBackend } from '../../shared/search/searchBackend';
 
 /** The query API alone (distributed mode): reads the read models the projector maintains. */
 void runUntilSignal('query-api', async () => {
@@ -17,10 +18,11 @@ void runUntilSignal('query-api', async () => {
   const metrics = createMetrics('query-api');
   const infra = await openInfrastructure(config, logger);
   const platform = await createServicePlatform(config, infra, logger, metrics);
+  const search = await openSearchBackend(config, infra.readModels);
   // It documents the whole service (the gateway sends /api/schema/ here) from the generated document.
   const app = createQueryApp(
     { ...platform.apiOptions, knownRoutes: routeKeysOf(API_DOCUMENT), openApiDocument: API_DOCUMENT },
-    queryRoutes(createQueryDeps(infra)),
+    queryRoutes(createQueryDeps(infra, search.reader)),
   );
   const server = createHttpServer(app).listen(config.port, config.host);
   logger.info('query-api listening', { port: config.port });
@@ -29,6 +31,7 @@ void runUntilSignal('query-api', async () => {
     service: {
       async close() {
         await new Promise<void>((resolve) => server.close(() => resolve()));
+        await search.close();
         await platform.close();
         await infra.close();
       },

@@ -16,6 +16,11 @@ import { brainByReadableIdRoute } from './features/brains/brainByReadableIdRoute
 import { brainByAtlasSlugRoute } from './features/brains/brainByAtlasSlugRoute';
 import { brainRoute } from './features/brains/brainRoute';
 import { brainFileRoute } from './features/brains/brainFileRoute';
+import { brainPreviewRoute } from './features/brains/brainPreviewRoute';
+import { listFileUploadsRoute } from './features/fileUploads/listFileUploadsRoute';
+import { fileUploadRoute } from './features/fileUploads/fileUploadRoute';
+import { fileUploadDownloadRoute } from './features/fileUploads/fileUploadDownloadRoute';
+import { fileUploadPreviewRoute } from './features/fileUploads/fileUploadPreviewRoute';
 
 /** Every read the service answers. */
 export function queryRoutes(deps: QueryDeps): RouteSpec[] {
@@ -37,5 +42,10 @@ export function queryRoutes(deps: QueryDeps): RouteSpec[] {
     brainByAtlasSlugRoute(deps),
     brainRoute(deps),
     brainFileRoute(deps),
+    brainPreviewRoute(deps),
+    listFileUploadsRoute(deps),
+    fileUploadRoute(deps),
+    fileUploadDownloadRoute(deps),
+    fileUploadPreviewRoute(deps),
   ];
 }

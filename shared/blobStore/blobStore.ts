@@ -38,6 +38,19 @@ export interface BlobStore {
   delete(key: string): Promise<void>;
   /** Checks the store answers (for /health/). */
   ping(): Promise<void>;
+  /**
+   * Present only when the store is configured to serve downloads itself (S3 with presigned
+   * downloads): a time-limited URL that serves the blob as an attachment named `filename`.
+   * Creating it contacts no server.
+   */
+  presignedDownloadUrl?(key: string, download: PresignedDownload): Promise<string>;
+}
+
+export interface PresignedDownload {
+  /** The Content-Disposition header value the store answers with. */
+  readonly contentDisposition: string;
+  /** The Content-Type the store answers with. */
+  readonly contentType: string;
 }
 
 export class BlobTooLargeError extends Error {

@@ -3,6 +3,7 @@ import type { Logger } from '../logging/logger';
 import { ValidationError } from '../errors/httpErrors';
 import type { CommandContext } from './commandContext';
 import { type ReserveRequest, releaseValue, reserveValue } from './reserveValue';
+import { holderStatus } from '../domain/reservation/fencing';
 
 /** Where a failure that must not replace the caller's error is reported. */
 export type CompensationLogger = Pick<Logger, 'error'>;
@@ -59,7 +60,8 @@ export async function createWithReservations<T>(
  * Compensation: gives back what this create reserved, unless the aggregate exists after all (an
  * append can commit and still report a failure, e.g. a connection lost on the way back). Its own
  * failures are logged, never thrown: the caller must see why the create failed. A value left held
- * is not lost for good: reserveValue takes over a reservation whose owner never appeared.
+ * is not lost for good: reserveValue takes over a reservation whose owner never appeared. A stream
+ * fenced by such a takeover is not a created aggregate: what this create still holds is released.
  */
 async function releaseUnlessCreated(
   deps: ReservationDeps,
@@ -69,7 +71,8 @@ async function releaseUnlessCreated(
 ): Promise<void> {
   if (held.length === 0) return;
   try {
-    if ((await deps.store.readStream(ownerStream, { maxCount: 1 })).length > 0) return;
+    const [first] = await deps.store.readStream(ownerStream, { maxCount: 1 });
+    if (holderStatus(first?.type) === 'exists') return;
     for (const request of held.toReversed()) await releaseValue(deps.store, request, ctx);
   } catch (failure) {
     deps.logger.error('could not release the reservations of a failed create', {

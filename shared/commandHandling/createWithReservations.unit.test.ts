@@ -1,9 +1,10 @@
 import { memoryEventStore } from '../../tests/support/memoryEventStore';
-import { ValidationError } from '../errors/httpErrors';
+import { ConflictError, ValidationError } from '../errors/httpErrors';
+import { STREAM_FENCED } from '../domain/reservation/fencing';
 import { systemContext } from './commandContext';
 import { createWithReservations } from './createWithReservations';
 import { findReservationOwner } from './reserveValue';
-import { toNewEvents } from './handleCommand';
+import { handleCommand, toNewEvents } from './handleCommand';
 
 const ctx = systemContext('test');
 const logger = { error: jest.fn() };
@@ -51,4 +52,68 @@ test('nothing is released when the aggregate exists after all (the append commit
   }).catch((e: unknown) => e);
   expect(failure).toEqual(new Error('connection lost after commit'));
   expect(await findReservationOwner(store, 'thing_name', 'gamma')).toBe('thing-3');
+});
+
+describe('a holder that stalls past the grace period', () => {
+  const thingDecider = {
+    initialState: () => ({ exists: false }),
+    evolve: () => ({ exists: true }),
+  };
+  const createThing = (store: ReturnType<typeof memoryEventStore>, stream: string) =>
+    handleCommand(
+      store,
+      stream,
+      thingDecider,
+      (s) => (s.exists ? [] : [{ type: 'ThingCreated', data: {} }]),
+      ctx,
+    );
+
+  test('is fenced: the taker gets the value, the slow create fails and gives back what it still holds', async () => {
+    const { store, deps } = setup();
+    let resume!: () => void;
+    const stalled = new Promise<void>((resolve) => (resume = resolve));
+    const slow = createWithReservations(deps, 'thing-1', ctx, async (reserver) => {
+      await reserver.reserve('thing_name', 'delta', 'name', 'taken');
+      await reserver.reserve('thing_slug', 'delta', 'slug', 'taken');
+      await stalled;
+      await createThing(store, 'thing-1');
+    }).catch((e: unknown) => e);
+    await new Promise((r) => setImmediate(r));
+
+    const later = { ...deps, now: new Date(deps.now.getTime() + 61_000) };
+    await createWithReservations(later, 'thing-2', ctx, async (reserver) => {
+      await reserver.reserve('thing_name', 'delta', 'name', 'taken');
+      await createThing(store, 'thing-2');
+    });
+    resume();
+
+    expect(await slow).toBeInstanceOf(ConflictError);
+    expect(await findReservationOwner(store, 'thing_name', 'delta')).toBe('thing-2');
+    expect(await findReservationOwner(store, 'thing_slug', 'delta')).toBeUndefined();
+    expect((await store.readStream('thing-1')).map((e) => e.type)).toEqual([STREAM_FENCED]);
+    expect((await store.readStream('thing-2')).map((e) => e.type)).toEqual(['ThingCreated']);
+  });
+
+  test('that creates before the taker fences it keeps the value', async () => {
+    const { store, deps } = setup();
+    await createWithReservations(deps, 'thing-1', ctx, async (reserver) => {
+      await reserver.reserve('thing_name', 'epsilon', 'name', 'taken');
+    });
+    // The holder's aggregate appears between the taker's look at it and its fence.
+    const racing = {
+      ...store,
+      readStream: async (...args: Parameters<typeof store.readStream>) => {
+        const events = await store.readStream(...args);
+        if (args[0] === 'thing-1' && events.length === 0) await createThing(store, 'thing-1');
+        return events;
+      },
+    };
+    const later = { ...deps, store: racing, now: new Date(deps.now.getTime() + 61_000) };
+    const refused = await createWithReservations(later, 'thing-2', ctx, async (reserver) => {
+      await reserver.reserve('thing_name', 'epsilon', 'name', 'taken');
+    }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ValidationError);
+    expect(await findReservationOwner(store, 'thing_name', 'epsilon')).toBe('thing-1');
+    expect((await store.readStream('thing-1')).map((e) => e.type)).toEqual(['ThingCreated']);
+  });
 });

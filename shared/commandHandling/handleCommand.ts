@@ -8,6 +8,7 @@ import type {
 } from '../eventStore/eventStore';
 import { WrongExpectedRevisionError } from '../eventStore/eventStore';
 import { ConflictError } from '../errors/httpErrors';
+import { STREAM_FENCED } from '../domain/reservation/fencing';
 import type { CommandContext } from './commandContext';
 import { type Backoff, contentionBackoff } from './contentionBackoff';
 import { streamTurnsOf } from './streamTurns';
@@ -52,6 +53,12 @@ export async function loadAggregate<State, Event extends DomainEvent>(
   decider: Decider<State, Event>,
 ): Promise<Loaded<State>> {
   const recorded = await store.readStream(streamName);
+  if (recorded[0]?.type === STREAM_FENCED) {
+    // Only a create that stalled for a minute after reserving its values meets this (fencing.ts).
+    throw new ConflictError(
+      'This request took too long and its reserved values were given to another; try again.',
+    );
+  }
   // Events arrive upcast to their newest shape (upcastingEventStore, wired where the store is opened).
   const state = recorded.reduce((s, e) => decider.evolve(s, e as unknown as Event), decider.initialState());
   const last: RecordedEvent | undefined = recorded[recorded.length - 1];

@@ -1,6 +1,12 @@
-import type { EventStore } from '../eventStore/eventStore';
+import { type EventStore, WrongExpectedRevisionError } from '../eventStore/eventStore';
 import type { CommandContext } from './commandContext';
-import { handleCommand, loadAggregate } from './handleCommand';
+import { handleCommand, loadAggregate, toNewEvents } from './handleCommand';
+import {
+  type HolderStatus,
+  type StreamFenced,
+  STREAM_FENCED,
+  holderStatus,
+} from '../domain/reservation/fencing';
 import type { ReservationEvent, ReservationState } from '../domain/reservation/reservation';
 import {
   decideRelease,
@@ -23,7 +29,11 @@ export interface ReserveRequest {
 /** A reservation whose owner never got created is taken over after this long. */
 const ABANDONED_AFTER_MS = 60_000;
 
-/** True when `ownerStream` now holds the value; false when someone else does. */
+/**
+ * True when `ownerStream` now holds the value; false when someone else does. Taking a value over from
+ * an abandoned holder first fences the holder's stream (see fencing.ts), so a holder that was only
+ * slow can no longer create its aggregate with the value.
+ */
 export async function reserveValue(
   store: EventStore,
   request: ReserveRequest,
@@ -35,10 +45,10 @@ export async function reserveValue(
     reservationStreamName(request.scope, request.value),
     reservationDecider,
     async (state) => {
-      const holderExists =
+      const holder =
         state.status === 'held' && state.ownerId !== request.ownerStream
-          ? (await store.readStream(state.ownerId, { maxCount: 1 })).length > 0
-          : false;
+          ? await holderOf(store, state.ownerId)
+          : 'absent';
       const outcome = decideReserve(
         {
           type: 'ReserveValue',
@@ -47,18 +57,54 @@ export async function reserveValue(
             value: request.value,
             ownerId: request.ownerStream,
             now: request.now.toISOString(),
-            holderExists,
+            holderExists: holder === 'exists',
             abandonedAfterMs: ABANDONED_AFTER_MS,
           },
         },
         state,
       );
       reserved = outcome.reserved;
-      return outcome.reserved ? outcome.events : [];
+      if (!outcome.reserved) return [];
+      const takingOver = state.status === 'held' && outcome.events.length > 0;
+      if (takingOver && holder === 'absent' && !(await fence(store, state.ownerId, request, ctx))) {
+        reserved = false;
+        return [];
+      }
+      return outcome.events;
     },
     ctx,
   );
   return reserved;
+}
+
+async function holderOf(store: EventStore, ownerStream: string): Promise<HolderStatus> {
+  const [first] = await store.readStream(ownerStream, { maxCount: 1 });
+  return holderStatus(first?.type);
+}
+
+/** True when the holder's stream is fenced now (by us or by another taker); false when it was created. */
+async function fence(
+  store: EventStore,
+  holderStream: string,
+  request: ReserveRequest,
+  ctx: CommandContext,
+): Promise<boolean> {
+  const event: StreamFenced = {
+    type: STREAM_FENCED,
+    data: {
+      reason: 'reservation_taken_over',
+      scope: request.scope,
+      takenOverBy: request.ownerStream,
+      fencedAt: request.now.toISOString(),
+    },
+  };
+  try {
+    await store.appendToStream(holderStream, toNewEvents([event], ctx), { expectedRevision: 'no_stream' });
+    return true;
+  } catch (error) {
+    if (!(error instanceof WrongExpectedRevisionError)) throw error;
+    return (await holderOf(store, holderStream)) === 'fenced';
+  }
 }
 
 export async function releaseValue(

@@ -26,6 +26,8 @@ export interface Config {
   readonly eventStoreConnectionString: string | undefined;
   readonly s3: S3Config | undefined;
   readonly elasticsearchUrl: string | undefined;
+  /** SEARCH_BACKEND: where the brains list searches (postgres, the default, or elasticsearch). */
+  readonly searchBackend: 'postgres' | 'elasticsearch';
   readonly kafkaBrokers: readonly string[];
   readonly admin: { email: string; password: string; username: string } | undefined;
   readonly loginTokenTtlMs: number;
@@ -48,6 +50,7 @@ export interface Config {
   readonly faultInjectCrashAfterCommit: boolean;
   /** /health/ fails when the oldest event the live read models have not applied is older than this. */
   readonly healthMaxProjectionLagSeconds: number;
+  readonly processor: ProcessorConfig;
   readonly rateLimits: {
     readonly login: RateLimitRule;
     readonly register: RateLimitRule;
@@ -55,6 +58,27 @@ export interface Config {
     readonly upload: RateLimitRule;
     readonly default: RateLimitRule;
   };
+}
+
+/** The upload processor (services/processor), alone or inside the all-in-one. */
+export interface ProcessorConfig {
+  /** PROCESSOR_ENABLED: whether the all-in-one runs a processor (the standalone one always does). */
+  readonly enabled: boolean;
+  /** A claim holds an upload this long unless renewed; then another processor may take it back. */
+  readonly leaseSeconds: number;
+  /** Uploads processed at once, each in its own worker thread. */
+  readonly concurrency: number;
+  /** A worker still running after this long is terminated (one attempt). */
+  readonly timeoutSeconds: number;
+  /** Attempts (worker timeouts, or claims taken back from a dead processor) before the upload fails. */
+  readonly maxAttempts: number;
+  /** Heap limit of each worker thread. */
+  readonly workerMemoryMb: number;
+  /**
+   * TEST-ONLY (PROCESSOR_INSPECTOR_MODULE): absolute path of a module exporting `inspectUpload`,
+   * used instead of shared/formats (a deterministic or slow inspector for crash tests).
+   */
+  readonly inspectorModule: string | undefined;
 }
 
 export interface S3Config {
@@ -65,6 +89,15 @@ export interface S3Config {
   readonly secretKey: string;
   readonly bucket: string;
   readonly region: string;
+  /** S3_PRESIGNED_DOWNLOADS: downloads answer 302 to a presigned URL instead of being proxied. */
+  readonly presignedDownloads: PresignedDownloadConfig | undefined;
+}
+
+export interface PresignedDownloadConfig {
+  readonly expirySeconds: number;
+  /** S3_PUBLIC_ENDPOINT: where clients reach the store, when not at S3_ENDPOINT. */
+  readonly publicEndpoint:
+    { readonly endPoint: string; readonly port: number; readonly useSSL: boolean } | undefined;
 }
 
 export class ConfigError extends Error {
@@ -132,9 +165,37 @@ function trustProxy(env: Env): boolean | number | string {
   return /^\d+$/.test(raw) ? Number(raw) : raw;
 }
 
+function endpointOf(raw: string): { endPoint: string; port: number; useSSL: boolean } {
+  const parsed = new URL(raw);
+  return {
+    endPoint: parsed.hostname,
+    port: parsed.port ? Number(parsed.port) : parsed.protocol === 'https:' ? 443 : 80,
+    useSSL: parsed.protocol === 'https:',
+  };
+}
+
+/** S3 caps a presigned URL's life at 7 days. */
+const MAX_PRESIGN_SECONDS = 7 * 86_400;
+
+function presignedDownloads(env: Env): PresignedDownloadConfig | undefined {
+  const publicEndpoint = url(env, 'S3_PUBLIC_ENDPOINT');
+  if (!flag(env, 'S3_PRESIGNED_DOWNLOADS')) return undefined;
+  const expirySeconds = int(env, 'S3_PRESIGN_EXPIRY_SECONDS', 3600, 1);
+  if (expirySeconds > MAX_PRESIGN_SECONDS)
+    throw new ConfigError('S3_PRESIGN_EXPIRY_SECONDS', `must be at most ${MAX_PRESIGN_SECONDS} (7 days)`);
+  return { expirySeconds, publicEndpoint: publicEndpoint ? endpointOf(publicEndpoint) : undefined };
+}
+
 function s3(env: Env): S3Config | undefined {
   const endpoint = url(env, 'S3_ENDPOINT');
-  if (!endpoint) return undefined;
+  if (!endpoint) {
+    if (flag(env, 'S3_PRESIGNED_DOWNLOADS'))
+      throw new ConfigError(
+        'S3_PRESIGNED_DOWNLOADS',
+        'needs S3_ENDPOINT (the local disk store cannot presign)',
+      );
+    return undefined;
+  }
   const parsed = new URL(endpoint);
   const need = (name: string): string => {
     const v = env[name];
@@ -149,6 +210,7 @@ function s3(env: Env): S3Config | undefined {
     secretKey: need('S3_SECRET_KEY'),
     bucket: env.S3_BUCKET ?? 'brain-catalogue',
     region: env.S3_REGION ?? 'us-east-1',
+    presignedDownloads: presignedDownloads(env),
   };
 }
 
@@ -183,6 +245,15 @@ function flag(env: Env, name: string): boolean {
   throw new ConfigError(name, `must be 1, 0, true or false, got "${raw}"`);
 }
 
+function searchBackend(env: Env): Config['searchBackend'] {
+  const raw = env.SEARCH_BACKEND || 'postgres';
+  if (raw !== 'postgres' && raw !== 'elasticsearch')
+    throw new ConfigError('SEARCH_BACKEND', `must be postgres or elasticsearch, got "${raw}"`);
+  if (raw === 'elasticsearch' && !env.ELASTICSEARCH_URL)
+    throw new ConfigError('SEARCH_BACKEND', 'elasticsearch needs ELASTICSEARCH_URL');
+  return raw;
+}
+
 function logLevel(env: Env): Config['logLevel'] {
   const raw = env.LOG_LEVEL ?? 'info';
   if (!['debug', 'info', 'warn', 'error', 'silent'].includes(raw))
@@ -203,6 +274,7 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
     eventStoreConnectionString: env.EVENTSTORE_CONNECTION_STRING || undefined,
     s3: s3(env),
     elasticsearchUrl: url(env, 'ELASTICSEARCH_URL'),
+    searchBackend: searchBackend(env),
     kafkaBrokers: (env.KAFKA_BROKERS ?? '')
       .split(',')
       .map((b) => b.trim())
@@ -221,6 +293,17 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
     readYourWritesTimeoutMs: int(env, 'READ_YOUR_WRITES_TIMEOUT_MS', 5000, 0),
     faultInjectCrashAfterCommit: flag(env, 'FAULT_INJECT_CRASH_AFTER_COMMIT'),
     healthMaxProjectionLagSeconds: int(env, 'HEALTH_MAX_PROJECTION_LAG_SECONDS', 30, 1),
+    processor: {
+      enabled: env.PROCESSOR_ENABLED ? flag(env, 'PROCESSOR_ENABLED') : true,
+      leaseSeconds: int(env, 'PROCESSOR_LEASE_SECONDS', 60, 1),
+      concurrency: int(env, 'PROCESSOR_CONCURRENCY', 2, 1),
+      timeoutSeconds: int(env, 'PROCESSOR_TIMEOUT_SECONDS', 600, 1),
+      maxAttempts: int(env, 'PROCESSOR_MAX_ATTEMPTS', 3, 1),
+      workerMemoryMb: int(env, 'PROCESSOR_WORKER_MEMORY_MB', 512, 32),
+      inspectorModule: env.PROCESSOR_INSPECTOR_MODULE
+        ? path.resolve(cwd, env.PROCESSOR_INSPECTOR_MODULE)
+        : undefined,
+    },
     rateLimits: {
       login: rule(env, 'RATE_LIMIT_LOGIN', { limit: 10, windowMs: minute }),
       register: rule(env, 'RATE_LIMIT_REGISTER', { limit: 20, windowMs: hour }),

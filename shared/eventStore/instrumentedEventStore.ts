@@ -1,6 +1,9 @@
-import type { EventStore } from './eventStore';
+import { type EventStore, afterCommit } from './eventStore';
 
-/** Counts appended events by type (events_appended_total) without the adapters knowing about metrics. */
+/**
+ * Counts appended events by type (events_appended_total) without the adapters knowing about metrics.
+ * Inside a unit of work they are counted once it commits: a rolled-back append appended nothing.
+ */
 export function instrumentEventStore(
   store: EventStore,
   onAppended: (type: string, count: number) => void,
@@ -11,7 +14,10 @@ export function instrumentEventStore(
       const result = await store.appendToStream(streamName, events, options);
       const byType = new Map<string, number>();
       for (const e of events) byType.set(e.type, (byType.get(e.type) ?? 0) + 1);
-      for (const [type, n] of byType) onAppended(type, n);
+      await afterCommit(store, () => {
+        for (const [type, n] of byType) onAppended(type, n);
+        return Promise.resolve();
+      });
       return result;
     },
     readStream: (name, options) => store.readStream(name, options),

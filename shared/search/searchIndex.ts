@@ -52,6 +52,14 @@ export interface SearchFilters {
   readonly uploaderId?: number;
 }
 
+export type SearchSortField = 'date_uploaded' | 'id' | 'name' | 'readable_id';
+
+/** `name` orders case-insensitively; the highest brain id always breaks the remaining ties. */
+export interface SearchSort {
+  readonly field: SearchSortField;
+  readonly descending: boolean;
+}
+
 export interface SearchQuery {
   /**
    * Matches name, description, readable_id, species (name, scientific name), atlas and category
@@ -62,6 +70,8 @@ export interface SearchQuery {
   readonly filters?: SearchFilters;
   readonly limit: number;
   readonly offset: number;
+  /** An explicit order, which wins over relevance (with text) and recency (without). */
+  readonly sort?: readonly SearchSort[];
   /** Counts per value under the text AND the filters. */
   readonly facets?: readonly SearchFacet[];
 }
@@ -77,7 +87,7 @@ export type SearchFacets = Partial<Record<SearchFacet, readonly FacetCount[]>>;
 export interface SearchResult {
   /** Exact number of matching documents. */
   readonly total: number;
-  /** Brain ids of the page: best match first with text, else newest first (then highest id). */
+  /** Brain ids of the page: `sort` if given, else best match first with text, else newest first (then highest id). */
   readonly ids: readonly number[];
   readonly facets?: SearchFacets;
 }
@@ -91,6 +101,9 @@ export interface SearchRebuild extends SearchWriter {
   /** Throws the half-built index away; the live one stays. */
   abandon(): Promise<void>;
 }
+
+/** The query side alone (the brains list). */
+export type SearchReader = Pick<SearchIndex, 'query'>;
 
 export interface SearchIndex extends SearchWriter {
   /** Creates whatever is missing; safe to run at every start and from several processes. */

@@ -17,6 +17,13 @@ export interface BrainBRow {
   readonly extra_link: string;
   /** The original name of the brain's file; null when it has none. */
   readonly file_name: string | null;
+  /**
+   * The processing metadata of the brain's file and the key of its preview, as the read model has
+   * them (null without a file). Absent where they are not known (a command's reply): then the
+   * representation leaves out preview_url and metadata rather than guess them.
+   */
+  readonly file_metadata?: Readonly<Record<string, unknown>> | null;
+  readonly file_preview_key?: string | null;
 }
 
 /** What shape A adds: the nested atlas, species and uploader, and the file size. */
@@ -44,6 +51,19 @@ const iso = (d: Date | string): string => new Date(d).toISOString();
 export const brainFileUrl = (baseUrl: string, brainId: number): string =>
   `${baseUrl}/api/brains/${brainId}/file/`;
 
+/** The public route that serves the PNG preview of a brain's file. */
+export const brainPreviewUrl = (baseUrl: string, brainId: number): string =>
+  `${baseUrl}/api/brains/${brainId}/preview/`;
+
+/** Beyond both documented shapes: the file's preview_url (null until one exists) and metadata. */
+function fileExtras(b: BrainBRow, baseUrl: string) {
+  if (b.file_metadata === undefined) return {};
+  return {
+    preview_url: b.file_preview_key ? brainPreviewUrl(baseUrl, b.id) : null,
+    metadata: b.file_metadata ?? {},
+  };
+}
+
 export function brainShapeB(b: BrainBRow, baseUrl: string) {
   const fileUrl = b.file_name === null ? '' : brainFileUrl(baseUrl, b.id);
   return {
@@ -62,10 +82,11 @@ export function brainShapeB(b: BrainBRow, baseUrl: string) {
     extra_link: b.extra_link,
     readable_id: b.readable_id,
     s3_url: fileUrl,
+    ...fileExtras(b, baseUrl),
   };
 }
 
-export function brainShapeA(b: BrainARow) {
+export function brainShapeA(b: BrainARow, baseUrl: string) {
   return {
     id: b.id,
     readable_id: b.readable_id,
@@ -91,16 +112,30 @@ export function brainShapeA(b: BrainARow) {
     uuid: b.uuid,
     is_reference: b.is_reference,
     file_size_mb: Math.round((Number(b.file_size_bytes ?? 0) / MiB) * 100) / 100,
+    ...fileExtras(b, baseUrl),
   };
 }
 
 export const brainJson = (shape: BrainShape, b: BrainARow, baseUrl: string) =>
-  shape === 'a' ? brainShapeA(b) : brainShapeB(b, baseUrl);
+  shape === 'a' ? brainShapeA(b, baseUrl) : brainShapeB(b, baseUrl);
 
 const nullableRef = (properties: Record<string, unknown>) => ({
   type: ['object', 'null'],
   properties,
 });
+
+const fileExtraProperties = {
+  preview_url: {
+    type: ['string', 'null'],
+    description:
+      "Beyond the spec: PNG preview of the brain's file (GET /api/brains/{id}/preview/); null until one exists.",
+  },
+  metadata: {
+    type: 'object',
+    description:
+      "Beyond the spec: the processing metadata of the brain's file ({} until processed, {error} when it failed).",
+  },
+} as const;
 
 export const brainShapeBSchema = {
   type: 'object',
@@ -137,6 +172,7 @@ export const brainShapeBSchema = {
     extra_link: { type: 'string', description: '"" when absent.' },
     readable_id: { type: 'string' },
     s3_url: { type: 'string', description: "URL of the brain's file." },
+    ...fileExtraProperties,
   },
 } as const;
 
@@ -184,6 +220,7 @@ export const brainShapeASchema = {
     uuid: { type: 'string', format: 'uuid' },
     is_reference: { type: 'boolean' },
     file_size_mb: { type: 'number' },
+    ...fileExtraProperties,
   },
 } as const;
 

@@ -95,6 +95,15 @@ export function describeSearchIndexContract(name: string, fixture: SearchIndexCo
       expect(await ids({ text: 'no-such-word-anywhere' })).toEqual([]);
     });
 
+    test('any substring of the name matches, however short, case-insensitively', async () => {
+      await put(brain(1, { name: 'Hippocampus' }), brain(2, { name: 'Cortex' }));
+
+      expect(await ids({ text: 'PP' })).toEqual([1]);
+      expect(await ids({ text: 'x' })).toEqual([2]);
+      expect(await ids({ text: 'ocamp' })).toEqual([1]);
+      expect(await ids({ text: '50%' })).toEqual([]);
+    });
+
     test('an exact numeric id matches that brain, first', async () => {
       await put(brain(41, { name: 'Area 42 mapping' }), brain(42, { name: 'Cortex' }), brain(43));
 
@@ -327,6 +336,25 @@ export function describeSearchIndexContract(name: string, fixture: SearchIndexCo
       expect(whole.total).toBe(12);
       expect(new Set(whole.ids).size).toBe(12);
       expect(paged).toEqual(whole.ids);
+    });
+
+    test('an explicit sort wins over relevance and recency; the highest id breaks ties', async () => {
+      await put(
+        brain(1, { name: 'beta cortex', readableId: 'c-1', dateUploaded: new Date('2024-01-03T00:00:00Z') }),
+        brain(2, { name: 'Alpha cortex', readableId: 'a-2', dateUploaded: new Date('2024-01-01T00:00:00Z') }),
+        brain(3, { name: 'cortex', readableId: 'b-3', dateUploaded: new Date('2024-01-02T00:00:00Z') }),
+        brain(4, { name: 'Beta cortex', readableId: 'd-4', dateUploaded: new Date('2024-01-02T00:00:00Z') }),
+      );
+      const byName = [{ field: 'name', descending: false }] as const;
+
+      expect((await ids({ text: 'cortex' }))[0]).toBe(3);
+      expect(await ids({ text: 'cortex', sort: byName })).toEqual([2, 4, 1, 3]);
+      expect(await ids({ sort: byName })).toEqual([2, 4, 1, 3]);
+      expect(await ids({ sort: [{ field: 'readable_id', descending: true }] })).toEqual([4, 1, 3, 2]);
+      expect(await ids({ sort: [{ field: 'date_uploaded', descending: false }] })).toEqual([2, 4, 3, 1]);
+      expect(
+        await ids({ text: 'cortex', sort: [{ field: 'id', descending: false }], limit: 2, offset: 1 }),
+      ).toEqual([2, 3]);
     });
 
     test('a rebuild answers nothing new until it is finished, then replaces the index at once', async () => {

@@ -6,6 +6,8 @@ import { speciesProjection } from './speciesProjection';
 import { atlasesProjection } from './atlasesProjection';
 import { brainsProjection } from './brainsProjection';
 import { fileUploadsProjection } from './fileUploadsProjection';
+import type { SearchWriter } from '../../../shared/search/searchIndex';
+import { createSearchProjection, searchProjection } from './searchProjection';
 
 /** Every PostgreSQL read model, in the order they are applied within a batch. */
 export const allProjections: readonly Projection[] = [
@@ -17,4 +19,12 @@ export const allProjections: readonly Projection[] = [
   // Empty until brains exist; species read their compact `brains` arrays from it.
   brainsProjection,
   fileUploadsProjection,
+  searchProjection,
 ];
+
+/** allProjections, the search projection also feeding `mirror` (SEARCH_BACKEND=elasticsearch). */
+export function projectionsWithSearchMirror(mirror: SearchWriter | undefined): readonly Projection[] {
+  if (!mirror) return allProjections;
+  const mirrored = createSearchProjection({ mirror });
+  return allProjections.map((p) => (p === searchProjection ? mirrored : p));
+}

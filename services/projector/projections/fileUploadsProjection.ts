@@ -3,17 +3,18 @@ import {
   type ProjectionContext,
   applyInOrder,
 } from '../../../shared/projections/projection';
-import type { UploadEvent } from '../../../shared/domain/uploads/events';
+import { type UploadEvent, UPLOAD_PROCESSING_EVENT_TYPES } from '../../../shared/domain/uploads/events';
 
 /**
- * Read model of file uploads: one row per live upload. Status columns are named for the states of
- * interface-spec 3.1 so processing can fill them in without a new shape.
+ * Read model of file uploads: one row per live upload, its processing status (interface-spec 3.1),
+ * when processing started and ended, the metadata (`{error}` when it failed) and the preview's key.
+ * Lease renewals change nothing here. Processing events of a deleted upload find no row.
  */
 export const fileUploadsProjection: Projection = {
   name: 'file_uploads',
-  version: 1,
+  version: 2,
   tables: ['file_uploads'],
-  eventTypes: new Set(['UploadReceived', 'UploadDeleted']),
+  eventTypes: new Set(['UploadReceived', 'UploadDeleted', ...UPLOAD_PROCESSING_EVENT_TYPES]),
 
   async createTables({ client, table }) {
     const uploads = table('file_uploads');
@@ -32,6 +33,7 @@ export const fileUploadsProjection: Projection = {
         processing_started timestamptz,
         processing_completed timestamptz,
         metadata jsonb NOT NULL DEFAULT '{}',
+        preview_blob_key text,
         date_uploaded timestamptz NOT NULL,
         revision bigint NOT NULL
       )`);
@@ -44,11 +46,8 @@ export const fileUploadsProjection: Projection = {
   ]),
 };
 
-async function applyOne(
-  { client, table }: ProjectionContext,
-  event: UploadEvent,
-  revision: bigint,
-): Promise<string> {
+async function applyOne(ctx: ProjectionContext, event: UploadEvent, revision: bigint): Promise<string> {
+  const { client, table } = ctx;
   switch (event.type) {
     case 'UploadReceived': {
       const d = event.data;
@@ -76,5 +75,49 @@ async function applyOne(
     case 'UploadDeleted':
       await client.query(`DELETE FROM ${table('file_uploads')} WHERE id = $1`, [event.data.uploadId]);
       return `upload:${event.data.uploadId}`;
+    case 'UploadProcessingStarted':
+      await update(ctx, event.data.uploadId, revision, {
+        status: 'processing',
+        processing_started: event.data.startedAt,
+        processing_completed: null,
+      });
+      return `upload:${event.data.uploadId}`;
+    case 'UploadProcessingLeaseRenewed':
+      return `upload:${event.data.uploadId}`;
+    case 'UploadProcessingCompleted':
+      await update(ctx, event.data.uploadId, revision, {
+        status: 'completed',
+        processing_completed: event.data.completedAt,
+        metadata: JSON.stringify(event.data.metadata),
+        preview_blob_key: event.data.previewBlobKey,
+      });
+      return `upload:${event.data.uploadId}`;
+    case 'UploadProcessingFailed':
+      await update(ctx, event.data.uploadId, revision, {
+        status: 'failed',
+        processing_completed: event.data.completedAt,
+        metadata: JSON.stringify({ error: event.data.reason }),
+        preview_blob_key: null,
+      });
+      return `upload:${event.data.uploadId}`;
   }
+}
+
+type ProcessingColumn =
+  'status' | 'processing_started' | 'processing_completed' | 'metadata' | 'preview_blob_key';
+
+/** Sets some processing columns of one row, tagged with the revision of the event that set them. */
+async function update(
+  { client, table }: ProjectionContext,
+  uploadId: string,
+  revision: bigint,
+  columns: Partial<Record<ProcessingColumn, string | null>>,
+): Promise<void> {
+  const entries = Object.entries(columns);
+  const assignments = entries.map(([column], i) => `${column} = $${i + 3}`).join(', ');
+  await client.query(`UPDATE ${table('file_uploads')} SET ${assignments}, revision = $2 WHERE id = $1`, [
+    uploadId,
+    revision.toString(),
+    ...entries.map(([, value]) => value),
+  ]);
 }

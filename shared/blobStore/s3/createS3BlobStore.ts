@@ -17,6 +17,18 @@ export interface S3BlobStoreOptions {
   readonly region?: string;
   /** Bytes per multipart part, held in memory once per upload in flight. S3's minimum is 5 MiB. */
   readonly partSize?: number;
+  /** When set, downloads are answered with presigned URLs instead of being proxied by the service. */
+  readonly presignedDownloads?: PresignedDownloadOptions;
+}
+
+export interface PresignedDownloadOptions {
+  /** How long a URL stays valid; S3 allows at most 7 days. */
+  readonly expirySeconds: number;
+  /**
+   * The address clients reach the store at, when it differs from the service's (a signature covers
+   * the host, so the URL is signed for this one). Absent: the service's own endpoint.
+   */
+  readonly publicEndpoint?: { readonly endPoint: string; readonly port?: number; readonly useSSL: boolean };
 }
 
 export interface S3BlobStore extends BlobStore {
@@ -28,6 +40,8 @@ export interface S3BlobStore extends BlobStore {
 const DEFAULT_PART_SIZE = 8 * 1024 * 1024;
 const MIN_PART_SIZE = 5 * 1024 * 1024;
 const NOT_FOUND = new Set(['NoSuchKey', 'NotFound']);
+/** minio's default, and what a store without regions (MinIO, s3rver) accepts. */
+const DEFAULT_REGION = 'us-east-1';
 
 /** BlobStore on an S3-compatible object store (MinIO, AWS S3) through the official minio client. */
 export function createS3BlobStore(options: S3BlobStoreOptions): S3BlobStore {
@@ -45,7 +59,7 @@ export function createS3BlobStore(options: S3BlobStoreOptions): S3BlobStore {
   const target: S3Target = { client, bucket, partSize };
   const ensureBucket = bucketEnsurer(client, bucket, options.region);
 
-  return {
+  const store: S3BlobStore = {
     async put(key, body, putOptions) {
       try {
         assertValidBlobKey(key);
@@ -81,6 +95,41 @@ export function createS3BlobStore(options: S3BlobStoreOptions): S3BlobStore {
       assertValidBlobKey(key);
       return client.presignedGetObject(bucket, key, expirySeconds);
     },
+  };
+  if (options.presignedDownloads)
+    store.presignedDownloadUrl = downloadSigner(options, options.presignedDownloads);
+  return store;
+}
+
+const MAX_PRESIGN_SECONDS = 7 * 24 * 3600;
+
+/**
+ * Signs GET URLs for the public endpoint. The region is fixed, so minio computes the signature
+ * locally: creating a URL never contacts the store (nor the public address, which the service
+ * itself may not reach).
+ */
+function downloadSigner(
+  options: S3BlobStoreOptions,
+  presign: PresignedDownloadOptions,
+): NonNullable<BlobStore['presignedDownloadUrl']> {
+  const { expirySeconds } = presign;
+  if (!Number.isInteger(expirySeconds) || expirySeconds < 1 || expirySeconds > MAX_PRESIGN_SECONDS)
+    throw new RangeError(`expirySeconds must be an integer from 1 to ${MAX_PRESIGN_SECONDS}`);
+  const endpoint = presign.publicEndpoint ?? options;
+  const signer = new Client({
+    endPoint: endpoint.endPoint,
+    port: endpoint.port,
+    useSSL: endpoint.useSSL,
+    accessKey: options.accessKey,
+    secretKey: options.secretKey,
+    region: options.region ?? DEFAULT_REGION,
+  });
+  return async (key, download) => {
+    assertValidBlobKey(key);
+    return signer.presignedGetObject(options.bucket, key, expirySeconds, {
+      'response-content-disposition': download.contentDisposition,
+      'response-content-type': download.contentType,
+    });
   };
 }
 

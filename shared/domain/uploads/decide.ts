@@ -1,6 +1,14 @@
 import { ConflictError, NotFoundError } from '../../errors/httpErrors';
 import type { Actor } from '../actor';
-import type { UploadDeleted, UploadEvent, UploadReceivedData, UploadState } from './events';
+import {
+  type LiveUpload,
+  type UploadDeleted,
+  type UploadEvent,
+  type UploadProcessingCompleted,
+  type UploadReceivedData,
+  type UploadState,
+  isLiveUpload,
+} from './events';
 
 export type ReceiveUpload = { readonly type: 'ReceiveUpload'; readonly data: UploadReceivedData };
 
@@ -13,9 +21,53 @@ export type DeleteUpload = {
   };
 };
 
-export type UploadCommand = ReceiveUpload | DeleteUpload;
+/**
+ * A processor asks to process the upload until `leaseUntil`. Granted for an upload still in
+ * `uploaded`, or in `processing` whose lease has run out (its processor stopped): the next attempt.
+ * An expired claim that was already the `maxAttempts`-th ends the upload as failed instead, so a
+ * file that keeps killing its processor cannot be retried for ever.
+ */
+export type ClaimUpload = {
+  readonly type: 'ClaimUpload';
+  readonly data: {
+    readonly processorId: string;
+    readonly now: string;
+    readonly leaseUntil: string;
+    readonly maxAttempts: number;
+  };
+};
 
-/** Deleting is idempotent: a brain's delete may be retried after it removed some of its uploads. */
+/** Attempt n's holder extends its lease while it is still working. */
+export type RenewProcessingLease = {
+  readonly type: 'RenewProcessingLease';
+  readonly data: {
+    readonly attempt: number;
+    readonly processorId: string;
+    readonly now: string;
+    readonly leaseUntil: string;
+  };
+};
+
+export type CompleteProcessing = {
+  readonly type: 'CompleteProcessing';
+  readonly data: Omit<UploadProcessingCompleted['data'], 'uploadId' | 'completedAt'> & {
+    readonly now: string;
+  };
+};
+
+export type FailProcessing = {
+  readonly type: 'FailProcessing';
+  readonly data: { readonly attempt: number; readonly reason: string; readonly now: string };
+};
+
+export type UploadCommand =
+  ReceiveUpload | DeleteUpload | ClaimUpload | RenewProcessingLease | CompleteProcessing | FailProcessing;
+
+/**
+ * Deleting is idempotent: a brain's delete may be retried after it removed some of its uploads.
+ * Processing commands on an upload that is gone are a NotFoundError; on one whose status or attempt
+ * does not allow them (claimed by another, already finished, a stale attempt) a ConflictError.
+ */
 export function decideUpload(command: UploadCommand, state: UploadState): UploadEvent[] {
   switch (command.type) {
     case 'ReceiveUpload':
@@ -23,12 +75,46 @@ export function decideUpload(command: UploadCommand, state: UploadState): Upload
       return [{ type: 'UploadReceived', data: command.data }];
     case 'DeleteUpload': {
       if (state.status === 'deleted') return [];
-      if (state.status === 'none') throw new NotFoundError();
+      const live = liveOrNotFound(state);
       const { reason, actor, now } = command.data;
       return [
         {
           type: 'UploadDeleted',
-          data: { uploadId: state.uploadId, reason, deletedBy: actor.userId, deletedAt: now },
+          data: { uploadId: live.uploadId, reason, deletedBy: actor.userId, deletedAt: now },
+        },
+      ];
+    }
+    case 'ClaimUpload':
+      return decideClaim(command.data, liveOrNotFound(state));
+    case 'RenewProcessingLease': {
+      const live = currentAttempt(liveOrNotFound(state), command.data.attempt);
+      const { attempt, processorId, leaseUntil, now } = command.data;
+      if (live.claim?.processorId !== processorId)
+        throw new ConflictError(`Upload ${live.uploadId}: attempt ${attempt} is held by another processor.`);
+      return [
+        {
+          type: 'UploadProcessingLeaseRenewed',
+          data: { uploadId: live.uploadId, attempt, processorId, leaseUntil, renewedAt: now },
+        },
+      ];
+    }
+    case 'CompleteProcessing': {
+      const live = currentAttempt(liveOrNotFound(state), command.data.attempt);
+      const { attempt, metadata, previewBlobKey, now } = command.data;
+      return [
+        {
+          type: 'UploadProcessingCompleted',
+          data: { uploadId: live.uploadId, attempt, metadata, previewBlobKey, completedAt: now },
+        },
+      ];
+    }
+    case 'FailProcessing': {
+      const live = currentAttempt(liveOrNotFound(state), command.data.attempt);
+      const { attempt, reason, now } = command.data;
+      return [
+        {
+          type: 'UploadProcessingFailed',
+          data: { uploadId: live.uploadId, attempt, reason, completedAt: now },
         },
       ];
     }
@@ -37,4 +123,41 @@ export function decideUpload(command: UploadCommand, state: UploadState): Upload
       throw new Error(`unknown upload command ${JSON.stringify(unknown)}`);
     }
   }
+}
+
+function liveOrNotFound(state: UploadState): LiveUpload {
+  if (!isLiveUpload(state)) throw new NotFoundError();
+  return state;
+}
+
+function decideClaim(command: ClaimUpload['data'], live: LiveUpload): UploadEvent[] {
+  const { processorId, now, leaseUntil, maxAttempts } = command;
+  const uploadId = live.uploadId;
+  const started = (attempt: number): UploadEvent[] => [
+    { type: 'UploadProcessingStarted', data: { uploadId, attempt, processorId, leaseUntil, startedAt: now } },
+  ];
+  if (live.status === 'uploaded') return started(1);
+  if (live.status !== 'processing' || !live.claim)
+    throw new ConflictError(`Upload ${uploadId} is already ${live.status}.`);
+  const { attempt } = live.claim;
+  if (Date.parse(live.claim.leaseUntil) > Date.parse(now))
+    throw new ConflictError(
+      `Upload ${uploadId}: attempt ${attempt} holds it until ${live.claim.leaseUntil}.`,
+    );
+  if (attempt < maxAttempts) return started(attempt + 1);
+  const reason =
+    `processing stopped before finishing ${attempt} times (the processor died or lost its lease ` +
+    `while working on this file); giving up`;
+  return [{ type: 'UploadProcessingFailed', data: { uploadId, attempt, reason, completedAt: now } }];
+}
+
+/** The upload is in `processing` under this attempt: only the current attempt may finish it. */
+function currentAttempt(live: LiveUpload, attempt: number): LiveUpload {
+  if (live.status !== 'processing')
+    throw new ConflictError(`Upload ${live.uploadId} is ${live.status}, not processing.`);
+  if (live.claim?.attempt !== attempt)
+    throw new ConflictError(
+      `Upload ${live.uploadId}: attempt ${attempt} was superseded by attempt ${String(live.claim?.attempt)}.`,
+    );
+  return live;
 }

@@ -1,6 +1,6 @@
 import type { estypes } from '@elastic/elasticsearch';
 import { FACET_VALUE_LIMIT } from '../facetOrder';
-import type { SearchFacet, SearchFilters, SearchQuery } from '../searchIndex';
+import type { SearchFacet, SearchFilters, SearchQuery, SearchSortField } from '../searchIndex';
 import { searchWords, type SearchText } from '../searchText';
 
 export const FACET_FIELDS: Readonly<Record<SearchFacet, string>> = {
@@ -8,6 +8,14 @@ export const FACET_FIELDS: Readonly<Record<SearchFacet, string>> = {
   atlas: 'atlasId',
   category: 'categoryId',
   verified: 'verified',
+};
+
+/** Keyword fields sort like the PostgreSQL adapter: names and readable_ids lowercased. */
+const SORT_FIELDS: Readonly<Record<SearchSortField, string>> = {
+  date_uploaded: 'dateUploaded',
+  id: 'brainId',
+  name: 'name.exact',
+  readable_id: 'readableId',
 };
 
 const FULL_TEXT_FIELDS = [
@@ -62,14 +70,14 @@ function relevance(search: SearchText): estypes.QueryDslQueryContainer[] {
   ];
   if (search.numericId !== undefined) clauses.push(scored(EXACT, { term: { brainId: search.numericId } }));
   if (words.length > 0) clauses.push(scored(FULL_TEXT, fullText(words)), fullText(words));
-  if (search.text.length >= 3)
-    clauses.push(
-      scored(FULL_TEXT, {
-        wildcard: {
-          'name.exact': { value: `*${search.text.replace(/[*?\\]/g, '\\$&')}*`, case_insensitive: true },
-        },
-      }),
-    );
+  // Any substring of the name matches (decisions.md), however short.
+  clauses.push(
+    scored(FULL_TEXT, {
+      wildcard: {
+        'name.exact': { value: `*${search.text.replace(/[*?\\]/g, '\\$&')}*`, case_insensitive: true },
+      },
+    }),
+  );
   return clauses;
 }
 
@@ -88,7 +96,7 @@ export function searchRequest(
   return {
     index,
     query: { bool },
-    sort: search ? [{ _score: { order: 'desc' } }, ...recency] : recency,
+    sort: explicitSort(query) ?? (search ? [{ _score: { order: 'desc' } }, ...recency] : recency),
     from: query.offset,
     size: query.limit,
     track_total_hits: true,
@@ -100,4 +108,14 @@ export function searchRequest(
       ]),
     ),
   };
+}
+
+function explicitSort(query: SearchQuery): estypes.SortCombinations[] | undefined {
+  if (!query.sort || query.sort.length === 0) return undefined;
+  return [
+    ...query.sort.map((s): estypes.SortCombinations => ({
+      [SORT_FIELDS[s.field]]: s.descending ? 'desc' : 'asc',
+    })),
+    { brainId: 'desc' },
+  ];
 }

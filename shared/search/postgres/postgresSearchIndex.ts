@@ -7,6 +7,7 @@ import type {
   SearchFacets,
   SearchIndex,
   SearchQuery,
+  SearchReader,
   SearchRebuild,
   SearchRemoval,
   SearchResult,
@@ -60,6 +61,18 @@ export function createPostgresSearchIndex({
       };
     },
   };
+}
+
+/**
+ * Queries alone, over the views `<name>` and `<name>_counts` whoever keeps them: the search
+ * projection (services/projector/projections/searchProjection.ts) in the service.
+ */
+export function createPostgresSearchReader({
+  pool,
+  name = 'brain_search',
+}: PostgresSearchIndexOptions): SearchReader {
+  const names = searchTableNames(name);
+  return { query: (query) => runQuery(pool, names, query) };
 }
 
 function writerFor(pool: Pool, names: SearchTableNames, generation: number | 'live'): SearchWriter {

@@ -1,5 +1,5 @@
 import { FACET_VALUE_LIMIT } from '../facetOrder';
-import type { SearchFacet, SearchFilters, SearchQuery } from '../searchIndex';
+import type { SearchFacet, SearchFilters, SearchQuery, SearchSortField } from '../searchIndex';
 import { escapeLike, type SearchText } from '../searchText';
 
 export interface SqlStatement {
@@ -22,8 +22,22 @@ export const FACET_COLUMNS: Readonly<Record<SearchFacet, string>> = {
   verified: 'verified',
 };
 
-/** Substring matching below three characters cannot use the trigram index; word prefixes cover it. */
-const MIN_SUBSTRING = 3;
+const SORT_COLUMNS: Readonly<Record<SearchSortField, string>> = {
+  date_uploaded: 'date_uploaded',
+  id: 'brain_id',
+  name: 'lower(name)',
+  readable_id: 'readable_id',
+};
+
+/** The explicit order (columns of `alias`), or undefined for the query's default one. */
+function explicitOrder(query: SearchQuery, alias: string): string | undefined {
+  if (!query.sort || query.sort.length === 0) return undefined;
+  const prefix = alias === '' ? '' : `${alias}.`;
+  const column = (field: SearchSortField): string =>
+    field === 'name' ? `lower(${prefix}name)` : `${prefix}${SORT_COLUMNS[field]}`;
+  const parts = query.sort.map((s) => `${column(s.field)} ${s.descending ? 'DESC' : 'ASC'}`);
+  return [...parts, `${prefix}brain_id DESC`].join(', ');
+}
 
 function filterConditions(filters: SearchFilters, p: Parameters): string[] {
   const conditions = ['NOT d.removed'];
@@ -62,7 +76,7 @@ export function listSql(query: SearchQuery, documents: string, counts: string): 
   const counted = !hasFilters(filters);
   const selects = [
     `ARRAY(SELECT d.brain_id FROM ${documents} d WHERE ${where}
-       ORDER BY d.date_uploaded DESC, d.brain_id DESC LIMIT ${p.add(query.limit)} OFFSET ${p.add(query.offset)}) AS ids`,
+       ORDER BY ${explicitOrder(query, 'd') ?? 'd.date_uploaded DESC, d.brain_id DESC'} LIMIT ${p.add(query.limit)} OFFSET ${p.add(query.offset)}) AS ids`,
     counted
       ? `(SELECT coalesce(sum(n), 0) FROM ${counts} WHERE facet = 'all')::bigint AS total`
       : `(SELECT count(*) FROM ${documents} d WHERE ${where}) AS total`,
@@ -84,14 +98,16 @@ export function searchSql(query: SearchQuery, search: SearchText, documents: str
   const where = filterConditions(query.filters ?? {}, p);
   const text = p.add(search.text);
   const prefix = p.add(`${escapeLike(search.text)}%`);
-  const substring =
-    search.text.length >= MIN_SUBSTRING ? `d.name ILIKE ${p.add(`%${escapeLike(search.text)}%`)}` : 'false';
+  // Any substring of the name matches (decisions.md); below three characters the trigram index
+  // cannot help and this condition is checked row by row.
+  const substring = `d.name ILIKE ${p.add(`%${escapeLike(search.text)}%`)}`;
   const idMatch =
     search.numericId === undefined ? 'false' : `d.brain_id = ${p.add(search.numericId)}::integer`;
   const exact = `(${idMatch} OR d.readable_id = lower(${text}) OR lower(d.name) = lower(${text}))`;
   const fullText = `(d.search_vector @@ q.tsq OR ${substring})`;
   const matches = `(${fullText} OR ${text} <% d.name OR d.readable_id = lower(${text}) OR ${idMatch})`;
-  const order = 'tier, text_rank DESC, similarity DESC, date_uploaded DESC, brain_id DESC';
+  const order =
+    explicitOrder(query, '') ?? 'tier, text_rank DESC, similarity DESC, date_uploaded DESC, brain_id DESC';
   const selects = [
     `ARRAY(SELECT brain_id FROM matched ORDER BY ${order} LIMIT ${p.add(query.limit)} OFFSET ${p.add(query.offset)}) AS ids`,
     '(SELECT count(*) FROM matched) AS total',
@@ -105,7 +121,7 @@ export function searchSql(query: SearchQuery, search: SearchText, documents: str
             FROM unnest(tsvector_to_array(to_tsvector('simple', ${text}))) AS lexeme), ' & '), '')) AS tsq
       ),
       matched AS MATERIALIZED (
-        SELECT d.brain_id, d.date_uploaded, d.species_id, d.atlas_id, d.category_id, d.verified,
+        SELECT d.brain_id, d.date_uploaded, d.name, d.readable_id, d.species_id, d.atlas_id, d.category_id, d.verified,
                CASE WHEN ${exact} THEN 0
                     WHEN d.name ILIKE ${prefix} OR d.readable_id ILIKE ${prefix} THEN 1
                     WHEN ${fullText} THEN 2

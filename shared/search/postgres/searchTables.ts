@@ -15,10 +15,15 @@ export interface SearchTableNames {
   readonly countsView: string;
   documents(generation: number): string;
   counts(generation: number): string;
-  countFunction(generation: number, op: TriggerOp): string;
 }
 
-export type TriggerOp = 'insert' | 'update' | 'delete';
+/** One generation's physical tables: the documents and their trigger-kept counts. */
+export interface SearchTables {
+  readonly documents: string;
+  readonly counts: string;
+}
+
+type TriggerOp = 'insert' | 'update' | 'delete';
 
 const NAME = /^[a-z][a-z0-9_]{0,40}$/;
 
@@ -33,7 +38,6 @@ export function searchTableNames(name: string): SearchTableNames {
     countsView: `public."${name}_counts"`,
     documents: (generation) => rm(`${name}_g${generation}`),
     counts: (generation) => rm(`${name}_counts_g${generation}`),
-    countFunction: (generation, op) => rm(`${name}_count_${op}_g${generation}`),
   };
 }
 
@@ -75,13 +79,13 @@ const COUNTED_VALUES = `(VALUES ('all', 0::bigint), ('species', r.species_id::bi
  * One statement adding the changed rows' deltas to the counts, in key order: writers that touch
  * the same counts lock them in the same order and cannot deadlock.
  */
-function countDeltasSql(counts: string, sources: readonly ['old_rows' | 'new_rows', 1 | -1][]): string {
+function countDeltasSql(sources: readonly ['old_rows' | 'new_rows', 1 | -1][]): string {
   const deltas = sources.map(
     ([rows, sign]) =>
       `SELECT f.facet, f.value, ${sign} AS delta FROM ${rows} r CROSS JOIN LATERAL ${COUNTED_VALUES}
         WHERE NOT r.removed AND f.value IS NOT NULL`,
   );
-  return `INSERT INTO ${counts} AS c (facet, value, n)
+  return `INSERT INTO %s AS c (facet, value, n)
     SELECT facet, value, sum(delta) FROM (${deltas.join(' UNION ALL ')}) d
      GROUP BY facet, value HAVING sum(delta) <> 0 ORDER BY facet, value
     ON CONFLICT (facet, value) DO UPDATE SET n = c.n + EXCLUDED.n`;
@@ -101,45 +105,60 @@ const TRIGGERS: Readonly<
   delete: { referencing: 'OLD TABLE AS old_rows', sources: [['old_rows', -1]] },
 };
 
+/** Every generation's triggers call this one function, naming their counts table as argument. */
+const COUNT_FUNCTION = `"${READ_MODEL_SCHEMA}"."search_count_deltas"`;
+
 /**
- * Creates a generation's tables. Counts are kept exact by statement-level triggers, so an
- * unfiltered page reads its total and facets from a few rows instead of counting a million.
- * Secondary indexes come later (createSearchIndexes): a rebuild loads faster without them.
+ * Transition tables are visible to the dynamic statements too; format() puts the counts table
+ * (a trigger argument this module wrote, never user input) into the statement.
  */
+const COUNT_FUNCTION_SQL = `CREATE OR REPLACE FUNCTION ${COUNT_FUNCTION}() RETURNS trigger LANGUAGE plpgsql AS $body$
+  BEGIN
+    IF TG_OP = 'INSERT' THEN EXECUTE format('${countDeltasSql(TRIGGERS.insert.sources).replaceAll("'", "''")}', TG_ARGV[0]);
+    ELSIF TG_OP = 'UPDATE' THEN EXECUTE format('${countDeltasSql(TRIGGERS.update.sources).replaceAll("'", "''")}', TG_ARGV[0]);
+    ELSE EXECUTE format('${countDeltasSql(TRIGGERS.delete.sources).replaceAll("'", "''")}', TG_ARGV[0]);
+    END IF;
+    RETURN NULL;
+  END $body$`;
+
+/**
+ * Creates one generation's tables (the caller holds the projections' schema lock: the shared
+ * count function is replaced under it). Counts are kept exact by statement-level triggers, so an
+ * unfiltered page reads its total and facets from a few rows instead of counting a million.
+ * Secondary indexes come apart (createSearchIndexes): a rebuild may load faster without them.
+ */
+export async function createSearchTables(client: PoolClient, tables: SearchTables): Promise<void> {
+  await client.query(`CREATE SCHEMA IF NOT EXISTS "${READ_MODEL_SCHEMA}"`);
+  await client.query(COUNT_FUNCTION_SQL);
+  await client.query(`CREATE TABLE ${tables.documents} (${DOCUMENT_COLUMNS})`);
+  await client.query(
+    `CREATE TABLE ${tables.counts} (facet text NOT NULL, value bigint NOT NULL, n bigint NOT NULL, PRIMARY KEY (facet, value))`,
+  );
+  for (const [op, trigger] of Object.entries(TRIGGERS) as [TriggerOp, (typeof TRIGGERS)[TriggerOp]][])
+    await client.query(
+      `CREATE TRIGGER "count_${op}" AFTER ${op.toUpperCase()} ON ${tables.documents}
+       REFERENCING ${trigger.referencing} FOR EACH STATEMENT
+       EXECUTE FUNCTION ${COUNT_FUNCTION}('${tables.counts.replaceAll("'", "''")}')`,
+    );
+}
+
+/** A generation of a standalone index (see createSearchTables). */
 export async function createGeneration(
   client: PoolClient,
   names: SearchTableNames,
   generation: number,
 ): Promise<void> {
-  const documents = names.documents(generation);
-  const counts = names.counts(generation);
-  await client.query(`CREATE TABLE ${documents} (${DOCUMENT_COLUMNS})`);
-  await client.query(
-    `CREATE TABLE ${counts} (facet text NOT NULL, value bigint NOT NULL, n bigint NOT NULL, PRIMARY KEY (facet, value))`,
-  );
-  for (const [op, trigger] of Object.entries(TRIGGERS) as [TriggerOp, (typeof TRIGGERS)[TriggerOp]][]) {
-    const fn = names.countFunction(generation, op);
-    await client.query(
-      `CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $body$
-       BEGIN ${countDeltasSql(counts, trigger.sources)}; RETURN NULL; END $body$`,
-    );
-    await client.query(
-      `CREATE TRIGGER "count_${op}" AFTER ${op.toUpperCase()} ON ${documents}
-       REFERENCING ${trigger.referencing} FOR EACH STATEMENT EXECUTE FUNCTION ${fn}()`,
-    );
-  }
+  await createSearchTables(client, {
+    documents: names.documents(generation),
+    counts: names.counts(generation),
+  });
 }
 
 /**
  * Full text (GIN on the tsvector), trigram (GIN on name: typos, substrings), the exact readable_id,
  * and recency within each filter for pages without text.
  */
-export async function createSearchIndexes(
-  client: PoolClient,
-  names: SearchTableNames,
-  generation: number,
-): Promise<void> {
-  const documents = names.documents(generation);
+export async function createSearchIndexes(client: PoolClient, documents: string): Promise<void> {
   await client.query(`CREATE INDEX ON ${documents} USING gin (search_vector)`);
   await client.query(`CREATE INDEX ON ${documents} USING gin (name gin_trgm_ops)`);
   await client.query(`CREATE INDEX ON ${documents} (readable_id)`);
@@ -168,6 +187,4 @@ export async function dropGeneration(
   generation: number,
 ): Promise<void> {
   await client.query(`DROP TABLE IF EXISTS ${names.documents(generation)}, ${names.counts(generation)}`);
-  for (const op of Object.keys(TRIGGERS) as TriggerOp[])
-    await client.query(`DROP FUNCTION IF EXISTS ${names.countFunction(generation, op)}()`);
 }

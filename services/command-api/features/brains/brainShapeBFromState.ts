@@ -1,7 +1,7 @@
 import type { EventStore } from '../../../../shared/eventStore/eventStore';
 import { loadAggregate } from '../../../../shared/commandHandling/handleCommand';
 import type { ActiveBrain } from '../../../../shared/domain/brains/events';
-import { uploadDecider, uploadStreamName } from '../../../../shared/domain/uploads/events';
+import { isLiveUpload, uploadDecider, uploadStreamName } from '../../../../shared/domain/uploads/events';
 import { brainShapeB } from '../../../../shared/views/brainViews';
 
 /** Shape B of a brain as its stream now has it (PUT and PATCH answer this). */
@@ -24,7 +24,7 @@ export async function brainShapeBFromState(store: EventStore, brain: ActiveBrain
       atlas_id: brain.atlasId,
       is_reference: brain.isReference,
       extra_link: brain.extraLink,
-      file_name: upload?.status === 'uploaded' ? upload.filename : null,
+      file_name: upload && isLiveUpload(upload) ? upload.filename : null,
     },
     baseUrl,
   );

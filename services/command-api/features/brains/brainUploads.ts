@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { CommandContext } from '../../../../shared/commandHandling/commandContext';
 import { handleCommand, loadAggregate } from '../../../../shared/commandHandling/handleCommand';
 import { type GlobalPosition, afterCommit } from '../../../../shared/eventStore/eventStore';
@@ -7,13 +6,16 @@ import { decideUpload } from '../../../../shared/domain/uploads/decide';
 import {
   type UploadDeleted,
   type UploadState,
+  isLiveUpload,
   uploadDecider,
+  uploadPreviewKey,
   uploadStreamName,
 } from '../../../../shared/domain/uploads/events';
 import type { StoredFile } from '../../../../shared/uploads/parseMultipart';
 import type { CommandDeps } from '../../commandDeps';
+import { recordUpload } from '../fileUploads/recordUpload';
 
-/** Records a stored file as an upload of a brain (status uploaded); resolves with its id. */
+/** Records a brain's stored file as an upload of it (status uploaded); resolves with its id. */
 export async function recordBrainUpload(
   deps: CommandDeps,
   file: StoredFile,
@@ -22,31 +24,13 @@ export async function recordBrainUpload(
   cmd: CommandContext,
   now: string,
 ): Promise<string> {
-  const uploadId = randomUUID();
-  const data = {
-    uploadId,
-    name: file.filename,
-    filename: file.filename,
-    sizeBytes: file.size,
-    sha256: file.sha256,
-    mimeType: file.mimeType,
-    blobKey: file.key,
-    uploaderId: actor.userId,
-    associatedBrainId: brainId,
-    receivedAt: now,
-  };
-  await handleCommand(
-    deps.store,
-    uploadStreamName(uploadId),
-    uploadDecider,
-    (state: UploadState) => decideUpload({ type: 'ReceiveUpload', data }, state),
-    cmd,
-  );
-  return uploadId;
+  const upload = { name: file.filename, associatedBrainId: brainId };
+  return (await recordUpload(deps, file, upload, actor, cmd, now)).data.uploadId;
 }
 
 /**
- * Deletes upload records and, once that is committed, their stored bytes; resolves with the position
+ * Deletes upload records and, once that is committed, their stored bytes and preview (whatever the
+ * processing status: a preview stored by a processor still working is deleted too); resolves with the position
  * of the last record deleted (undefined when none was left to delete) (a rolled-back delete must
  * still find its file). A blob that cannot be deleted is logged: the record is gone either way.
  */
@@ -61,7 +45,7 @@ export async function deleteUploads(
   for (const uploadId of uploadIds) {
     const stream = uploadStreamName(uploadId);
     const { state } = await loadAggregate(deps.store, stream, uploadDecider);
-    if (state.status !== 'uploaded') continue;
+    if (!isLiveUpload(state)) continue;
     const result = await handleCommand(
       deps.store,
       stream,
@@ -74,16 +58,16 @@ export async function deleteUploads(
       cmd,
     );
     last = result.position ?? last;
-    const key = state.blobKey;
-    await afterCommit(deps.store, () =>
-      deps.blobs.delete(key).catch((error: unknown) => {
-        deps.logger.error('could not delete the stored bytes of a deleted upload', {
-          upload_id: uploadId,
-          blob_key: key,
-          error,
-        });
-      }),
-    );
+    for (const key of [state.blobKey, uploadPreviewKey(uploadId)])
+      await afterCommit(deps.store, () =>
+        deps.blobs.delete(key).catch((error: unknown) => {
+          deps.logger.error('could not delete the stored bytes of a deleted upload', {
+            upload_id: uploadId,
+            blob_key: key,
+            error,
+          });
+        }),
+      );
   }
   return last;
 }

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { RequestContext } from '../../../../shared/http/routeSpec';
 import { ValidationError } from '../../../../shared/errors/httpErrors';
 import { compileFormValidator } from '../../../../shared/http/schemaValidator';
@@ -7,8 +6,8 @@ import {
   cleanupStoredFiles,
   parseMultipart,
 } from '../../../../shared/uploads/parseMultipart';
-import { fileNameProblem, uploadExtension } from '../../../../shared/domain/uploads/fileRules';
 import type { CommandDeps } from '../../commandDeps';
+import { uploadFileSpec } from '../fileUploads/uploadFileSpec';
 import { type BrainBody, brainFields } from './brainFields';
 
 export const FILE_REQUIRED =
@@ -32,16 +31,6 @@ const validateCreateFields = compileFormValidator({
 });
 const validateUpdateFields = compileFormValidator({ type: 'object', properties: brainFields });
 
-/** Refuses an unsupported file name before any of its bytes is stored (keyFor runs first). */
-const fileSpec = (field: 'file' | 'image', maxBytes: number) => ({
-  keyFor: ({ filename }: { filename: string }) => {
-    const problem = fileNameProblem(field, filename);
-    if (problem) throw ValidationError.field(field, problem);
-    return `uploads/${randomUUID()}${uploadExtension(filename) ?? ''}`;
-  },
-  maxBytes,
-});
-
 /**
  * Streams a brain's create form: its file goes straight to the BlobStore (hashed and size-limited
  * on the way); on any invalid field the stored file is deleted again.
@@ -52,7 +41,10 @@ export async function readCreateForm(
 ): Promise<{ fields: BrainBody; file: StoredFile }> {
   const parsed = await parseMultipart(ctx.req, {
     blobStore: deps.blobs,
-    files: { file: fileSpec('file', deps.maxUploadBytes), image: fileSpec('image', deps.maxUploadBytes) },
+    files: {
+      file: uploadFileSpec('file', deps.maxUploadBytes),
+      image: uploadFileSpec('image', deps.maxUploadBytes),
+    },
   });
   const { file, image } = parsed.files;
   const errors = { ...validateCreateFields(parsed.fields) };

@@ -1,5 +1,7 @@
 import type { RouteSpec } from '../../../../shared/http/routeSpec';
 import { NotFoundError } from '../../../../shared/errors/httpErrors';
+import { blobDownloadReply } from '../../../../shared/blobStore/download/blobDownloadReply';
+import { downloadResponses } from '../../../../shared/blobStore/download/downloadResponses';
 import type { QueryDeps } from '../../queryDeps';
 import { keyCondition } from './brainRoute';
 
@@ -10,22 +12,16 @@ interface FileRow {
   readonly filename: string;
 }
 
-/** A file name safe inside a quoted Content-Disposition parameter. */
-const asciiName = (name: string): string => name.replace(/[^\w.-]/g, '_') || 'brain';
-
 export const brainFileRoute = (deps: QueryDeps): RouteSpec => ({
   method: 'get',
   path: '/api/brains/{key}/file/',
   operationId: 'downloadBrainFile',
   summary: "A brain's file (the image / s3_url of shape B)",
   description:
-    'Streams the stored bytes as an attachment, with Content-Length and a strong ETag (the SHA-256 of the bytes).',
+    'Streams the stored bytes as an attachment, with Content-Length and a strong ETag (the quoted SHA-256 of the bytes): If-None-Match answers 304, a single `Range` 206 (If-Range honoured), an unsatisfiable one 416. When the object store serves downloads itself (S3_PRESIGNED_DOWNLOADS), a 302 to a presigned URL instead.',
   tags: ['brains'],
   auth: 'public',
-  responses: {
-    200: { description: 'The file bytes' },
-    404: { description: 'No such brain, or it has no file' },
-  },
+  responses: { ...downloadResponses, 404: { description: 'No such brain, or it has no file' } },
   async handler(ctx) {
     const filter = keyCondition(ctx.params.key ?? '');
     const { rows } = await deps.readModels.query<FileRow>(
@@ -35,17 +31,17 @@ export const brainFileRoute = (deps: QueryDeps): RouteSpec => ({
     );
     const file = rows[0];
     if (!file) throw new NotFoundError();
-    return {
-      status: 200,
-      raw: await deps.blobs.get(file.blob_key),
-      headers: {
-        // The client's claimed type is not served back: a download is bytes, never a page.
-        'Content-Type': 'application/octet-stream',
-        'Content-Length': file.size_bytes,
-        'Content-Disposition': `attachment; filename="${asciiName(file.filename)}"; filename*=UTF-8''${encodeURIComponent(file.filename)}`,
-        ETag: `"${file.sha256}"`,
-        'X-Content-Type-Options': 'nosniff',
+    return blobDownloadReply(
+      deps.blobs,
+      ctx.req.headers,
+      {
+        key: file.blob_key,
+        size: Number(file.size_bytes),
+        etag: `"${file.sha256}"`,
+        filename: file.filename,
       },
-    };
+      // Public, but a brain's file can be replaced by deleting the brain: revalidate with the ETag.
+      { cacheControl: 'public, no-cache' },
+    );
   },
 });

@@ -16,7 +16,8 @@ export const BRAIN_SELECT = `
     a.name AS atlas_name, a.slug AS atlas_slug, a.description AS atlas_description,
     b.species_id, s.name AS species_name, s.scientific_name, c.name AS category_name,
     u.username AS uploader_username, u.email AS uploader_email,
-    f.filename AS file_name, f.size_bytes AS file_size_bytes
+    f.filename AS file_name, f.size_bytes AS file_size_bytes,
+    f.metadata AS file_metadata, f.preview_blob_key AS file_preview_key
   ${BRAIN_FROM}`;
 
 export interface BrainSqlRow extends BrainARow {

@@ -1,10 +1,5 @@
 import type { RouteSpec } from '../../../../shared/http/routeSpec';
-import {
-  listQueryProperties,
-  listReply,
-  listResponseSchema,
-  orderBy,
-} from '../../../../shared/query/listResponse';
+import { listQueryProperties, listReply, orderBy } from '../../../../shared/query/listResponse';
 import { SqlConditions } from '../../../../shared/query/sqlConditions';
 import { scientificNameKey } from '../../../../shared/domain/naming/naming';
 import { brainJson, brainSchema } from '../../../../shared/views/brainViews';
@@ -17,6 +12,7 @@ import {
   shapeOf,
   shapeQueryProperty,
 } from './brainSql';
+import { brainListSchema, searchBrains, searchQueryProperties } from './searchBrains';
 
 const ORDERING = {
   date_uploaded: 'b.date_uploaded',
@@ -27,7 +23,7 @@ const ORDERING = {
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value.trim() : undefined);
 
-/** The filters of decisions.md ("Brains"), combined with AND. */
+/** The filters of decisions.md ("Brains"), combined with AND (`search` goes through searchBrains). */
 function filters(query: Record<string, unknown>): SqlConditions {
   const filter = new SqlConditions();
   const species = text(query.species);
@@ -53,15 +49,6 @@ function filters(query: Record<string, unknown>): SqlConditions {
         : `c.name = ${filter.param(category.toLowerCase())}`,
     );
   }
-  const search = text(query.search);
-  if (search !== undefined && search !== '') {
-    const term = filter.param(search);
-    const id = brainIdOf(search);
-    filter.where(
-      `strpos(lower(b.name), lower(${term})) > 0 OR b.readable_id = lower(${term})` +
-        (id !== undefined ? ` OR b.id = ${filter.param(id)}` : ''),
-    );
-  }
   return filter;
 }
 
@@ -71,7 +58,7 @@ export const listBrainsRoute = (deps: QueryDeps): RouteSpec => ({
   operationId: 'listBrains',
   summary: 'Brains, newest first',
   description:
-    'Without page and page_size: an array in shape A. With either: {count, next, previous, results} in shape B. `shape` overrides. Filters combine with AND. `ordering` accepts date_uploaded, id, name, readable_id.',
+    'Without page and page_size: an array in shape A. With either: {count, next, previous, results} in shape B. `shape` overrides. Filters combine with AND. `ordering` accepts date_uploaded, id, name, readable_id. `search` and `facets` go through the search index (see README, Search).',
   tags: ['brains'],
   auth: 'public',
   query: {
@@ -84,16 +71,15 @@ export const listBrainsRoute = (deps: QueryDeps): RouteSpec => ({
       uploader: { type: 'integer', minimum: 1, description: 'Uploader user id.' },
       atlas: { type: 'string', description: 'Atlas id or slug.' },
       category: { type: 'string', description: 'Category id or name (case-insensitive).' },
-      search: {
-        type: 'string',
-        description: 'Substring of the name (case-insensitive), or an exact id or readable_id.',
-      },
+      ...searchQueryProperties,
     },
   },
-  responses: { 200: { description: 'Brains', schema: listResponseSchema(brainSchema) } },
+  responses: { 200: { description: 'Brains', schema: brainListSchema(brainSchema) } },
   async handler(ctx) {
     const paged = ctx.query.page !== undefined || ctx.query.page_size !== undefined;
     const shape = shapeOf(ctx.query, paged ? 'b' : 'a');
+    const searched = await searchBrains(deps, ctx, shape, paged);
+    if (searched) return searched;
     const filter = filters(ctx.query);
     const order = orderBy(ctx.query.ordering, ORDERING, 'b.date_uploaded DESC', 'b.id DESC');
     return listReply(ctx, {

@@ -1,0 +1,82 @@
+import type { RouteSpec } from '../../../../shared/http/routeSpec';
+import { UnsupportedMediaTypeError } from '../../../../shared/errors/httpErrors';
+import { afterRollback } from '../../../../shared/eventStore/eventStore';
+import { publicDownloadUrl } from '../../../../shared/blobStore/download/publicDownloadUrl';
+import {
+  fileUploadDownloadUrl,
+  fileUploadJson,
+  fileUploadSchema,
+} from '../../../../shared/views/fileUploadViews';
+import type { CommandDeps } from '../../commandDeps';
+import { commandContext } from '../../commandDeps';
+import { requirePrincipal } from '../account/requirePrincipal';
+import { readUploadForm, uploadFormSchema } from './readUploadForm';
+import { recordUpload } from './recordUpload';
+
+export const createFileUploadRoute = (deps: CommandDeps): RouteSpec => ({
+  method: 'post',
+  path: '/api/file-uploads/',
+  operationId: 'createFileUpload',
+  summary: 'Upload a data file (.nii, .nii.gz, .zarr, .tif, .tiff)',
+  description:
+    'multipart/form-data with `file` and an optional `name` (default: the file name). The file is streamed into storage, hashed on the way; it is recorded (status uploaded, then processed) only once its bytes are durable. Another extension is 400 on `file` before any byte is stored; more than MAX_UPLOAD_BYTES (default 5 GiB) is 413 while streaming; a refused or aborted upload leaves no bytes. Counts against the upload rate limit (120 per hour per user by default), shared with brain creation.',
+  tags: ['file uploads'],
+  auth: 'required',
+  rateLimit: 'upload',
+  multipart: uploadFormSchema,
+  responses: {
+    201: { description: 'The upload, status uploaded, metadata {}', schema: fileUploadSchema },
+    400: { description: 'No file, an unsupported extension, or an invalid name' },
+    413: { description: 'The file is larger than MAX_UPLOAD_BYTES' },
+    415: { description: 'Not multipart/form-data' },
+  },
+  async handler(ctx) {
+    const principal = requirePrincipal(ctx);
+    if (!ctx.req.is('multipart/form-data'))
+      throw new UnsupportedMediaTypeError(ctx.req.get('Content-Type') ?? '');
+    const actor = { userId: principal.userId, isStaff: principal.isStaff };
+    const { name, file } = await readUploadForm(ctx, deps);
+    const now = deps.clock().toISOString();
+    let recorded;
+    try {
+      recorded = await recordUpload(
+        deps,
+        file,
+        { name: name ?? file.filename, associatedBrainId: null },
+        actor,
+        commandContext(ctx),
+        now,
+      );
+    } catch (error) {
+      await deps.blobs.delete(file.key).catch(() => undefined);
+      throw error;
+    }
+    // Under a unit of work (Idempotency-Key) the record may still roll back: the bytes follow it.
+    afterRollback(deps.store, () => deps.blobs.delete(file.key).catch(() => undefined));
+    const { data } = recorded;
+    const s3Url = await publicDownloadUrl(deps.blobs, fileUploadDownloadUrl(ctx.baseUrl, data.uploadId), {
+      key: data.blobKey,
+      filename: data.filename,
+    });
+    const row = {
+      id: data.uploadId,
+      name: data.name,
+      filename: data.filename,
+      date_uploaded: data.receivedAt,
+      uploader_id: principal.userId,
+      uploader_username: principal.username,
+      uploader_email: principal.email,
+      status: 'uploaded',
+      processing_started: null,
+      processing_completed: null,
+      size_bytes: data.sizeBytes,
+      associated_brain_id: null,
+      brain_name: null,
+      brain_readable_id: null,
+      mime_type: data.mimeType,
+      metadata: {},
+      preview_blob_key: null,
+    };
+    return { status: 201, body: fileUploadJson(row, ctx.baseUrl, s3Url), position: recorded.position };
+  },
+});

@@ -1,0 +1,56 @@
+import type { RequestContext } from '../../../../shared/http/routeSpec';
+import { ValidationError } from '../../../../shared/errors/httpErrors';
+import { compileFormValidator } from '../../../../shared/http/schemaValidator';
+import {
+  type StoredFile,
+  cleanupStoredFiles,
+  parseMultipart,
+} from '../../../../shared/uploads/parseMultipart';
+import type { CommandDeps } from '../../commandDeps';
+import { uploadFileSpec } from './uploadFileSpec';
+
+export const FILE_REQUIRED = 'No file was submitted: send it as `file` (.nii, .nii.gz, .zarr, .tif, .tiff).';
+
+const nameField = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 255,
+  description: 'A name for the upload; default: the file name.',
+} as const;
+
+export const uploadFormSchema = {
+  type: 'object',
+  required: ['file'],
+  properties: {
+    file: {
+      type: 'string',
+      format: 'binary',
+      description: '.nii, .nii.gz, .zarr (a zip of the store), .tif or .tiff.',
+    },
+    name: nameField,
+  },
+};
+
+const validateFields = compileFormValidator({ type: 'object', properties: { name: nameField } });
+
+/**
+ * Streams an upload form: `file` goes straight to the BlobStore (extension checked before the
+ * first byte, hashed and size-limited on the way); when a field is invalid it is deleted again.
+ */
+export async function readUploadForm(
+  ctx: RequestContext<unknown>,
+  deps: CommandDeps,
+): Promise<{ name: string | undefined; file: StoredFile }> {
+  const parsed = await parseMultipart(ctx.req, {
+    blobStore: deps.blobs,
+    files: { file: uploadFileSpec('file', deps.maxUploadBytes) },
+  });
+  const errors = { ...validateFields(parsed.fields) };
+  const { file } = parsed.files;
+  if (!file) errors.file = [FILE_REQUIRED];
+  if (Object.keys(errors).length > 0 || !file) {
+    await cleanupStoredFiles(deps.blobs, parsed.files);
+    throw new ValidationError(errors);
+  }
+  return { name: parsed.fields.name, file };
+}

@@ -1,0 +1,53 @@
+import { randomUUID } from 'node:crypto';
+import type { CommandContext } from '../../../../shared/commandHandling/commandContext';
+import { handleCommand } from '../../../../shared/commandHandling/handleCommand';
+import type { GlobalPosition } from '../../../../shared/eventStore/eventStore';
+import type { Actor } from '../../../../shared/domain/actor';
+import { decideUpload } from '../../../../shared/domain/uploads/decide';
+import {
+  type UploadReceivedData,
+  type UploadState,
+  uploadDecider,
+  uploadStreamName,
+} from '../../../../shared/domain/uploads/events';
+import type { StoredFile } from '../../../../shared/uploads/parseMultipart';
+import type { CommandDeps } from '../../commandDeps';
+
+export interface RecordedUpload {
+  readonly data: UploadReceivedData;
+  readonly position: GlobalPosition | undefined;
+}
+
+/**
+ * Records a file already durable in the BlobStore as an upload in status `uploaded` (the processor
+ * picks it up from the event). The one path for standalone uploads and brain files.
+ */
+export async function recordUpload(
+  deps: CommandDeps,
+  file: StoredFile,
+  upload: { readonly name: string; readonly associatedBrainId: number | null },
+  actor: Actor,
+  cmd: CommandContext,
+  now: string,
+): Promise<RecordedUpload> {
+  const data: UploadReceivedData = {
+    uploadId: randomUUID(),
+    name: upload.name,
+    filename: file.filename,
+    sizeBytes: file.size,
+    sha256: file.sha256,
+    mimeType: file.mimeType,
+    blobKey: file.key,
+    uploaderId: actor.userId,
+    associatedBrainId: upload.associatedBrainId,
+    receivedAt: now,
+  };
+  const result = await handleCommand(
+    deps.store,
+    uploadStreamName(data.uploadId),
+    uploadDecider,
+    (state: UploadState) => decideUpload({ type: 'ReceiveUpload', data }, state),
+    cmd,
+  );
+  return { data, position: result.position };
+}

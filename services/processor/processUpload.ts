@@ -1,0 +1,295 @@
+import { Readable } from 'node:stream';
+import type { BlobStore } from '../../shared/blobStore/blobStore';
+import { handleCommand, loadAggregate } from '../../shared/commandHandling/handleCommand';
+import { systemContext } from '../../shared/commandHandling/commandContext';
+import { ConflictError, NotFoundError } from '../../shared/errors/httpErrors';
+import type { EventStore } from '../../shared/eventStore/eventStore';
+import type { ProcessorConfig } from '../../shared/config/config';
+import { type UploadCommand, decideUpload } from '../../shared/domain/uploads/decide';
+import {
+  type UploadState,
+  isLiveUpload,
+  uploadDecider,
+  uploadPreviewKey,
+  uploadStreamName,
+} from '../../shared/domain/uploads/events';
+import type { Logger } from '../../shared/logging/logger';
+import type { UploadOutcome } from '../../shared/metrics/metrics';
+import { type Backoff, DEFAULT_BACKOFF, backoffDelay } from '../../shared/runtime/backoff';
+import { abortableSleep } from '../../shared/runtime/abortableSleep';
+import type { FaultReporter } from './faultReporter';
+import type { InspectFile, Inspection, ProcessingJob } from './inspection';
+
+export interface ProcessUploadDeps {
+  readonly store: EventStore;
+  readonly blobs: BlobStore;
+  readonly inspect: InspectFile;
+  readonly config: ProcessorConfig;
+  readonly processorId: string;
+  readonly clock: () => Date;
+  readonly logger: Logger;
+  readonly faults: FaultReporter;
+  readonly backoff?: Backoff;
+}
+
+/** How a turn at one upload ended, for the scheduler. */
+export type ProcessResult =
+  /** Finished (by this processor or another) or gone: nothing more to do. */
+  | { readonly kind: 'done'; readonly outcome?: UploadOutcome; readonly seconds?: number }
+  /** Another processor holds it until this time (ms): look again then. */
+  | { readonly kind: 'held'; readonly until: number }
+  /** The processor is stopping (the claim, if any, lapses with its lease). */
+  | { readonly kind: 'stopped' };
+
+const SYSTEM = systemContext('upload-processor');
+
+/**
+ * One turn at an upload: claim it (an append with the expected revision, so of two processors only
+ * one wins), inspect it in a worker while renewing the lease, store its preview, then append the
+ * outcome as the claim's attempt. Transient faults are retried with capped backoff for as long as
+ * the claim is held; a lost claim (taken back, or the upload deleted) drops the work and its preview.
+ */
+export async function processUpload(
+  deps: ProcessUploadDeps,
+  job: ProcessingJob,
+  signal: AbortSignal,
+): Promise<ProcessResult> {
+  const claim = await retrying(deps, 'claiming an upload', signal, () => claimUpload(deps, job.uploadId));
+  if (claim === STOPPED) return { kind: 'stopped' };
+  if (claim.kind !== 'claimed') return claim;
+  const { attempt } = claim;
+  const started = Date.now();
+  const lost = new AbortController();
+  const working = AbortSignal.any([signal, lost.signal]);
+  const renewal = renewLeaseWhileWorking(deps, job.uploadId, attempt, lost, working);
+  try {
+    const inspection = await inspectWithRetries(deps, job, working);
+    if (inspection === STOPPED) return signal.aborted ? { kind: 'stopped' } : { kind: 'done' };
+    const outcome = await recordOutcome(deps, job.uploadId, attempt, inspection, working);
+    if (outcome === STOPPED) return signal.aborted ? { kind: 'stopped' } : { kind: 'done' };
+    return { kind: 'done', outcome, seconds: (Date.now() - started) / 1000 };
+  } finally {
+    lost.abort();
+    await renewal;
+  }
+}
+
+const STOPPED = Symbol('stopped');
+type Claim = ProcessResult | { readonly kind: 'claimed'; readonly attempt: number };
+
+async function claimUpload(deps: ProcessUploadDeps, uploadId: string): Promise<Claim> {
+  const now = deps.clock();
+  const leaseUntil = new Date(now.getTime() + deps.config.leaseSeconds * 1000).toISOString();
+  const command: UploadCommand = {
+    type: 'ClaimUpload',
+    data: {
+      processorId: deps.processorId,
+      now: now.toISOString(),
+      leaseUntil,
+      maxAttempts: deps.config.maxAttempts,
+    },
+  };
+  try {
+    const { state, events } = await decideOn(deps.store, uploadId, command);
+    if (
+      state.status === 'processing' &&
+      isLiveUpload(state) &&
+      state.claim &&
+      events[0]?.type === 'UploadProcessingStarted'
+    )
+      return { kind: 'claimed', attempt: state.claim.attempt };
+    deps.logger.warn('upload failed: its claims kept lapsing', { upload_id: uploadId });
+    return { kind: 'done', outcome: 'failed' };
+  } catch (error) {
+    if (error instanceof NotFoundError) return { kind: 'done' };
+    if (!(error instanceof ConflictError)) throw error;
+    return whereItStands((await loadAggregate(deps.store, uploadStreamName(uploadId), uploadDecider)).state);
+  }
+}
+
+/** After a refused claim: finished, or held by another processor until its lease ends. */
+function whereItStands(state: UploadState): ProcessResult {
+  if (!isLiveUpload(state) || state.status !== 'processing' || !state.claim) return { kind: 'done' };
+  return { kind: 'held', until: Date.parse(state.claim.leaseUntil) };
+}
+
+async function decideOn(store: EventStore, uploadId: string, command: UploadCommand) {
+  return handleCommand(
+    store,
+    uploadStreamName(uploadId),
+    uploadDecider,
+    (state) => decideUpload(command, state),
+    SYSTEM,
+  );
+}
+
+/** Renews the lease every third of its length; a refused renewal means the claim is lost. */
+async function renewLeaseWhileWorking(
+  deps: ProcessUploadDeps,
+  uploadId: string,
+  attempt: number,
+  lost: AbortController,
+  working: AbortSignal,
+): Promise<void> {
+  const every = (deps.config.leaseSeconds * 1000) / 3;
+  while (!working.aborted) {
+    await abortableSleep(every, working);
+    if (working.aborted) return;
+    const now = deps.clock();
+    const command: UploadCommand = {
+      type: 'RenewProcessingLease',
+      data: {
+        attempt,
+        processorId: deps.processorId,
+        now: now.toISOString(),
+        leaseUntil: new Date(now.getTime() + deps.config.leaseSeconds * 1000).toISOString(),
+      },
+    };
+    try {
+      await decideOn(deps.store, uploadId, command);
+    } catch (error) {
+      if (error instanceof ConflictError || error instanceof NotFoundError) {
+        deps.logger.warn('lost the claim on an upload while processing it', { upload_id: uploadId, attempt });
+        lost.abort();
+        return;
+      }
+      // A transient fault: the next renewal (or the outcome's append) tries again before the lease ends.
+      deps.faults.fault('renewing a lease', error);
+    }
+  }
+}
+
+/** Runs the inspector until it gives an answer: source faults retried, timeouts and crashes counted. */
+async function inspectWithRetries(
+  deps: ProcessUploadDeps,
+  job: ProcessingJob,
+  signal: AbortSignal,
+): Promise<Inspection | typeof STOPPED> {
+  let runs = 0;
+  let faults = 0;
+  for (;;) {
+    const outcome = await deps.inspect(job, signal);
+    switch (outcome.kind) {
+      case 'inspected':
+        deps.faults.recovered();
+        return outcome.inspection;
+      case 'aborted':
+        return STOPPED;
+      case 'crashed':
+      case 'timed_out': {
+        const why =
+          outcome.kind === 'crashed' ? outcome.reason : `processing took longer than ${outcome.seconds} s`;
+        runs += 1;
+        if ((outcome.kind === 'crashed' && !outcome.again) || runs >= deps.config.maxAttempts)
+          return {
+            ok: false,
+            reason: runs > 1 ? `${why} (${runs} times); the file may be too large or malformed` : why,
+          };
+        deps.logger.warn('upload processing did not finish; trying again', {
+          upload_id: job.uploadId,
+          runs,
+          why,
+        });
+        break;
+      }
+      case 'source_fault':
+        if (outcome.missing) return { ok: false, reason: 'the stored bytes of this upload are missing' };
+        deps.faults.fault('reading an upload', new Error(outcome.message));
+        faults += 1;
+        await pause(deps, faults, signal);
+        break;
+    }
+    if (signal.aborted) return STOPPED;
+  }
+}
+
+/** Stores the preview (before the event that names it), then appends the outcome as this attempt. */
+async function recordOutcome(
+  deps: ProcessUploadDeps,
+  uploadId: string,
+  attempt: number,
+  inspection: Inspection,
+  signal: AbortSignal,
+): Promise<UploadOutcome | typeof STOPPED> {
+  const previewKey = inspection.ok && inspection.preview ? uploadPreviewKey(uploadId) : null;
+  if (previewKey && inspection.ok && inspection.preview) {
+    const png = inspection.preview;
+    const stored = await retrying(deps, 'storing a preview', signal, () =>
+      deps.blobs.put(previewKey, Readable.from([png]), { contentType: 'image/png' }),
+    );
+    if (stored === STOPPED) return STOPPED;
+  }
+  const now = deps.clock().toISOString();
+  const command: UploadCommand = inspection.ok
+    ? {
+        type: 'CompleteProcessing',
+        data: { attempt, metadata: inspection.metadata, previewBlobKey: previewKey, now },
+      }
+    : { type: 'FailProcessing', data: { attempt, reason: inspection.reason, now } };
+  try {
+    const appended = await retrying(deps, 'recording an outcome', signal, () =>
+      decideOn(deps.store, uploadId, command),
+    );
+    if (appended !== STOPPED) return inspection.ok ? 'completed' : 'failed';
+  } catch (error) {
+    if (!(error instanceof ConflictError || error instanceof NotFoundError)) throw error;
+    deps.logger.warn('could not record the outcome of an upload: the claim was lost or the upload deleted', {
+      upload_id: uploadId,
+      attempt,
+    });
+  }
+  if (previewKey) await dropPreview(deps, uploadId, previewKey);
+  return STOPPED;
+}
+
+/**
+ * The preview was stored for an outcome that was not recorded. Its key is the upload's one key: while
+ * another attempt holds or completed the upload, the key is that attempt's (it stores its own
+ * preview before completing), so only an upload that is gone or failed has its preview deleted.
+ * A stop before the outcome leaves the key to the attempt that takes the upload back.
+ */
+async function dropPreview(deps: ProcessUploadDeps, uploadId: string, key: string): Promise<void> {
+  // Unknown (the store is unreachable): keep it; deleting the upload deletes its preview key too.
+  const loaded = await loadAggregate(deps.store, uploadStreamName(uploadId), uploadDecider).catch(
+    () => undefined,
+  );
+  if (!loaded || (isLiveUpload(loaded.state) && loaded.state.status !== 'failed')) return;
+  await deletePreview(deps, key);
+}
+
+async function deletePreview(deps: ProcessUploadDeps, key: string): Promise<void> {
+  await deps.blobs.delete(key).catch((error: unknown) =>
+    deps.logger.error('could not delete the preview of an upload it was not recorded for', {
+      blob_key: key,
+      error,
+    }),
+  );
+}
+
+/**
+ * Runs `work` until it succeeds, retrying transient faults with capped backoff. Domain refusals
+ * (ConflictError, NotFoundError) are answers, not faults: they are thrown to the caller.
+ */
+async function retrying<T>(
+  deps: ProcessUploadDeps,
+  what: string,
+  signal: AbortSignal,
+  work: () => Promise<T>,
+): Promise<T | typeof STOPPED> {
+  for (let failures = 1; !signal.aborted; failures++) {
+    try {
+      const result = await work();
+      deps.faults.recovered();
+      return result;
+    } catch (error) {
+      if (error instanceof ConflictError || error instanceof NotFoundError) throw error;
+      deps.faults.fault(what, error);
+      await pause(deps, failures, signal);
+    }
+  }
+  return STOPPED;
+}
+
+function pause(deps: ProcessUploadDeps, failures: number, signal: AbortSignal): Promise<void> {
+  return abortableSleep(backoffDelay(deps.backoff ?? DEFAULT_BACKOFF, failures, Math.random), signal);
+}

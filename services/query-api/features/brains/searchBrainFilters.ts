@@ -1,0 +1,73 @@
+import type { Pool } from 'pg';
+import { scientificNameKey } from '../../../../shared/domain/naming/naming';
+import type { SearchFilters, SearchSort, SearchSortField } from '../../../../shared/search/searchIndex';
+import { brainIdOf } from './brainSql';
+
+const text = (value: unknown): string | undefined => (typeof value === 'string' ? value.trim() : undefined);
+
+async function ids(pool: Pool, sql: string, value: string): Promise<number[]> {
+  const { rows } = await pool.query<{ id: number }>(sql, [value]);
+  return rows.map((row) => row.id);
+}
+
+/**
+ * The list's filters (decisions.md "Brains") as the SearchIndex takes them: names and slugs become
+ * the ids they name, exactly as the SQL path compares them (the same normalised scientific name,
+ * lowercase slug and category name; a number is an id). A name nothing has gives an empty list,
+ * which matches no brain, as the SQL path's join would.
+ */
+export async function searchFilters(pool: Pool, query: Record<string, unknown>): Promise<SearchFilters> {
+  const species = text(query.species);
+  const atlas = text(query.atlas);
+  const category = text(query.category);
+  const atlasId = atlas === undefined ? undefined : brainIdOf(atlas);
+  const categoryId = category === undefined ? undefined : brainIdOf(category);
+  return {
+    speciesIds:
+      species === undefined
+        ? undefined
+        : await ids(
+            pool,
+            `SELECT id FROM species WHERE regexp_replace(lower(scientific_name), '[[:space:]+_-]+', ' ', 'g') = $1`,
+            scientificNameKey(species),
+          ),
+    atlasIds:
+      atlas === undefined
+        ? undefined
+        : atlasId !== undefined
+          ? [atlasId]
+          : await ids(pool, 'SELECT id FROM atlases WHERE slug = $1', atlas.toLowerCase()),
+    categoryIds:
+      category === undefined
+        ? undefined
+        : categoryId !== undefined
+          ? [categoryId]
+          : await ids(pool, 'SELECT id FROM categories WHERE name = $1', category.toLowerCase()),
+    verified: typeof query.verified === 'boolean' ? query.verified : undefined,
+    uploaderId: typeof query.uploader === 'number' ? query.uploader : undefined,
+  };
+}
+
+const SORT_FIELDS: ReadonlySet<string> = new Set<SearchSortField>([
+  'date_uploaded',
+  'id',
+  'name',
+  'readable_id',
+]);
+
+/**
+ * `ordering` as the SQL path reads it (listResponse.orderBy): comma-separated, "-" for descending,
+ * unknown fields ignored; undefined when nothing is left (relevance, or newest first).
+ */
+export function searchSort(ordering: unknown): SearchSort[] | undefined {
+  if (typeof ordering !== 'string') return undefined;
+  const sort = ordering
+    .split(',')
+    .map((f) => f.trim())
+    .flatMap((field): SearchSort[] => {
+      const descending = field.startsWith('-');
+      const name = descending ? field.slice(1) : field;
+      return SORT_FIELDS.has(name) ? [{ field: name as SearchSortField, descending }] : [];
+    });
+  return sort.length > 0 ? sort : undefined;
+}

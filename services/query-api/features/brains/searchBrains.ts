@@ -1,0 +1,110 @@
+import type { Pool } from 'pg';
+import type { Reply, RequestContext } from '../../../../shared/http/routeSpec';
+import { ValidationError } from '../../../../shared/errors/httpErrors';
+import {
+  DEFAULT_PAGE_SIZE,
+  listReply,
+  listResponseSchema,
+  MAX_PAGE_SIZE,
+  UNPAGED_MAX,
+  type Window,
+} from '../../../../shared/query/listResponse';
+import type { SearchFacet, SearchQuery, SearchResult } from '../../../../shared/search/searchIndex';
+import { brainJson, type BrainShape } from '../../../../shared/views/brainViews';
+import type { QueryDeps } from '../../queryDeps';
+import { BRAIN_SELECT, type BrainSqlRow } from './brainSql';
+import { searchFilters, searchSort } from './searchBrainFilters';
+import { brainFacets, facetsSchema } from './searchFacets';
+
+const FACETS: readonly SearchFacet[] = ['species', 'atlas', 'category', 'verified'];
+
+export const searchQueryProperties = {
+  search: {
+    type: 'string',
+    description:
+      'Matches any substring of the name (case-insensitive), an exact id or readable_id, words of the description, the species (common or scientific name), atlas and category names, and a name with a typo. Best matches first unless `ordering` is given.',
+  },
+  facets: {
+    type: 'string',
+    description: `Comma-separated subset of ${FACETS.join(', ')}: adds "facets" to the envelope, the matching brains counted per value under the same search and filters. Envelope mode only (page or page_size): 400 without it.`,
+  },
+} as const;
+
+/** The list's 200 schema, the envelope with its optional `facets`. */
+export function brainListSchema(item: Readonly<Record<string, unknown>>) {
+  const list = listResponseSchema(item);
+  return {
+    oneOf: list.oneOf.map((variant) =>
+      variant.type === 'object'
+        ? { ...variant, properties: { ...variant.properties, facets: facetsSchema } }
+        : variant,
+    ),
+  };
+}
+
+/** The `facets` parameter: undefined when absent, 400 on an unknown name or in array mode. */
+function requestedFacets(query: Record<string, unknown>, paged: boolean): SearchFacet[] | undefined {
+  if (typeof query.facets !== 'string') return undefined;
+  const names = query.facets
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  const unknown = names.filter((name) => !(FACETS as readonly string[]).includes(name));
+  if (unknown.length > 0)
+    throw ValidationError.field(
+      'facets',
+      `Unknown facet(s): ${unknown.join(', ')}. Use ${FACETS.join(', ')}.`,
+    );
+  if (!paged)
+    throw ValidationError.field('facets', 'Facets need the envelope mode: give page or page_size as well.');
+  return [...new Set(names)] as SearchFacet[];
+}
+
+/** The window listReply will ask for (so one index query answers both the count and the page). */
+function windowOf(query: Record<string, unknown>, paged: boolean): Window {
+  if (!paged) return { limit: UNPAGED_MAX, offset: 0 };
+  const size = Math.min((query.page_size as number | undefined) ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
+  return { limit: size, offset: (((query.page as number | undefined) ?? 1) - 1) * size };
+}
+
+/** The page's brains in the index's order (a brain deleted since the index answered is left out). */
+async function brainsInOrder(pool: Pool, ids: readonly number[]): Promise<BrainSqlRow[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await pool.query<BrainSqlRow>(`${BRAIN_SELECT} WHERE b.id = ANY($1::integer[])`, [ids]);
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
+/**
+ * The brains list through the SearchIndex, when `search` (not blank) or `facets` is given;
+ * undefined otherwise (the plain SQL path answers). Filters combine with AND as on the SQL path.
+ */
+export async function searchBrains(
+  deps: QueryDeps,
+  ctx: RequestContext,
+  shape: BrainShape,
+  paged: boolean,
+): Promise<Reply | undefined> {
+  const facets = requestedFacets(ctx.query, paged);
+  const text = typeof ctx.query.search === 'string' ? ctx.query.search.trim() : '';
+  if (text === '' && !facets) return undefined;
+  const window = windowOf(ctx.query, paged);
+  const base: Omit<SearchQuery, 'limit' | 'offset'> = {
+    text,
+    filters: await searchFilters(deps.readModels, ctx.query),
+    sort: searchSort(ctx.query.ordering),
+  };
+  const first: SearchResult = await deps.search.query({ ...base, ...window, facets });
+  const reply = await listReply(ctx, {
+    count: () => Promise.resolve(first.total),
+    fetch: async ({ limit, offset }) => {
+      const ids =
+        limit === window.limit && offset === window.offset
+          ? first.ids
+          : (await deps.search.query({ ...base, limit, offset })).ids;
+      return (await brainsInOrder(deps.readModels, ids)).map((row) => brainJson(shape, row, ctx.baseUrl));
+    },
+  });
+  if (!first.facets || typeof reply.body !== 'object' || Array.isArray(reply.body)) return reply;
+  return { ...reply, body: { ...reply.body, facets: await brainFacets(deps.readModels, first.facets) } };
+}

@@ -1,0 +1,82 @@
+import type { RouteSpec } from '../../../../shared/http/routeSpec';
+import { ValidationError } from '../../../../shared/errors/httpErrors';
+import {
+  listQueryProperties,
+  listReply,
+  listResponseSchema,
+  orderBy,
+} from '../../../../shared/query/listResponse';
+import { SqlConditions } from '../../../../shared/query/sqlConditions';
+import { fileUploadSchema } from '../../../../shared/views/fileUploadViews';
+import type { QueryDeps } from '../../queryDeps';
+import { UPLOAD_FROM, findUploads } from './fileUploadSql';
+import { uploadJsonFor } from './uploadJsonFor';
+
+const ORDERING = {
+  date_uploaded: 'f.date_uploaded',
+  name: 'lower(f.name)',
+  filename: 'lower(f.filename)',
+  status: 'f.status',
+  file_size: 'f.size_bytes',
+};
+const MAX_ID = 2_147_483_647;
+export const BRAIN_FILTER_MESSAGE = 'Enter a brain id, or "none" for uploads without a brain.';
+
+/** `associated_brain`: a brain id, or "none"; anything else is 400 on the field (decisions.md). */
+function brainFilter(value: unknown, filter: SqlConditions): void {
+  if (typeof value !== 'string') return;
+  const text = value.trim().toLowerCase();
+  if (text === 'none') {
+    filter.where('f.associated_brain_id IS NULL');
+    return;
+  }
+  const id = /^\d{1,10}$/.test(text) ? Number(text) : 0;
+  if (id < 1 || id > MAX_ID) throw ValidationError.field('associated_brain', BRAIN_FILTER_MESSAGE);
+  filter.where(`f.associated_brain_id = ${filter.param(id)}`);
+}
+
+export const listFileUploadsRoute = (deps: QueryDeps): RouteSpec => ({
+  method: 'get',
+  path: '/api/file-uploads/',
+  operationId: 'listFileUploads',
+  summary: 'Your file uploads, newest first',
+  description:
+    'Only your own (staff too). An array by default (at most 1000, Link and X-Total-Count when more); {count, next, previous, results} when page or page_size is given. Filters combine with AND. `ordering` accepts date_uploaded, name, filename, status, file_size.',
+  tags: ['file uploads'],
+  auth: 'required',
+  query: {
+    type: 'object',
+    properties: {
+      ...listQueryProperties,
+      status: { type: 'string', enum: ['uploaded', 'processing', 'completed', 'failed'] },
+      associated_brain: { type: 'string', description: 'A brain id, or "none" for standalone uploads.' },
+    },
+  },
+  responses: {
+    200: { description: 'Uploads', schema: listResponseSchema(fileUploadSchema) },
+    400: { description: 'An invalid status or associated_brain' },
+  },
+  async handler(ctx) {
+    const filter = new SqlConditions();
+    filter.where(`f.uploader_id = ${filter.param(ctx.principal!.userId)}`);
+    if (typeof ctx.query.status === 'string') filter.where(`f.status = ${filter.param(ctx.query.status)}`);
+    brainFilter(ctx.query.associated_brain, filter);
+    const order = orderBy(ctx.query.ordering, ORDERING, 'f.date_uploaded DESC', 'f.id DESC');
+    return listReply(ctx, {
+      count: async () =>
+        Number(
+          (
+            await deps.readModels.query<{ n: string }>(
+              `SELECT count(*) AS n ${UPLOAD_FROM} ${filter.whereSql}`,
+              filter.params(),
+            )
+          ).rows[0]?.n ?? 0,
+        ),
+      fetch: async ({ limit, offset }) => {
+        const tail = `ORDER BY ${order} LIMIT ${filter.extra(0)} OFFSET ${filter.extra(1)}`;
+        const rows = await findUploads(deps.readModels, filter, tail, limit, offset);
+        return Promise.all(rows.map((row) => uploadJsonFor(deps.blobs, row, ctx.baseUrl)));
+      },
+    });
+  },
+});

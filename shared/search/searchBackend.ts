@@ -1,0 +1,48 @@
+import { Client } from '@elastic/elasticsearch';
+import type { Pool } from 'pg';
+import type { Config } from '../config/config';
+import { createElasticsearchSearchIndex } from './elasticsearch/elasticsearchSearchIndex';
+import { createPostgresSearchReader } from './postgres/postgresSearchIndex';
+import type { SearchReader, SearchWriter } from './searchIndex';
+
+/** The alias queries and live writes go through in Elasticsearch. */
+export const ELASTICSEARCH_ALIAS = 'catalogue-brains';
+
+/** What SEARCH_BACKEND selects: where the brains list searches, and what the projector also feeds. */
+export interface SearchBackend {
+  readonly reader: SearchReader;
+  /**
+   * Fed by the search projection besides its own PostgreSQL tables (Elasticsearch); undefined
+   * when those tables are the index (PostgreSQL).
+   */
+  readonly mirror: SearchWriter | undefined;
+  close(): Promise<void>;
+}
+
+/**
+ * PostgreSQL (the default): the search projection's tables answer, so search is as fresh as every
+ * other read model. Elasticsearch: the projection also writes there (idempotent by event position);
+ * its documents become searchable at the index's next refresh (about a second), so a brain written
+ * a moment ago may not be found yet.
+ */
+export async function openSearchBackend(
+  config: Pick<Config, 'searchBackend' | 'elasticsearchUrl'>,
+  pool: Pool,
+): Promise<SearchBackend> {
+  if (config.searchBackend === 'postgres')
+    return {
+      reader: createPostgresSearchReader({ pool }),
+      mirror: undefined,
+      close: () => Promise.resolve(),
+    };
+  if (!config.elasticsearchUrl) throw new Error('SEARCH_BACKEND=elasticsearch needs ELASTICSEARCH_URL');
+  const client = new Client({ node: config.elasticsearchUrl });
+  try {
+    const index = createElasticsearchSearchIndex({ client, alias: ELASTICSEARCH_ALIAS });
+    await index.install();
+    return { reader: index, mirror: index, close: () => client.close() };
+  } catch (error) {
+    await client.close();
+    throw error;
+  }
+}

@@ -1,0 +1,173 @@
+import { randomUUID } from 'node:crypto';
+import { systemContext } from '../../shared/commandHandling/commandContext';
+import { toNewEvents } from '../../shared/commandHandling/handleCommand';
+import { uploadPreviewKey, uploadStreamName } from '../../shared/domain/uploads/events';
+import { createMetrics } from '../../shared/metrics/metrics';
+import { ProcessorFixture, checkHistory, waitFor } from './support/processorFixture';
+import { TEST_PREVIEW } from './support/testInspector';
+
+let fx: ProcessorFixture;
+
+beforeEach(async () => {
+  fx = await ProcessorFixture.create();
+});
+afterEach(async () => {
+  await fx.close();
+});
+
+const dataOf = async (uploadId: string, type: string) =>
+  (await fx.events(uploadId)).find((e) => e.type === type)?.data as Record<string, unknown> | undefined;
+
+test('uploads end completed with the metadata, or failed with the reason; the preview is stored first', async () => {
+  const metrics = createMetrics('processor-test');
+  fx.startProcessor({}, { metrics });
+  const good = await fx.receive('scan.nii', 'twelve bytes');
+  const bad = await fx.receive('bad-scan.nii');
+  const withPreview = await fx.receive('preview-scan.nii');
+  await fx.waitUntilFinished([good, bad, withPreview]);
+
+  expect(await fx.types(good)).toEqual([
+    'UploadReceived',
+    'UploadProcessingStarted',
+    'UploadProcessingCompleted',
+  ]);
+  expect(await dataOf(good, 'UploadProcessingCompleted')).toMatchObject({
+    attempt: 1,
+    metadata: { format: 'test', bytes: 12 },
+    previewBlobKey: null,
+  });
+  expect(await dataOf(bad, 'UploadProcessingFailed')).toMatchObject({
+    attempt: 1,
+    reason: 'not a test file: its name says bad',
+  });
+  expect(await dataOf(withPreview, 'UploadProcessingCompleted')).toMatchObject({
+    previewBlobKey: uploadPreviewKey(withPreview),
+  });
+  const stored = await fx.blobs.get(uploadPreviewKey(withPreview));
+  const chunks: Buffer[] = [];
+  for await (const chunk of stored) chunks.push(chunk as Buffer);
+  expect(Buffer.concat(chunks)).toEqual(TEST_PREVIEW);
+  expect((await fx.blobs.stat(uploadPreviewKey(withPreview)))?.contentType).toBe('image/png');
+
+  const text = await metrics.render();
+  expect(text).toMatch(/upload_processing_total\{[^}]*outcome="completed"[^}]*\} 2/);
+  expect(text).toMatch(/upload_processing_total\{[^}]*outcome="failed"[^}]*\} 1/);
+  expect(text).toMatch(/upload_processing_duration_seconds_count\{[^}]*outcome="completed"[^}]*\} 2/);
+  expect(text).toMatch(/supervised_loop_up\{[^}]*loop="upload_processor"[^}]*\} 1/);
+});
+
+test('two processors on one store: each upload is claimed once and processed once', async () => {
+  const ids: string[] = [];
+  for (let i = 0; i < 12; i++) ids.push(await fx.receive(`slow-${i % 3 === 0 ? 200 : 0}-scan-${i}.nii`));
+  fx.startProcessor({ concurrency: 3 }, { processorId: 'first' });
+  fx.startProcessor({ concurrency: 3 }, { processorId: 'second' });
+  await fx.waitUntilFinished(ids);
+
+  const by = new Map<string, number>();
+  for (const id of ids) {
+    const events = await fx.events(id);
+    expect(checkHistory(events)).toEqual({ attempts: 1, outcome: 'UploadProcessingCompleted' });
+    const processorId = String((events[1]!.data as { processorId: string }).processorId);
+    by.set(processorId, (by.get(processorId) ?? 0) + 1);
+  }
+  expect([...by.values()].reduce((a, b) => a + b, 0)).toBe(12);
+});
+
+test('an upload left in processing by a dead processor is taken back once its lease runs out', async () => {
+  const uploadId = await fx.receive('scan.nii');
+  // A processor that claimed it and died: a Started whose lease has just run out, never renewed.
+  await fx.store.appendToStream(
+    uploadStreamName(uploadId),
+    toNewEvents(
+      [
+        {
+          type: 'UploadProcessingStarted',
+          data: {
+            uploadId,
+            attempt: 1,
+            processorId: 'dead',
+            leaseUntil: new Date(Date.now() + 1500).toISOString(),
+            startedAt: new Date().toISOString(),
+          },
+        },
+      ],
+      systemContext('test'),
+    ),
+    { expectedRevision: 0n },
+  );
+  fx.startProcessor({}, { processorId: 'alive' });
+  await fx.waitUntilFinished([uploadId]);
+  const events = await fx.events(uploadId);
+  expect(checkHistory(events)).toEqual({ attempts: 2, outcome: 'UploadProcessingCompleted' });
+  expect(events[2]!.data).toMatchObject({ attempt: 2, processorId: 'alive' });
+});
+
+test('a lease is renewed while processing outlasts it; nobody takes the upload meanwhile', async () => {
+  const uploadId = await fx.receive('slow-3500-scan.nii');
+  fx.startProcessor({ leaseSeconds: 1 }, { processorId: 'first' });
+  fx.startProcessor({ leaseSeconds: 1 }, { processorId: 'second' });
+  await fx.waitUntilFinished([uploadId]);
+  const events = await fx.events(uploadId);
+  expect(checkHistory(events)).toEqual({ attempts: 1, outcome: 'UploadProcessingCompleted' });
+  expect(events.filter((e) => e.type === 'UploadProcessingLeaseRenewed').length).toBeGreaterThanOrEqual(2);
+});
+
+test('a worker that runs past the timeout is stopped; after the allowed attempts the upload fails', async () => {
+  const uploadId = await fx.receive('slow-600000-scan.nii');
+  fx.startProcessor({ timeoutSeconds: 1, maxAttempts: 2 });
+  await fx.waitUntilFinished([uploadId]);
+  expect(await dataOf(uploadId, 'UploadProcessingFailed')).toMatchObject({
+    attempt: 1,
+    reason: 'processing took longer than 1 s (2 times); the file may be too large or malformed',
+  });
+});
+
+test('a worker over its memory limit ends the upload as failed, and the processor goes on', async () => {
+  const hog = await fx.receive('hog-scan.nii');
+  const next = await fx.receive('scan.nii');
+  fx.startProcessor({ workerMemoryMb: 32, concurrency: 1 });
+  await fx.waitUntilFinished([hog, next]);
+  expect(await dataOf(hog, 'UploadProcessingFailed')).toMatchObject({
+    reason: 'processing needed more than the 32 MB of memory it is allowed',
+  });
+  expect(await fx.types(next)).toContain('UploadProcessingCompleted');
+});
+
+test('a fault reading the source is retried with backoff (one warning), then the upload completes', async () => {
+  const uploadId = await fx.receive(`flaky-${randomUUID()}.nii`);
+  fx.startProcessor();
+  await fx.waitUntilFinished([uploadId]);
+  expect(checkHistory(await fx.events(uploadId))).toEqual({
+    attempts: 1,
+    outcome: 'UploadProcessingCompleted',
+  });
+  const warnings = fx.logLines.filter((line) => line.includes('meets a fault'));
+  expect(warnings).toHaveLength(1);
+  expect(fx.logLines.some((line) => line.includes('upload processing recovered'))).toBe(true);
+});
+
+test('an upload deleted while it is processed gets no outcome, and its preview is deleted', async () => {
+  const uploadId = await fx.receive('preview-slow-1500-scan.nii');
+  fx.startProcessor();
+  await waitFor(async () => (await fx.types(uploadId)).includes('UploadProcessingStarted'), 30_000);
+  await fx.remove(uploadId);
+  await waitFor(
+    () => fx.logLines.some((line) => line.includes('could not record the outcome')),
+    30_000,
+    () => fx.logLines.join('\n'),
+  );
+  expect(await fx.types(uploadId)).toEqual(['UploadReceived', 'UploadProcessingStarted', 'UploadDeleted']);
+  expect(await fx.blobs.stat(uploadPreviewKey(uploadId))).toBeUndefined();
+});
+
+test('a processor stopped mid-processing leaves the upload to the next one, which finishes it', async () => {
+  const uploadId = await fx.receive('slow-1000-scan.nii');
+  const first = fx.startProcessor({ leaseSeconds: 2 }, { processorId: 'first' });
+  await waitFor(async () => (await fx.types(uploadId)).includes('UploadProcessingStarted'), 30_000);
+  await first.stop();
+  expect(await fx.types(uploadId)).toEqual(['UploadReceived', 'UploadProcessingStarted']);
+  fx.startProcessor({ leaseSeconds: 2 }, { processorId: 'second' });
+  await fx.waitUntilFinished([uploadId]);
+  const events = await fx.events(uploadId);
+  expect(checkHistory(events)).toEqual({ attempts: 2, outcome: 'UploadProcessingCompleted' });
+});

@@ -1,0 +1,233 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import pg from 'pg';
+import type { ProcessorConfig } from '../../../shared/config/config';
+import { handleCommand } from '../../../shared/commandHandling/handleCommand';
+import { systemContext } from '../../../shared/commandHandling/commandContext';
+import { decideUpload } from '../../../shared/domain/uploads/decide';
+import { type UploadEvent, uploadDecider, uploadStreamName } from '../../../shared/domain/uploads/events';
+import type { BlobStore } from '../../../shared/blobStore/blobStore';
+import { createLocalDiskBlobStore } from '../../../shared/blobStore/localDisk/createLocalDiskBlobStore';
+import type { RecordedEvent } from '../../../shared/eventStore/eventStore';
+import {
+  type PostgresEventStore,
+  createPostgresEventStore,
+} from '../../../shared/eventStore/postgres/postgresEventStore';
+import { createLogger } from '../../../shared/logging/logger';
+import { type Metrics, createMetrics } from '../../../shared/metrics/metrics';
+import { type RunningProcessor, startProcessor } from '../../../services/processor/startProcessor';
+import { workerInspector } from '../../../services/processor/workerInspector';
+import { createTestDatabase } from '../../support/testPostgres';
+
+export const TEST_INSPECTOR = path.join(__dirname, 'testInspector.ts');
+
+export const testProcessorConfig = (overrides: Partial<ProcessorConfig> = {}): ProcessorConfig => ({
+  enabled: true,
+  leaseSeconds: 30,
+  concurrency: 2,
+  timeoutSeconds: 60,
+  maxAttempts: 3,
+  workerMemoryMb: 256,
+  inspectorModule: TEST_INSPECTOR,
+  ...overrides,
+});
+
+/** A database with the event store, a local-disk blob store and helpers to feed and watch uploads. */
+export class ProcessorFixture {
+  readonly logLines: string[] = [];
+  private readonly processors: RunningProcessor[] = [];
+
+  private constructor(
+    readonly databaseUrl: string,
+    readonly store: PostgresEventStore,
+    readonly pool: pg.Pool,
+    readonly dataDir: string,
+    readonly blobs: BlobStore,
+  ) {}
+
+  static async create(): Promise<ProcessorFixture> {
+    const databaseUrl = await createTestDatabase('processor');
+    const store = createPostgresEventStore({ connectionString: databaseUrl });
+    await store.migrate();
+    const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'processor-test-'));
+    const blobs = createLocalDiskBlobStore({ rootDir: path.join(dataDir, 'blobs') });
+    return new ProcessorFixture(databaseUrl, store, pool, dataDir, blobs);
+  }
+
+  /** Stores the bytes and appends UploadReceived, as the upload route does; resolves with the id. */
+  async receive(filename: string, content: Buffer | string = `bytes of ${filename}`): Promise<string> {
+    const uploadId = randomUUID();
+    const blobKey = `uploads/${uploadId}.nii`;
+    const stored = await this.blobs.put(blobKey, Readable.from([Buffer.from(content)]));
+    await handleCommand(
+      this.store,
+      uploadStreamName(uploadId),
+      uploadDecider,
+      (state) =>
+        decideUpload(
+          {
+            type: 'ReceiveUpload',
+            data: {
+              uploadId,
+              name: filename,
+              filename,
+              sizeBytes: stored.size,
+              sha256: stored.sha256,
+              mimeType: 'application/octet-stream',
+              blobKey,
+              uploaderId: 7,
+              associatedBrainId: null,
+              receivedAt: new Date().toISOString(),
+            },
+          },
+          state,
+        ),
+      systemContext('test'),
+    );
+    return uploadId;
+  }
+
+  async remove(uploadId: string): Promise<void> {
+    await handleCommand(
+      this.store,
+      uploadStreamName(uploadId),
+      uploadDecider,
+      (state) =>
+        decideUpload(
+          {
+            type: 'DeleteUpload',
+            data: {
+              reason: 'brain_deleted',
+              actor: { userId: 7, isStaff: false },
+              now: new Date().toISOString(),
+            },
+          },
+          state,
+        ),
+      systemContext('test'),
+    );
+  }
+
+  startProcessor(
+    overrides: Partial<ProcessorConfig> = {},
+    options: { processorId?: string; metrics?: Metrics } = {},
+  ): RunningProcessor {
+    const config = testProcessorConfig(overrides);
+    const processor = startProcessor({
+      store: this.store,
+      pool: this.pool,
+      blobs: this.blobs,
+      inspect: workerInspector({
+        blobs: { kind: 'local', rootDir: path.join(this.dataDir, 'blobs') },
+        inspectorModule: config.inspectorModule,
+        timeoutMs: config.timeoutSeconds * 1000,
+        memoryMb: config.workerMemoryMb,
+      }),
+      config,
+      logger: createLogger({
+        service: 'processor-test',
+        level: 'info',
+        sink: (line) => this.logLines.push(line),
+      }),
+      metrics: options.metrics ?? createMetrics('processor-test'),
+      processorId: options.processorId,
+      backoff: { initialMs: 50, maxMs: 500 },
+    });
+    this.processors.push(processor);
+    return processor;
+  }
+
+  async events(uploadId: string): Promise<RecordedEvent[]> {
+    return this.store.readStream(uploadStreamName(uploadId));
+  }
+
+  async types(uploadId: string): Promise<string[]> {
+    return (await this.events(uploadId)).map((e) => e.type);
+  }
+
+  /** Resolves once every upload's stream ends completed, failed or deleted (bounded). */
+  async waitUntilFinished(uploadIds: readonly string[], timeoutMs = 60_000): Promise<void> {
+    await waitFor(
+      async () => {
+        for (const id of uploadIds) if (!isFinished(await this.events(id))) return false;
+        return true;
+      },
+      timeoutMs,
+      () => `uploads never finished: ${uploadIds.join(', ')}`,
+    );
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.processors.map((p) => p.stop()));
+    await this.store.close();
+    await this.pool.end();
+    rmSync(this.dataDir, { recursive: true, force: true });
+  }
+}
+
+const FINAL: ReadonlySet<UploadEvent['type']> = new Set([
+  'UploadProcessingCompleted',
+  'UploadProcessingFailed',
+  'UploadDeleted',
+]);
+
+export const isFinished = (events: readonly RecordedEvent[]): boolean =>
+  events.some((e) => FINAL.has(e.type as UploadEvent['type']));
+
+/** Polls `condition` every 50 ms until true; fails with `describe()` after `timeoutMs`. */
+export async function waitFor(
+  condition: () => Promise<boolean> | boolean,
+  timeoutMs: number,
+  describe: () => string = () => 'condition never held',
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(describe());
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/**
+ * The processing history of one upload as the events tell it, checked for what must always hold:
+ * attempts numbered 1, 2, … in order; each later attempt starting only once the lease of the one
+ * before (as last renewed) had run out; at most one outcome, by the last attempt, and nothing
+ * after it. Returns the number of attempts and the outcome's type.
+ */
+export function checkHistory(events: readonly RecordedEvent[]): {
+  attempts: number;
+  outcome: string | undefined;
+} {
+  let attempts = 0;
+  let leaseUntil = 0;
+  let outcome: string | undefined;
+  for (const e of events) {
+    const data = e.data as { attempt?: number; leaseUntil?: string; startedAt?: string };
+    if (outcome !== undefined && e.type !== 'UploadDeleted')
+      throw new Error(`${e.type} after the outcome ${outcome}`);
+    switch (e.type) {
+      case 'UploadProcessingStarted':
+        if (data.attempt !== attempts + 1) throw new Error(`attempt ${data.attempt} after ${attempts}`);
+        if (attempts > 0 && Date.parse(data.startedAt!) < leaseUntil)
+          throw new Error(`attempt ${data.attempt} started while attempt ${attempts} held its lease`);
+        attempts += 1;
+        leaseUntil = Date.parse(data.leaseUntil!);
+        break;
+      case 'UploadProcessingLeaseRenewed':
+        if (data.attempt !== attempts)
+          throw new Error(`renewal by attempt ${data.attempt} during ${attempts}`);
+        leaseUntil = Date.parse(data.leaseUntil!);
+        break;
+      case 'UploadProcessingCompleted':
+      case 'UploadProcessingFailed':
+        if (data.attempt !== attempts)
+          throw new Error(`outcome by attempt ${data.attempt} during ${attempts}`);
+        outcome = e.type;
+        break;
+    }
+  }
+  return { attempts, outcome };
+}
