@@ -76,20 +76,7 @@ describeWithTmux('bic on a terminal (tmux)', () => {
       req.method === 'POST' ? { requestBytesPerSecond: 8 * 1024 * 1024 } : undefined,
     );
     const env = [`BIC_SERVER=${proxy.url}`, `BIC_TOKEN=${storedToken(user)}`];
-    const command = [
-      'env',
-      ...env,
-      process.execPath,
-      BIC,
-      'brains',
-      'create',
-      '--name',
-      'on-a-terminal',
-      '--atlas',
-      String(world.taxonomy.atlas.id),
-      '--file',
-      'scan.nii',
-    ].join(' ');
+    const command = ['env', ...env, process.execPath, BIC, 'upload', 'scan.nii'].join(' ');
     tmux(
       'new-session',
       '-d',
@@ -117,7 +104,7 @@ describeWithTmux('bic on a terminal (tmux)', () => {
     // A frame caught midway: a percent between 0 and 100, with its speed and ETA.
     const midway = frames.map((f) => bar.exec(f)).find((m) => m && Number(m[1]) > 0 && Number(m[1]) < 100);
     expect(midway).toBeDefined();
-    expect(pane).toMatch(/Created brain \d+/);
+    expect(pane).toMatch(/Uploaded scan\.nii as [0-9a-f-]{36} \(uploaded\)/);
   });
 });
 
