@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
-import type { FileUpload, Json, Page } from '../api/resources';
+import type { FileUpload, Json } from '../api/resources';
 import { type CliContext, requireToken } from '../context';
 import { CliError, ExitCode } from '../exitCodes';
 import { printJson } from '../output/printJson';
-import { renderRecord } from '../output/table';
+import { flattenRecord, renderRecord } from '../output/table';
 import { uploadFile } from '../transfer/uploadFile';
 import { waitForUpload } from '../transfer/waitForUpload';
 import { brainColumns, brainFilters } from './catalogueCommands';
@@ -49,7 +49,7 @@ export function brainCommands(program: Command, run: RunCommand): void {
           query: { shape: 'a' },
         });
         if (opts.json) return printJson(ctx, brain);
-        ctx.print(renderRecord(flatten(brain)));
+        ctx.print(renderRecord(flattenRecord(brain)));
       }),
     );
 
@@ -94,25 +94,14 @@ async function createBrain(ctx: CliContext, opts: CreateOptions): Promise<void> 
   printProcessed(ctx, upload, opts.json === true);
 }
 
-/** Nested objects as dotted fields (`atlas.slug`), one level deep: what a reader scans for. */
-function flatten(record: Json): [string, unknown][] {
-  return Object.entries(record).flatMap(([key, value]): [string, unknown][] =>
-    value !== null && typeof value === 'object' && !Array.isArray(value)
-      ? Object.entries(value as Json).map(([inner, v]) => [`${key}.${inner}`, v])
-      : [[key, value]],
-  );
-}
-
-/** The file upload a brain create recorded: from the reply when it says, else the uploads list. */
+/** The file upload a brain create recorded: its uploader's upload associated with the brain. */
 async function uploadOfBrain(ctx: CliContext, brain: Json): Promise<string> {
-  const named = brain.file_upload_id ?? (brain.file_upload as Json | undefined)?.id;
-  if (typeof named === 'string') return named;
-  const page = await ctx.api.json<Page<FileUpload & { associated_brain?: { id: number } | null }>>({
+  const uploads = await ctx.api.json<FileUpload[]>({
     method: 'GET',
     path: '/api/file-uploads/',
-    query: { page_size: 100 },
+    query: { associated_brain: String(brain.id) },
   });
-  const match = page.results.find((u) => u.associated_brain?.id === brain.id);
-  if (!match) throw new CliError(`no file upload found for brain ${String(brain.id)}`, ExitCode.failure);
-  return match.id;
+  const upload = uploads[0];
+  if (!upload) throw new CliError(`no file upload found for brain ${String(brain.id)}`, ExitCode.failure);
+  return upload.id;
 }

@@ -1,13 +1,14 @@
 import type { Command } from 'commander';
-import type { FileUpload } from '../api/resources';
+import type { FileUpload, Json } from '../api/resources';
 import { type CliContext, requireToken } from '../context';
 import { CliError, ExitCode } from '../exitCodes';
 import { printJson } from '../output/printJson';
+import { flattenRecord, renderRecord } from '../output/table';
 import { downloadFile } from '../transfer/downloadFile';
 import { uploadFile } from '../transfer/uploadFile';
 import { waitForUpload } from '../transfer/waitForUpload';
 import { brainPath } from './brainCommands';
-import { positiveInt } from './listing';
+import { addListCommand, listRunner, positiveInt } from './listing';
 import type { RunCommand } from './runCommand';
 
 interface UploadOptions {
@@ -27,6 +28,42 @@ export function uploadCommands(program: Command, run: RunCommand): void {
     .option('--timeout <seconds>', 'how long --wait waits for each file', positiveInt, '600')
     .option('--json', 'print the JSON')
     .action(run(upload));
+
+  const uploads = program.command('uploads').description('your file uploads and their processing');
+  addListCommand(
+    uploads,
+    {
+      path: '/api/file-uploads/',
+      filters: [
+        { flag: 'status', param: 'status', description: 'uploaded, processing, completed or failed' },
+        { flag: 'brain', param: 'associated_brain', description: 'a brain id, or "none"' },
+      ],
+      columns: [
+        { header: 'id', value: (u) => u.id },
+        { header: 'name', value: (u) => u.name },
+        { header: 'status', value: (u) => u.status },
+        { header: 'MB', value: (u) => u.file_size_mb },
+        { header: 'brain', value: (u) => (u.associated_brain as Json | null)?.readable_id },
+        { header: 'uploaded', value: (u) => u.date_uploaded },
+      ],
+    },
+    listRunner(run),
+  );
+  uploads
+    .command('show')
+    .description('one upload: status, processing times and metadata')
+    .argument('<id>', 'the upload id')
+    .option('--json', 'print the JSON')
+    .action(
+      run(async (ctx, opts: { json?: boolean }, id = '') => {
+        const upload = await ctx.api.json<Json>({
+          method: 'GET',
+          path: `/api/file-uploads/${encodeURIComponent(id)}/`,
+        });
+        if (opts.json) return printJson(ctx, upload);
+        ctx.print(renderRecord(flattenRecord(upload)));
+      }),
+    );
 
   program
     .command('download')

@@ -19,6 +19,15 @@ export function renderRecord(fields: readonly [string, unknown][]): string {
   return trimLines(table.toString());
 }
 
+/** Nested objects as dotted fields (`atlas.slug`), one level deep: what a reader scans for. */
+export function flattenRecord(record: Record<string, unknown>): [string, unknown][] {
+  return Object.entries(record).flatMap(([key, value]): [string, unknown][] =>
+    value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? Object.entries(value as Record<string, unknown>).map(([inner, v]) => [`${key}.${inner}`, v])
+      : [[key, value]],
+  );
+}
+
 const MAX_CELL = 60;
 
 function cell(value: unknown): string {

@@ -2,6 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { newUser } from '../support/httpClient';
 import { type CliWorld, loggedInUser, startCliWorld } from './cliService';
+import { startInterceptingProxy } from './interceptingProxy';
 import { cliEnv, freshConfigDir, runCli } from './runCli';
 
 let world: CliWorld;
@@ -88,6 +89,26 @@ describe('bic login', () => {
     );
     expect(bad.code).toBe(3);
     expect(bad.stderr).toMatch(/^bic: not authenticated: .*\(run `bic login`\)\n$/);
+  });
+});
+
+describe('the stored token', () => {
+  it('is sent only to the server it was stored for', async () => {
+    const user = await loggedInUser(world);
+    const elsewhere = await startInterceptingProxy(world.service.url, () => undefined);
+    try {
+      const env = { ...user.env, BIC_SERVER: elsewhere.url };
+      const whoami = await runCli(['whoami'], env);
+      expect(whoami).toMatchObject({
+        code: 3,
+        stderr: `bic: not logged in to ${elsewhere.url} (run \`bic login\`)\n`,
+      });
+      expect((await runCli(['brains', 'list'], env)).code).toBe(0);
+      expect(elsewhere.seen).toHaveLength(1);
+      expect(elsewhere.seen[0]!.headers.authorization).toBeUndefined();
+    } finally {
+      await elsewhere.close();
+    }
   });
 });
 

@@ -1,20 +1,31 @@
 import { client, type Client, newUser } from '../support/httpClient';
 import { startTestService, type TestService } from '../support/testService';
 import { createTaxonomy, type Taxonomy } from '../e2e/brains/brainFixtures';
+import { freePort } from '../support/freePort';
+import { type ServiceProcess, spawnService } from '../support/spawnService';
 import { cliEnv, freshConfigDir, runCli } from './runCli';
 
 export const STAFF = { email: 'curator@example.org', password: 'curator-password', username: 'curator' };
 
 export interface CliWorld {
   readonly service: TestService;
+  /** The upload processor, as its own process on the service's database and blobs (see startCliWorld). */
+  readonly processor?: ServiceProcess;
   readonly api: Client;
   /** The staff login token (for setting up the catalogue over HTTP). */
   readonly staffToken: string;
   readonly taxonomy: Taxonomy;
 }
 
-/** The all-in-one with a staff account and one category → species → atlas. */
-export async function startCliWorld(env: Record<string, string> = {}): Promise<CliWorld> {
+/**
+ * The all-in-one with a staff account and one category → species → atlas; with `processor`, also
+ * the upload processor (services/processor, as `npm run start:processor` runs it) on the same
+ * database and data directory, so uploads go through to completed or failed.
+ */
+export async function startCliWorld(
+  env: Record<string, string> = {},
+  options: { processor?: boolean } = {},
+): Promise<CliWorld> {
   const service = await startTestService({
     ADMIN_EMAIL: STAFF.email,
     ADMIN_PASSWORD: STAFF.password,
@@ -27,7 +38,25 @@ export async function startCliWorld(env: Record<string, string> = {}): Promise<C
   });
   if (login.status !== 200) throw new Error(`staff login: ${login.status} ${login.text}`);
   const staffToken = login.body.token as string;
-  return { service, api, staffToken, taxonomy: await createTaxonomy(api, staffToken) };
+  const taxonomy = await createTaxonomy(api, staffToken);
+  const processor = options.processor
+    ? await spawnService('services/processor/main.ts', {
+        DATABASE_URL: service.databaseUrl,
+        DATA_DIR: service.dataDir,
+        HOST: '127.0.0.1',
+        PORT: String(await freePort()),
+        LOG_LEVEL: 'warn',
+      }).catch(async (error: unknown) => {
+        await service.close();
+        throw error;
+      })
+    : undefined;
+  return { service, api, staffToken, taxonomy, processor };
+}
+
+export async function stopCliWorld(world: CliWorld | undefined): Promise<void> {
+  await world?.processor?.kill();
+  await world?.service.close();
 }
 
 export interface CliUser {

@@ -1,5 +1,6 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Transform } from 'node:stream';
 
 export interface SeenRequest {
   readonly method: string;
@@ -11,13 +12,15 @@ export interface SeenRequest {
  * What to do with one request: undefined forwards it; a reply answers it here; `forwardThenFail`
  * forwards it, lets the service act, then answers the client with that status instead (a lost
  * response); `stallAfter` forwards a response but stops sending its body after that many bytes,
- * keeping the connection open (an interrupted transfer).
+ * keeping the connection open (an interrupted transfer); `requestBytesPerSecond` forwards the
+ * request body at that pace (a slow uplink).
  */
 export type Intercept =
   | undefined
   | { reply: { status: number; headers?: Record<string, string>; body?: string } }
   | { forwardThenFail: number }
-  | { stallAfter: number };
+  | { stallAfter: number }
+  | { requestBytesPerSecond: number };
 
 /** An HTTP proxy in front of the service that records every request and can misbehave on cue. */
 export async function startInterceptingProxy(
@@ -83,5 +86,14 @@ function forward(
     },
   );
   upstream.on('error', () => res.destroy());
-  req.pipe(upstream);
+  if (intercept && 'requestBytesPerSecond' in intercept)
+    req.pipe(throttle(intercept.requestBytesPerSecond)).pipe(upstream);
+  else req.pipe(upstream);
 }
+
+const throttle = (bytesPerSecond: number): Transform =>
+  new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      setTimeout(() => done(null, chunk), (chunk.length / bytesPerSecond) * 1000);
+    },
+  });

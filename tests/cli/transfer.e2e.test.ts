@@ -81,6 +81,10 @@ describe('bic brains create --file and bic download', () => {
         BIC_SERVER: proxy.url,
       });
       expect(download.code).toBe(0);
+      // The server answered 206: only the missing bytes came, appended to the ones on disk.
+      expect(download.stdout).toBe(
+        `Saved ${target} (${SIZE} bytes, resumed at byte ${have}, SHA-256 verified)\n`,
+      );
       const sent = proxy.seen.filter((r) => r.url.endsWith('/file/'));
       expect(sent).toHaveLength(1);
       expect(sent[0]!.headers).toMatchObject({ range: `bytes=${have}-`, 'if-range': etag });
@@ -110,6 +114,7 @@ describe('bic brains create --file and bic download', () => {
 
       const second = await runCli(['download', String(brain.id), '-o', target], env);
       expect(second.code).toBe(0);
+      expect(second.stdout).toMatch(/resumed at byte \d+, SHA-256 verified\)\n$/);
       expect(proxy.seen[1]!.headers).toMatchObject({ range: `bytes=${cutAt}-`, 'if-range': etag });
     } finally {
       await proxy.close();
