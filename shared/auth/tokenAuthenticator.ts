@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import { AuthenticationError } from '../errors/httpErrors';
-import type { EventStore } from '../eventStore/eventStore';
+import { type EventStore, comparePositions } from '../eventStore/eventStore';
 import type { ProjectionProgress } from '../projections/projectionProgress';
 import type { Logger } from '../projections/logger';
 import { toNewEvents } from '../commandHandling/handleCommand';
@@ -37,6 +37,12 @@ export interface TokenAuthenticatorOptions {
   /** A revoked token must fail everywhere within one second: cached answers live shorter than that. */
   readonly cacheTtlMs?: number;
   readonly now?: () => number;
+  /**
+   * An unknown token while the read models lag behind the event store may be one just issued (a
+   * login answered after its read-your-writes wait timed out, on a loaded machine): the lookup
+   * waits this long for them to catch up, then asks again. Default 5000.
+   */
+  readonly lagWaitMs?: number;
 }
 
 /**
@@ -94,13 +100,7 @@ export class TokenAuthenticator implements Authenticator {
   }
 
   private async load(hash: string, now: number): Promise<CachedToken> {
-    const { rows } = await this.options.pool.query<Row>(
-      `SELECT t.id, t.user_id, t.kind, t.expires_at, t.revoked_at, u.username, u.email, u.is_staff
-         FROM access_tokens t JOIN users u ON u.id = t.user_id
-        WHERE t.token_hash = $1`,
-      [hash],
-    );
-    const row = rows[0];
+    const row = (await this.lookUp(hash)) ?? ((await this.caughtUp()) ? await this.lookUp(hash) : undefined);
     if (!row || row.revoked_at !== null) throw new AuthenticationError('Invalid token.');
     if (this.cache.size > 50_000) this.cache.clear();
     return {
@@ -115,6 +115,25 @@ export class TokenAuthenticator implements Authenticator {
       expiresAt: row.expires_at ? row.expires_at.getTime() : null,
       cachedAt: now,
     };
+  }
+
+  private async lookUp(hash: string): Promise<Row | undefined> {
+    const { rows } = await this.options.pool.query<Row>(
+      `SELECT t.id, t.user_id, t.kind, t.expires_at, t.revoked_at, u.username, u.email, u.is_staff
+         FROM access_tokens t JOIN users u ON u.id = t.user_id
+        WHERE t.token_hash = $1`,
+      [hash],
+    );
+    return rows[0];
+  }
+
+  /** True when the read models were behind the event store's head and have caught up with it since. */
+  private async caughtUp(): Promise<boolean> {
+    const { progress, store } = this.options;
+    if (!progress) return false;
+    const head = await store.headPosition();
+    if (comparePositions(head, progress.position) <= 0) return false;
+    return progress.waitFor(head, this.options.lagWaitMs ?? 5000);
   }
 
   /** last_used_at may lag by up to a minute (decisions.md): one AccessTokenUsed event per token per minute. */

@@ -1,6 +1,7 @@
 import type { Pool } from 'pg';
 import type { EventStore } from '../eventStore/eventStore';
 import { TOKEN_USE_RECORD_INTERVAL_MS } from '../domain/identity/tokenUsage';
+import { ProjectionProgress } from '../projections/projectionProgress';
 import { TokenAuthenticator } from './tokenAuthenticator';
 import { generateTokenSecret, hashTokenSecret } from './tokens';
 
@@ -82,4 +83,53 @@ test('expiry follows the injected clock', async () => {
   await expect(authenticator.authenticate(`Bearer ${secrets[0]!}`)).resolves.toMatchObject({ userId: 0 });
   advance(1500);
   await expect(authenticator.authenticate(`Bearer ${secrets[0]!}`)).rejects.toThrow(/expired/i);
+});
+
+describe('a token the read models have not caught up with yet', () => {
+  const head = { commit: 10n, prepare: 10n };
+  function lagging() {
+    const secret = generateTokenSecret('login');
+    const rows = new Map<string, unknown>();
+    const pool = {
+      query: (_sql: string, [hash]: [string]) =>
+        Promise.resolve({ rows: rows.has(hash) ? [rows.get(hash)] : [] }),
+    } as unknown as Pool;
+    const store = {
+      headPosition: () => Promise.resolve(head),
+      appendToStream: () => Promise.resolve({ nextExpectedRevision: 0n, position: head }),
+    } as unknown as EventStore;
+    const progress = new ProjectionProgress();
+    const project = () => {
+      rows.set(hashTokenSecret(secret), {
+        id: 'token-1',
+        user_id: 1,
+        kind: 'login',
+        expires_at: null,
+        revoked_at: null,
+        username: 'u1',
+        email: 'u1@example.org',
+        is_staff: false,
+      });
+      progress.advance(head);
+    };
+    return {
+      secret,
+      progress,
+      project,
+      authenticator: new TokenAuthenticator({ pool, store, progress, lagWaitMs: 2000 }),
+    };
+  }
+
+  test('is accepted once the projection reaches the head, instead of a 401', async () => {
+    const { secret, project, authenticator } = lagging();
+    const answer = authenticator.authenticate(`Token ${secret}`);
+    setTimeout(project, 20);
+    await expect(answer).resolves.toMatchObject({ userId: 1, tokenId: 'token-1' });
+  });
+
+  test('is refused when the read models are at the head already', async () => {
+    const { secret, progress, authenticator } = lagging();
+    progress.advance(head);
+    await expect(authenticator.authenticate(`Token ${secret}`)).rejects.toThrow('Invalid token.');
+  });
 });
