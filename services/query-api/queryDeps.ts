@@ -1,9 +1,12 @@
 import type { Pool } from 'pg';
+import type { Config } from '../../shared/config/config';
 import type { BlobStore } from '../../shared/blobStore/blobStore';
 import type { Infrastructure } from '../../shared/runtime/openInfrastructure';
 import type { SearchReader } from '../../shared/search/searchIndex';
 import { createPostgresSearchReader } from '../../shared/search/postgres/postgresSearchIndex';
 import { UserLoader } from './features/account/userLoader';
+import type { BrainView, UploaderEmailVisibility } from '../../shared/views/brainViews';
+import type { RequestContext } from '../../shared/http/routeSpec';
 
 /** Everything a query handler may use; wired once per process by createQueryDeps. */
 export interface QueryDeps {
@@ -12,9 +15,19 @@ export interface QueryDeps {
   readonly users: UserLoader;
   /** The brains list's `search` and `facets` (SEARCH_BACKEND). */
   readonly search: SearchReader;
+  /** UPLOADER_EMAIL_VISIBILITY: who sees an uploader's email on brains. */
+  readonly uploaderEmails: UploaderEmailVisibility;
 }
 
+/** How brains are represented to this request's caller. */
+export const brainViewFor = (deps: QueryDeps, ctx: RequestContext): BrainView => ({
+  baseUrl: ctx.baseUrl,
+  viewer: ctx.principal,
+  uploaderEmails: deps.uploaderEmails,
+});
+
 export function createQueryDeps(
+  config: Pick<Config, 'uploaderEmailVisibility'>,
   infra: Infrastructure,
   search: SearchReader = createPostgresSearchReader({ pool: infra.readModels }),
 ): QueryDeps {
@@ -23,5 +36,6 @@ export function createQueryDeps(
     blobs: infra.blobs,
     users: new UserLoader(infra.readModels),
     search,
+    uploaderEmails: config.uploaderEmailVisibility,
   };
 }

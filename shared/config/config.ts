@@ -29,6 +29,8 @@ export interface Config {
   readonly elasticsearchUrl: string | undefined;
   /** SEARCH_BACKEND: where the brains list searches (postgres, the default, or elasticsearch). */
   readonly searchBackend: 'postgres' | 'elasticsearch';
+  /** Who sees an uploader's email on brains (shape A): everyone (the spec), or the uploader and staff. */
+  readonly uploaderEmailVisibility: 'everyone' | 'owner';
   readonly kafkaBrokers: readonly string[];
   readonly admin: { email: string; password: string; username: string } | undefined;
   readonly loginTokenTtlMs: number;
@@ -255,6 +257,14 @@ function searchBackend(env: Env): Config['searchBackend'] {
   return raw;
 }
 
+/** One of `allowed` (the first is the default). */
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly [T, ...T[]]): T {
+  const raw = env[name] || allowed[0];
+  if (!(allowed as readonly string[]).includes(raw))
+    throw new ConfigError(name, `must be one of ${allowed.join(', ')}, got "${raw}"`);
+  return raw as T;
+}
+
 function logLevel(env: Env): Config['logLevel'] {
   const raw = env.LOG_LEVEL ?? 'info';
   if (!['debug', 'info', 'warn', 'error', 'silent'].includes(raw))
@@ -276,6 +286,7 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
     s3: s3(env),
     elasticsearchUrl: url(env, 'ELASTICSEARCH_URL'),
     searchBackend: searchBackend(env),
+    uploaderEmailVisibility: oneOf(env, 'UPLOADER_EMAIL_VISIBILITY', ['everyone', 'owner'] as const),
     kafkaBrokers: (env.KAFKA_BROKERS ?? '')
       .split(',')
       .map((b) => b.trim())

@@ -86,7 +86,28 @@ export function brainShapeB(b: BrainBRow, baseUrl: string) {
   };
 }
 
-export function brainShapeA(b: BrainARow, baseUrl: string) {
+/**
+ * Who sees an uploader's email in shape A (UPLOADER_EMAIL_VISIBILITY). `everyone`, as
+ * interface-spec 2.7 documents the field; `owner`: the uploader and staff see it, anyone else an
+ * empty string (the field keeps its type).
+ */
+export type UploaderEmailVisibility = 'everyone' | 'owner';
+
+/** Who a brain is represented for, and where its links point. */
+export interface BrainView {
+  readonly baseUrl: string;
+  readonly viewer: { readonly userId: number; readonly isStaff: boolean } | undefined;
+  readonly uploaderEmails: UploaderEmailVisibility;
+}
+
+function uploaderEmail(b: BrainARow, view: BrainView): string | null {
+  if (view.uploaderEmails === 'everyone') return b.uploader_email;
+  const { viewer } = view;
+  return viewer && (viewer.isStaff || viewer.userId === b.uploader_id) ? b.uploader_email : '';
+}
+
+export function brainShapeA(b: BrainARow, view: BrainView) {
+  const { baseUrl } = view;
   return {
     id: b.id,
     readable_id: b.readable_id,
@@ -108,7 +129,7 @@ export function brainShapeA(b: BrainARow, baseUrl: string) {
             scientific_name: b.scientific_name,
             category: { id: b.category_id, name: b.category_name },
           },
-    uploader: { id: b.uploader_id, username: b.uploader_username, email: b.uploader_email },
+    uploader: { id: b.uploader_id, username: b.uploader_username, email: uploaderEmail(b, view) },
     uuid: b.uuid,
     is_reference: b.is_reference,
     file_size_mb: Math.round((Number(b.file_size_bytes ?? 0) / MiB) * 100) / 100,
@@ -116,8 +137,8 @@ export function brainShapeA(b: BrainARow, baseUrl: string) {
   };
 }
 
-export const brainJson = (shape: BrainShape, b: BrainARow, baseUrl: string) =>
-  shape === 'a' ? brainShapeA(b, baseUrl) : brainShapeB(b, baseUrl);
+export const brainJson = (shape: BrainShape, b: BrainARow, view: BrainView) =>
+  shape === 'a' ? brainShapeA(b, view) : brainShapeB(b, view.baseUrl);
 
 const nullableRef = (properties: Record<string, unknown>) => ({
   type: ['object', 'null'],

@@ -1,7 +1,7 @@
 import type { RouteSpec } from '../../../../shared/http/routeSpec';
 import { SqlConditions } from '../../../../shared/query/sqlConditions';
 import { brainSchema } from '../../../../shared/views/brainViews';
-import type { QueryDeps } from '../../queryDeps';
+import { type QueryDeps, brainViewFor } from '../../queryDeps';
 import { brainReply } from './brainReply';
 import { findBrain, shapeOf, shapeQueryProperty } from './brainSql';
 
@@ -27,6 +27,6 @@ export const brainByAtlasSlugRoute = (deps: QueryDeps): RouteSpec => ({
     filter.where(`a.slug = ${filter.param(String(ctx.query.slug).trim().toLowerCase())}`);
     // The reference brain if there is one; among several, and otherwise, the oldest.
     const row = await findBrain(deps.readModels, filter, 'b.is_reference DESC, b.date_uploaded, b.id');
-    return brainReply(row, shapeOf(ctx.query, 'b'), ctx.baseUrl);
+    return brainReply(row, shapeOf(ctx.query, 'b'), brainViewFor(deps, ctx));
   },
 });

@@ -1,7 +1,7 @@
 import type { RouteSpec } from '../../../../shared/http/routeSpec';
 import { SqlConditions } from '../../../../shared/query/sqlConditions';
 import { brainSchema } from '../../../../shared/views/brainViews';
-import type { QueryDeps } from '../../queryDeps';
+import { type QueryDeps, brainViewFor } from '../../queryDeps';
 import { brainReply } from './brainReply';
 import { findBrain, shapeOf, shapeQueryProperty } from './brainSql';
 
@@ -25,6 +25,10 @@ export const brainByReadableIdRoute = (deps: QueryDeps): RouteSpec => ({
   async handler(ctx) {
     const filter = new SqlConditions();
     filter.where(`b.readable_id = ${filter.param(String(ctx.query.readable_id).trim().toLowerCase())}`);
-    return brainReply(await findBrain(deps.readModels, filter), shapeOf(ctx.query, 'a'), ctx.baseUrl);
+    return brainReply(
+      await findBrain(deps.readModels, filter),
+      shapeOf(ctx.query, 'a'),
+      brainViewFor(deps, ctx),
+    );
   },
 });

@@ -3,7 +3,7 @@ import { NotFoundError } from '../../../../shared/errors/httpErrors';
 import { SqlConditions } from '../../../../shared/query/sqlConditions';
 import { isNumericKey } from '../../../../shared/domain/naming/naming';
 import { brainSchema } from '../../../../shared/views/brainViews';
-import type { QueryDeps } from '../../queryDeps';
+import { type QueryDeps, brainViewFor } from '../../queryDeps';
 import { brainReply } from './brainReply';
 import { brainIdOf, findBrain, shapeOf, shapeQueryProperty } from './brainSql';
 
@@ -33,6 +33,6 @@ export const brainRoute = (deps: QueryDeps): RouteSpec => ({
   async handler(ctx) {
     const key = ctx.params.key ?? '';
     const row = await findBrain(deps.readModels, keyCondition(key));
-    return brainReply(row, shapeOf(ctx.query, isNumericKey(key) ? 'b' : 'a'), ctx.baseUrl);
+    return brainReply(row, shapeOf(ctx.query, isNumericKey(key) ? 'b' : 'a'), brainViewFor(deps, ctx));
   },
 });

@@ -4,7 +4,7 @@ import { listQueryProperties, listReply, orderBy } from '../../../../shared/quer
 import { SqlConditions } from '../../../../shared/query/sqlConditions';
 import { scientificNameKey } from '../../../../shared/domain/naming/naming';
 import { brainJson, brainSchema } from '../../../../shared/views/brainViews';
-import type { QueryDeps } from '../../queryDeps';
+import { type QueryDeps, brainViewFor } from '../../queryDeps';
 import {
   type BrainListFilter,
   brainIdOf,
@@ -93,7 +93,7 @@ export const listBrainsRoute = (deps: QueryDeps): RouteSpec => ({
       count: async () => (total = await countBrains(deps.readModels, filter)),
       fetch: async (window) =>
         (await fetchBrainPage(deps.readModels, filter, order, window, total)).map((row) =>
-          brainJson(shape, row, ctx.baseUrl),
+          brainJson(shape, row, brainViewFor(deps, ctx)),
         ),
     });
   },

@@ -11,7 +11,7 @@ import {
 } from '../../../../shared/query/listResponse';
 import type { SearchFacet, SearchQuery, SearchResult } from '../../../../shared/search/searchIndex';
 import { brainJson, type BrainShape } from '../../../../shared/views/brainViews';
-import type { QueryDeps } from '../../queryDeps';
+import { type QueryDeps, brainViewFor } from '../../queryDeps';
 import { BRAIN_SELECT, type BrainSqlRow } from './brainSql';
 import { searchFilters, searchSort } from './searchBrainFilters';
 import { brainFacets, facetsSchema } from './searchFacets';
@@ -104,7 +104,9 @@ export async function searchBrains(
         limit === window.limit && offset === window.offset
           ? first.ids
           : (await deps.search.query({ ...base, limit, offset })).ids;
-      return (await brainsInOrder(deps.readModels, ids)).map((row) => brainJson(shape, row, ctx.baseUrl));
+      return (await brainsInOrder(deps.readModels, ids)).map((row) =>
+        brainJson(shape, row, brainViewFor(deps, ctx)),
+      );
     },
   });
   if (!first.facets || typeof reply.body !== 'object' || Array.isArray(reply.body)) return reply;
