@@ -11,8 +11,12 @@ export class HashingLimiter extends Transform {
   private bytes = 0;
   private digest: string | undefined;
 
-  constructor(private readonly maxBytes = Number.POSITIVE_INFINITY) {
-    super();
+  /** readAhead: bytes it holds for a slower consumer before it stops reading (stream highWaterMark). */
+  constructor(
+    private readonly maxBytes = Number.POSITIVE_INFINITY,
+    readAhead?: number,
+  ) {
+    super(readAhead === undefined ? {} : { readableHighWaterMark: readAhead });
     if (!(maxBytes >= 0)) throw new RangeError(`maxBytes must be a non-negative number, got ${maxBytes}`);
   }
 

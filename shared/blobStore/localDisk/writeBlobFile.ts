@@ -41,10 +41,13 @@ export async function writeBlobFile(
   }
 }
 
+const READ_AHEAD_BYTES = 1024 * 1024;
+
 async function streamIntoFile(body: Readable, file: string, maxBytes: number | undefined) {
   const handle = await open(file, 'wx', 0o644);
   try {
-    const limiter = new HashingLimiter(maxBytes);
+    // Up to 1 MiB may wait while a write is in flight, so the upload keeps being received meanwhile.
+    const limiter = new HashingLimiter(maxBytes, READ_AHEAD_BYTES);
     await pipeline(body, limiter, async (source: AsyncIterable<Buffer>) => {
       for await (const chunk of source) await writeAll(handle, chunk);
     });

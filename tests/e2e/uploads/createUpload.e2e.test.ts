@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import http from 'node:http';
+import { Client as PgClient } from 'pg';
+import { RATE_LIMIT_TABLE } from '../../../shared/http/rateLimit/rateLimitSql';
 import type { Client } from '../../support/httpClient';
 import { client, newUser } from '../../support/httpClient';
 import type { TestService } from '../../support/testService';
@@ -21,6 +23,20 @@ beforeAll(async () => {
 afterAll(() => service.close());
 
 const stored = () => filesUnder(service.dataDir);
+
+/** Upload hits the rate-limit store of that database has received from every instance. */
+async function uploadHits(databaseUrl: string): Promise<number> {
+  const db = new PgClient({ connectionString: databaseUrl });
+  await db.connect();
+  try {
+    const { rows } = await db.query<{ hits: string | null }>(
+      `SELECT sum(hits) AS hits FROM ${RATE_LIMIT_TABLE} WHERE bucket = 'upload'`,
+    );
+    return Number(rows[0]?.hits ?? 0);
+  } finally {
+    await db.end();
+  }
+}
 
 describe('POST /api/file-uploads/', () => {
   test('201 with exactly the documented fields; the bytes are stored once, hashed', async () => {
@@ -163,6 +179,8 @@ describe('the upload rate limit', () => {
       const [a, b] = [client(first.url), client(second.url)];
       const user = await newUser(a);
       expect((await upload(a, user.token, 'one.nii', Buffer.from('1'))).status).toBe(201);
+      // Instances share counts through PostgreSQL, in batches: wait until the first one sent its hit.
+      await eventually(async () => (await uploadHits(first.databaseUrl)) >= 1);
       const two = await upload(b, user.token, 'two.nii', Buffer.from('2'));
       expect(two.status).toBe(201);
       expect(two.headers.get('x-ratelimit-limit')).toBe('2');
