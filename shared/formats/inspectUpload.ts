@@ -23,6 +23,10 @@ export interface InspectOptions {
  * Reads an upload's real content: its metadata and a PNG preview. Bad content (corrupt, truncated,
  * mislabeled, empty, over a limit) resolves `{ ok: false, reason }`; a fault of the source itself
  * (it threw) or an abort rejects, so the caller can retry.
+ *
+ * In a worker thread, create the Worker with a `workerData` object (any object without a `mod`
+ * key): geotiff's web-worker dependency reads workerData when loaded off the main thread and throws
+ * when it is undefined.
  */
 export function inspectUpload(
   source: ByteSource,

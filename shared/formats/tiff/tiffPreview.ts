@@ -4,11 +4,13 @@ import { maxPreviewSide, renderPlanes } from '../preview/renderPlanes';
 /** Compressions geotiff decodes in Node (webp needs a browser; the CCITT and JPEG 2000 ones it lacks). */
 const decodable = new Set([1, 5, 7, 8, 32773, 32946, 34887, 50000]);
 const bandPixels = 4 * 2 ** 20;
+const maxBandPixels = 16 * 2 ** 20;
 
 /**
  * The page downsampled (nearest neighbour) to at most maxPreviewSide on either side, read in bands
  * of whole strips or tile rows so memory stays at one band however large the page; only bands
- * holding a sampled row are decoded. RGB becomes luminance; min-is-white is inverted.
+ * holding a sampled row are decoded (a page whose one strip or tile row exceeds maxBandPixels gets
+ * no preview). RGB becomes luminance; min-is-white is inverted.
  */
 export async function tiffPreview(
   page: GeoTIFFImage,
@@ -30,6 +32,7 @@ export async function tiffPreview(
   const columns = sampled(out.width, width);
   const values = new Float32Array(out.width * out.height);
   const blockHeight = Math.max(1, page.getBlockHeight(0));
+  if (width * blockHeight > maxBandPixels) return null; // one strip or tile row alone is too big
   const bandHeight = blockHeight * Math.max(1, Math.floor(bandPixels / (width * blockHeight)));
   for (let top = 0; top < height; top += bandHeight) {
     const bottom = Math.min(height, top + bandHeight);
