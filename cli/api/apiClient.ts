@@ -128,11 +128,16 @@ export class ApiClient {
       body = made.body;
     }
     const timeoutMs = request.timeoutMs === undefined ? DEFAULT_TIMEOUT_MS : request.timeoutMs;
+    const streamed = body instanceof ReadableStream;
     return {
       method: request.method,
       headers,
       body,
-      duplex: body instanceof ReadableStream ? 'half' : undefined,
+      duplex: streamed ? 'half' : undefined,
+      // Fetch clones a request that may follow redirects, and cloning tees a streamed body: the
+      // unread branch would keep every byte of the file in memory. A stream cannot be resent on a
+      // redirect anyway, so a streamed upload does not follow redirects and is never cloned.
+      ...(streamed ? { redirect: 'error' as const, window: null } : {}),
       signal: timeoutMs === null ? undefined : AbortSignal.timeout(timeoutMs),
     };
   }

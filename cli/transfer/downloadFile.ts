@@ -1,6 +1,6 @@
 import type { Hash } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { rename, rm, stat, truncate } from 'node:fs/promises';
+import { constants, createWriteStream } from 'node:fs';
+import { access, rename, rm, stat, truncate } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -55,6 +55,10 @@ async function claimTarget(file: string, force: boolean | undefined): Promise<Pa
     () => false,
   );
   if (exists && !force) throw new CliError(`${file} already exists (--force to overwrite)`, ExitCode.failure);
+  const dir = path.dirname(path.resolve(file));
+  await access(dir, constants.W_OK).catch(() => {
+    throw new CliError(`cannot write to ${dir}`, ExitCode.failure);
+  });
   return new PartialDownload(path.resolve(file));
 }
 

@@ -103,4 +103,11 @@ describe('downloadFile', () => {
     }
     expect(readFileSync(path.join(dir, 'scan.nii')).equals(current)).toBe(true);
   });
+
+  it('a target in a directory that cannot be written: one line, exit code 1, nothing fetched', async () => {
+    await expect(
+      downloadFile(ctx, '/file/', { output: '/nonexistent-dir/scan.nii', fallbackName: 'x' }),
+    ).rejects.toMatchObject({ message: 'cannot write to /nonexistent-dir', exitCode: 1 });
+    expect(requests).toHaveLength(0);
+  });
 });

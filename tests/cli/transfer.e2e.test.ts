@@ -1,5 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type CliUser, type CliWorld, loggedInUser, startCliWorld } from './cliService';
@@ -143,6 +153,42 @@ describe('bic brains create --file and bic download', () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 });
+
+describe('bic upload memory', () => {
+  it('streams a file much larger than its memory use: the CLI never holds the file', async () => {
+    const big = path.join(freshDir(), 'large.nii');
+    const size = 512 * 1024 * 1024;
+    truncateSync(openCloseFile(big), size); // sparse: quick to make, 512 MiB to read and send
+    const child = spawnCli(['upload', big, '--json'], user.env);
+    const run = finished(child, undefined, 120_000, ['upload']);
+    let peakKb = 0;
+    const sampler = setInterval(() => {
+      const status = readProcStatus(child.pid!);
+      const kb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
+      peakKb = Math.max(peakKb, kb);
+    }, 20);
+    const result = await run.finally(() => clearInterval(sampler));
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ status: 'uploaded', file_size_mb: 512 });
+    // Node, tsx and the modules take about 130 MiB at their peak; the file alone would be 512 MiB.
+    expect(peakKb).toBeGreaterThan(0);
+    expect(peakKb).toBeLessThan(256 * 1024);
+  });
+});
+
+const openCloseFile = (file: string): string => {
+  closeSync(openSync(file, 'w'));
+  return file;
+};
+
+/** /proc/<pid>/status while the process lives ('' once it is gone). */
+const readProcStatus = (pid: number): string => {
+  try {
+    return readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return '';
+  }
+};
 
 async function waitFor(condition: () => boolean, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
