@@ -103,15 +103,22 @@ async function claimUpload(deps: ProcessUploadDeps, uploadId: string): Promise<C
   } catch (error) {
     if (error instanceof NotFoundError) return { kind: 'done' };
     if (!(error instanceof ConflictError)) throw error;
-    return whereItStands((await loadAggregate(deps.store, uploadStreamName(uploadId), uploadDecider)).state);
+    const { state } = await loadAggregate(deps.store, uploadStreamName(uploadId), uploadDecider);
+    return whereItStands(state, now.getTime());
   }
 }
 
-/** After a refused claim: finished, or held by another processor until its lease ends. */
-function whereItStands(state: UploadState): ProcessResult {
-  if (!isLiveUpload(state) || state.status !== 'processing' || !state.claim) return { kind: 'done' };
-  return { kind: 'held', until: Date.parse(state.claim.leaseUntil) };
+/** After a refused claim: finished or gone, held by another processor until its lease ends, or still to do. */
+function whereItStands(state: UploadState, now: number): ProcessResult {
+  if (!isLiveUpload(state) || state.status === 'completed' || state.status === 'failed')
+    return { kind: 'done' };
+  if (state.status === 'processing' && state.claim)
+    return { kind: 'held', until: Date.parse(state.claim.leaseUntil) };
+  // Still `uploaded` (the claim lost every race of its contention budget): try again shortly.
+  return { kind: 'held', until: now + RETRY_CLAIM_MS };
 }
+
+const RETRY_CLAIM_MS = 1000;
 
 async function decideOn(store: EventStore, uploadId: string, command: UploadCommand) {
   return handleCommand(
