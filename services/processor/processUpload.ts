@@ -64,9 +64,9 @@ export async function processUpload(
   const renewal = renewLeaseWhileWorking(deps, job.uploadId, attempt, lost, working);
   try {
     const inspection = await inspectWithRetries(deps, job, working);
-    if (inspection === STOPPED) return signal.aborted ? { kind: 'stopped' } : { kind: 'done' };
+    if (inspection === STOPPED) return standing(deps, job.uploadId, signal);
     const outcome = await recordOutcome(deps, job.uploadId, attempt, inspection, working);
-    if (outcome === STOPPED) return signal.aborted ? { kind: 'stopped' } : { kind: 'done' };
+    if (outcome === STOPPED) return standing(deps, job.uploadId, signal);
     return { kind: 'done', outcome, seconds: (Date.now() - started) / 1000 };
   } finally {
     lost.abort();
@@ -103,15 +103,38 @@ async function claimUpload(deps: ProcessUploadDeps, uploadId: string): Promise<C
   } catch (error) {
     if (error instanceof NotFoundError) return { kind: 'done' };
     if (!(error instanceof ConflictError)) throw error;
-    return whereItStands((await loadAggregate(deps.store, uploadStreamName(uploadId), uploadDecider)).state);
+    const { state } = await loadAggregate(deps.store, uploadStreamName(uploadId), uploadDecider);
+    return whereItStands(state, now.getTime());
   }
 }
 
-/** After a refused claim: finished, or held by another processor until its lease ends. */
-function whereItStands(state: UploadState): ProcessResult {
-  if (!isLiveUpload(state) || state.status !== 'processing' || !state.claim) return { kind: 'done' };
-  return { kind: 'held', until: Date.parse(state.claim.leaseUntil) };
+/**
+ * After the claim was lost or the work stopped: where the stream says the upload stands. Never
+ * simply "done": an upload another attempt holds must come back here if that attempt dies too.
+ */
+async function standing(
+  deps: ProcessUploadDeps,
+  uploadId: string,
+  signal: AbortSignal,
+): Promise<ProcessResult> {
+  if (signal.aborted) return { kind: 'stopped' };
+  const loaded = await retrying(deps, 'reading an upload', signal, () =>
+    loadAggregate(deps.store, uploadStreamName(uploadId), uploadDecider),
+  );
+  return loaded === STOPPED ? { kind: 'stopped' } : whereItStands(loaded.state, deps.clock().getTime());
 }
+
+/** After a refused claim: finished or gone, held by another processor until its lease ends, or still to do. */
+function whereItStands(state: UploadState, now: number): ProcessResult {
+  if (!isLiveUpload(state) || state.status === 'completed' || state.status === 'failed')
+    return { kind: 'done' };
+  if (state.status === 'processing' && state.claim)
+    return { kind: 'held', until: Date.parse(state.claim.leaseUntil) };
+  // Still `uploaded` (the claim lost every race of its contention budget): try again shortly.
+  return { kind: 'held', until: now + RETRY_CLAIM_MS };
+}
+
+const RETRY_CLAIM_MS = 1000;
 
 async function decideOn(store: EventStore, uploadId: string, command: UploadCommand) {
   return handleCommand(

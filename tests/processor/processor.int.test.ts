@@ -210,3 +210,54 @@ test('an event store that fails for a while: following and recording are retried
   expect(fx.logLines.filter((line) => line.includes('upload processing recovered'))).toHaveLength(1);
   expect(processor.loop.status().state).toBe('up');
 });
+
+test('a processor that loses its claim to an attempt that then dies takes the upload back after that lease', async () => {
+  const uploadId = await fx.receive('slow-2500-scan.nii');
+  const noRenewals: EventStore = {
+    ...fx.store,
+    readStream: (name, options) => fx.store.readStream(name, options),
+    readAll: (options) => fx.store.readAll(options),
+    headPosition: () => fx.store.headPosition(),
+    subscribeToAll: (options) => fx.store.subscribeToAll(options),
+    close: () => Promise.resolve(),
+    appendToStream(name, events, options) {
+      if (events[0]?.type === 'UploadProcessingLeaseRenewed')
+        return Promise.reject(new Error('Connection terminated unexpectedly'));
+      return fx.store.appendToStream(name, events, options);
+    },
+  };
+  fx.startProcessor({ leaseSeconds: 1 }, { store: noRenewals, processorId: 'survivor' });
+  let started: { leaseUntil: string } | undefined;
+  await waitFor(async () => {
+    started = (await fx.events(uploadId)).find((e) => e.type === 'UploadProcessingStarted')?.data as
+      { leaseUntil: string } | undefined;
+    return started !== undefined;
+  }, 30_000);
+  // Attempt 1 could not renew: once its lease ran out, another processor claims it and dies at once.
+  await waitFor(() => Date.now() > Date.parse(started!.leaseUntil) + 50, 10_000);
+  const now = new Date();
+  await fx.store.appendToStream(
+    uploadStreamName(uploadId),
+    toNewEvents(
+      [
+        {
+          type: 'UploadProcessingStarted',
+          data: {
+            uploadId,
+            attempt: 2,
+            processorId: 'dies-at-once',
+            leaseUntil: new Date(now.getTime() + 2000).toISOString(),
+            startedAt: now.toISOString(),
+          },
+        },
+      ],
+      systemContext('test'),
+    ),
+    { expectedRevision: 1n },
+  );
+  await fx.waitUntilFinished([uploadId], 60_000);
+  const events = await fx.events(uploadId);
+  expect(checkHistory(events)).toEqual({ attempts: 3, outcome: 'UploadProcessingCompleted' });
+  expect(events.find((e) => e.type === 'UploadProcessingCompleted')?.data).toMatchObject({ attempt: 3 });
+  expect(events[3]?.data).toMatchObject({ attempt: 3, processorId: 'survivor' });
+});

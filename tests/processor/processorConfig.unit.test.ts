@@ -1,0 +1,50 @@
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import { ConfigError, loadConfig } from '../../shared/config/config';
+
+test('processor defaults: enabled, a one-minute lease, one core left to requests', () => {
+  expect(loadConfig({}, '/srv').processor).toEqual({
+    enabled: true,
+    leaseSeconds: 60,
+    concurrency: Math.max(1, availableParallelism() - 1),
+    timeoutSeconds: 600,
+    maxAttempts: 3,
+    workerMemoryMb: 512,
+    inspectorModule: undefined,
+  });
+});
+
+test('processor settings come from PROCESSOR_* variables', () => {
+  const config = loadConfig(
+    {
+      PROCESSOR_ENABLED: 'false',
+      PROCESSOR_LEASE_SECONDS: '5',
+      PROCESSOR_CONCURRENCY: '4',
+      PROCESSOR_TIMEOUT_SECONDS: '30',
+      PROCESSOR_MAX_ATTEMPTS: '1',
+      PROCESSOR_WORKER_MEMORY_MB: '64',
+      PROCESSOR_INSPECTOR_MODULE: 'tests/inspector.ts',
+    },
+    '/srv',
+  );
+  expect(config.processor).toEqual({
+    enabled: false,
+    leaseSeconds: 5,
+    concurrency: 4,
+    timeoutSeconds: 30,
+    maxAttempts: 1,
+    workerMemoryMb: 64,
+    inspectorModule: path.resolve('/srv', 'tests/inspector.ts'),
+  });
+});
+
+test.each([
+  ['PROCESSOR_LEASE_SECONDS', '0'],
+  ['PROCESSOR_CONCURRENCY', '0'],
+  ['PROCESSOR_MAX_ATTEMPTS', 'many'],
+  ['PROCESSOR_WORKER_MEMORY_MB', '16'],
+  ['PROCESSOR_ENABLED', 'maybe'],
+])('%s=%s stops start-up with a message naming it', (name, value) => {
+  expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+  expect(() => loadConfig({ [name]: value })).toThrow(name);
+});
