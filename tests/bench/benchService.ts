@@ -11,9 +11,18 @@ const NO_LIMITS = {
   RATE_LIMIT_UPLOAD: '1000000000/hour',
 };
 
-/** The real all-in-one, in this process, on the benchmark's PostgreSQL. */
-export function startBenchService(databaseUrl: string, dataDir: string): Promise<RunningService> {
+/**
+ * The real all-in-one, in this process, on the benchmark's PostgreSQL. Its upload processor runs
+ * only where the section measures it: elsewhere it would work through the generated uploads (whose
+ * bytes were never stored) while the section measures something else.
+ */
+export function startBenchService(
+  databaseUrl: string,
+  dataDir: string,
+  { processor = false }: { readonly processor?: boolean } = {},
+): Promise<RunningService> {
   const config = loadConfig({
+    PROCESSOR_ENABLED: String(processor),
     DATABASE_URL: databaseUrl,
     DATA_DIR: dataDir,
     HOST: '127.0.0.1',

@@ -44,7 +44,7 @@ export async function measureApiWhileProcessing(
   cleanup.defer('load generators', stopLoadGenerators);
   const databaseUrl = await pgServer.createDatabase('bench_processor');
   const dataDir = path.join(pgServer.scratchDir, 'processor');
-  const service = await startBenchService(databaseUrl, dataDir);
+  const service = await startBenchService(databaseUrl, dataDir, { processor: true });
   const closeService = cleanup.defer('all-in-one', () => service.close());
   const feeder = new UploadFeeder(databaseUrl, dataDir, niftiVolume(plan.volumeEdge));
   const closeFeeder = cleanup.defer('upload feeder', () => feeder.close());
