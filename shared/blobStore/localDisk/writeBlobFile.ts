@@ -1,4 +1,4 @@
-import { mkdir, open, rename } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, rename } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -42,6 +42,8 @@ export async function writeBlobFile(
 }
 
 const READ_AHEAD_BYTES = 1024 * 1024;
+/** Received chunks (64 KiB from a socket) are written in batches of about this size: one writev each. */
+const WRITE_BATCH_BYTES = 1024 * 1024;
 
 async function streamIntoFile(body: Readable, file: string, maxBytes: number | undefined) {
   const handle = await open(file, 'wx', 0o644);
@@ -49,13 +51,29 @@ async function streamIntoFile(body: Readable, file: string, maxBytes: number | u
     // Up to 1 MiB may wait while a write is in flight, so the upload keeps being received meanwhile.
     const limiter = new HashingLimiter(maxBytes, READ_AHEAD_BYTES);
     await pipeline(body, limiter, async (source: AsyncIterable<Buffer>) => {
-      for await (const chunk of source) await writeAll(handle, chunk);
+      let batch: Buffer[] = [];
+      let batchBytes = 0;
+      for await (const chunk of source) {
+        batch.push(chunk);
+        batchBytes += chunk.length;
+        if (batchBytes < WRITE_BATCH_BYTES) continue;
+        await writeAllOf(handle, batch, batchBytes);
+        batch = [];
+        batchBytes = 0;
+      }
+      if (batchBytes > 0) await writeAllOf(handle, batch, batchBytes);
     });
     await handle.sync();
     return limiter.result();
   } finally {
     await handle.close();
   }
+}
+
+/** One writev for the batch; whatever a short write left over is written after it. */
+async function writeAllOf(handle: FileHandle, chunks: Buffer[], bytes: number): Promise<void> {
+  const { bytesWritten } = await handle.writev(chunks);
+  if (bytesWritten < bytes) await writeAll(handle, Buffer.concat(chunks).subarray(bytesWritten));
 }
 
 /** Flushes the blob's directory and, for directories mkdir just created, each parent holding one. */
