@@ -1,4 +1,3 @@
-import type { Pool } from 'pg';
 import type { Reply, RequestContext } from '../../../../shared/http/routeSpec';
 import { ValidationError } from '../../../../shared/errors/httpErrors';
 import {
@@ -12,7 +11,7 @@ import {
 import type { SearchFacet, SearchQuery, SearchResult } from '../../../../shared/search/searchIndex';
 import { brainJson, type BrainShape } from '../../../../shared/views/brainViews';
 import { type QueryDeps, brainViewFor } from '../../queryDeps';
-import { BRAIN_SELECT, type BrainSqlRow } from './brainSql';
+import { brainsByIds } from './brainSql';
 import { searchFilters, searchSort } from './searchBrainFilters';
 import { brainFacets, facetsSchema } from './searchFacets';
 
@@ -69,14 +68,6 @@ function windowOf(query: Record<string, unknown>, paged: boolean): Window {
   return { limit: size, offset: (((query.page as number | undefined) ?? 1) - 1) * size };
 }
 
-/** The page's brains in the index's order (a brain deleted since the index answered is left out). */
-async function brainsInOrder(pool: Pool, ids: readonly number[]): Promise<BrainSqlRow[]> {
-  if (ids.length === 0) return [];
-  const { rows } = await pool.query<BrainSqlRow>(`${BRAIN_SELECT} WHERE b.id = ANY($1::integer[])`, [ids]);
-  const byId = new Map(rows.map((row) => [row.id, row]));
-  return ids.flatMap((id) => byId.get(id) ?? []);
-}
-
 /**
  * The brains list through the SearchIndex, when `search` (not blank) or `facets` is given;
  * undefined otherwise (the plain SQL path answers). Filters combine with AND as on the SQL path.
@@ -104,7 +95,7 @@ export async function searchBrains(
         limit === window.limit && offset === window.offset
           ? first.ids
           : (await deps.search.query({ ...base, limit, offset })).ids;
-      return (await brainsInOrder(deps.readModels, ids)).map((row) =>
+      return (await brainsByIds(deps.readModels, ids)).map((row) =>
         brainJson(shape, row, brainViewFor(deps, ctx)),
       );
     },
