@@ -19,10 +19,17 @@ export class ProjectionProgress implements ConsistencyGate {
     return this.current;
   }
 
-  /** Record that every live read model has applied all events up to `position`. */
-  advance(position: GlobalPosition, changedKeys: readonly string[] = []): void {
-    if (changedKeys.length > 0) for (const listener of this.changeListeners) listener(changedKeys);
-    if (comparePositions(position, this.current) <= 0) return;
+  /**
+   * Record that every live read model has applied all events up to `position`, changing the rows
+   * named by `changedKeys`. Without them (a checkpoint read, not a notification), a move forward
+   * may have changed anything: caches hear "*" before any waiter is released, so a write's
+   * response never lets its author read an answer cached from before it.
+   */
+  advance(position: GlobalPosition, changedKeys?: readonly string[]): void {
+    const moved = comparePositions(position, this.current) > 0;
+    const keys = changedKeys ?? (moved ? ['*'] : []);
+    if (keys.length > 0) for (const listener of this.changeListeners) listener(keys);
+    if (!moved) return;
     this.current = position;
     const still: typeof this.waiters = [];
     for (const w of this.waiters) {

@@ -1,9 +1,9 @@
+import { type Projection, type ProjectionContext, applyInRuns } from '../../../shared/projections/projection';
 import {
-  type Projection,
-  type ProjectionContext,
-  applyInOrder,
-} from '../../../shared/projections/projection';
-import { type UploadEvent, UPLOAD_PROCESSING_EVENT_TYPES } from '../../../shared/domain/uploads/events';
+  type UploadEvent,
+  type UploadReceived,
+  UPLOAD_PROCESSING_EVENT_TYPES,
+} from '../../../shared/domain/uploads/events';
 
 /**
  * Read model of file uploads: one row per live upload, its processing status (interface-spec 3.1),
@@ -41,37 +41,58 @@ export const fileUploadsProjection: Projection = {
     await client.query(`CREATE INDEX ON ${uploads} (associated_brain_id)`);
   },
 
-  apply: applyInOrder<UploadEvent>(async (ctx, event, recorded) => [
-    await applyOne(ctx, event, recorded.streamRevision),
-  ]),
+  apply: applyInRuns<UploadEvent, UploadReceived>(
+    (event): event is UploadReceived => event.type === 'UploadReceived',
+    (ctx, received, recorded) =>
+      receiveUploads(
+        ctx,
+        received,
+        recorded.map((r) => r.streamRevision),
+      ),
+    async (ctx, event, recorded) => [await applyOne(ctx, event, recorded.streamRevision)],
+  ),
 };
+
+const RECEIVED_COLUMNS = `id, name, filename, size_bytes, sha256, mime_type, blob_key, uploader_id,
+  associated_brain_id, status, date_uploaded, revision`;
+
+/**
+ * Received uploads in one statement (rows as a JSON array of column → value): a rebuild replays
+ * one per brain. A replayed one is already there and stays as it is.
+ */
+async function receiveUploads(
+  { client, table }: ProjectionContext,
+  received: readonly UploadReceived[],
+  revisions: readonly bigint[],
+): Promise<string[]> {
+  const rows = received.map(({ data: d }, i) => ({
+    id: d.uploadId,
+    name: d.name,
+    filename: d.filename,
+    size_bytes: d.sizeBytes,
+    sha256: d.sha256,
+    mime_type: d.mimeType,
+    blob_key: d.blobKey,
+    uploader_id: d.uploaderId,
+    associated_brain_id: d.associatedBrainId,
+    status: 'uploaded',
+    date_uploaded: d.receivedAt,
+    revision: revisions[i]!.toString(),
+  }));
+  await client.query(
+    `INSERT INTO ${table('file_uploads')} (${RECEIVED_COLUMNS})
+     SELECT ${RECEIVED_COLUMNS} FROM json_populate_recordset(NULL::${table('file_uploads')}, $1::json)
+     ON CONFLICT (id) DO NOTHING`,
+    [JSON.stringify(rows)],
+  );
+  return received.map(({ data }) => `upload:${data.uploadId}`);
+}
 
 async function applyOne(ctx: ProjectionContext, event: UploadEvent, revision: bigint): Promise<string> {
   const { client, table } = ctx;
   switch (event.type) {
-    case 'UploadReceived': {
-      const d = event.data;
-      await client.query(
-        `INSERT INTO ${table('file_uploads')} (id, name, filename, size_bytes, sha256, mime_type, blob_key,
-           uploader_id, associated_brain_id, status, date_uploaded, revision)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'uploaded', $10, $11)
-         ON CONFLICT (id) DO NOTHING`,
-        [
-          d.uploadId,
-          d.name,
-          d.filename,
-          d.sizeBytes,
-          d.sha256,
-          d.mimeType,
-          d.blobKey,
-          d.uploaderId,
-          d.associatedBrainId,
-          d.receivedAt,
-          revision.toString(),
-        ],
-      );
-      return `upload:${d.uploadId}`;
-    }
+    case 'UploadReceived':
+      return (await receiveUploads(ctx, [event], [revision]))[0]!;
     case 'UploadDeleted':
       await client.query(`DELETE FROM ${table('file_uploads')} WHERE id = $1`, [event.data.uploadId]);
       return `upload:${event.data.uploadId}`;

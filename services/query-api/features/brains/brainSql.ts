@@ -82,11 +82,10 @@ export async function countBrains(pool: Pool, { conditions, countable }: BrainLi
 }
 
 /**
- * One page: the ids first, from an index in the list's order (index-only, however deep the
- * OFFSET), then their rows joined with what the shapes show, for those ids only. OFFSET walks
- * the index, so a page past the middle is read from the other end (the order mirrored, the rows
- * turned back): no page walks more than half the matching brains. `total` is the count the
- * answer reports.
+ * One page, in one statement: the ids from an index in the list's order (index-only, however deep
+ * the OFFSET), then only those brains' rows joined with what the shapes show. OFFSET walks the
+ * index, so a page past the middle is read from the other end (the order mirrored, the rows turned
+ * back): no page walks more than half the matching brains. `total` is the count the answer reports.
  */
 export async function fetchBrainPage(
   pool: Pool,
@@ -103,18 +102,17 @@ export async function fetchBrainPage(
         offset: Math.max(0, total - offset - limit),
       }
     : { order, limit, offset };
-  // Two statements, each with a good generic plan: the ids from the index, then their rows by id. As
-  // one statement, the generic plan of the joins around a parameterised LIMIT scans all brains.
-  const { rows: page } = await pool.query<{ id: number }>(
+  // The ids as an array (an InitPlan) that the rows are looked up by: the generic plan of the
+  // named statement then stays an index range plus primary-key lookups. Joined with the page as a
+  // subquery instead, it scans all brains to find the page's rows.
+  const { rows } = await pool.query<BrainSqlRow>(
     statement(
-      `SELECT b.id FROM brains b ${conditions.whereSql} ORDER BY ${window.order}
-       LIMIT ${conditions.extra(0)} OFFSET ${conditions.extra(1)}`,
+      `${BRAIN_SELECT} WHERE b.id = ANY(ARRAY(
+         SELECT b.id FROM brains b ${conditions.whereSql} ORDER BY ${window.order}
+          LIMIT ${conditions.extra(0)} OFFSET ${conditions.extra(1)}))
+       ORDER BY ${window.order}`,
       conditions.params(window.limit, window.offset),
     ),
-  );
-  const rows = await brainsByIds(
-    pool,
-    page.map((row) => row.id),
   );
   return fromEnd ? rows.reverse() : rows;
 }

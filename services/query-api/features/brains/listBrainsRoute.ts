@@ -1,19 +1,10 @@
-import type { Pool } from 'pg';
 import type { RouteSpec } from '../../../../shared/http/routeSpec';
 import { listQueryProperties, listReply, orderBy } from '../../../../shared/query/listResponse';
 import { SqlConditions } from '../../../../shared/query/sqlConditions';
-import { scientificNameKey } from '../../../../shared/domain/naming/naming';
 import { brainJson, brainSchema } from '../../../../shared/views/brainViews';
 import { type QueryDeps, brainViewFor } from '../../queryDeps';
-import {
-  type BrainListFilter,
-  brainIdOf,
-  countBrains,
-  fetchBrainPage,
-  shapeOf,
-  shapeQueryProperty,
-  speciesIdsByKey,
-} from './brainSql';
+import { type BrainListFilter, brainIdOf, fetchBrainPage, shapeOf, shapeQueryProperty } from './brainSql';
+import { cachedCount, cachedSpeciesIds } from './brainLookups';
 import { brainListSchema, searchBrains, searchQueryProperties } from './searchBrains';
 
 const ORDERING = {
@@ -29,11 +20,11 @@ const text = (value: unknown): string | undefined => (typeof value === 'string' 
  * The filters of decisions.md ("Brains"), combined with AND; see BrainListFilter. (`search` and
  * `facets` go through searchBrains.)
  */
-async function filters(pool: Pool, query: Record<string, unknown>): Promise<BrainListFilter> {
+async function filters(deps: QueryDeps, query: Record<string, unknown>): Promise<BrainListFilter> {
   const filter = new SqlConditions();
   const species = text(query.species);
   if (species !== undefined) {
-    const ids = await speciesIdsByKey(pool, scientificNameKey(species));
+    const ids = await cachedSpeciesIds(deps, species);
     // One id (the rule) keeps the page an ordered index range; `= ANY` would need a sort.
     if (ids.length === 0) filter.where('false');
     else if (ids.length === 1) filter.where(`b.species_id = ${filter.param(ids[0])}`);
@@ -86,11 +77,11 @@ export const listBrainsRoute = (deps: QueryDeps): RouteSpec => ({
     const shape = shapeOf(ctx.query, paged ? 'b' : 'a');
     const searched = await searchBrains(deps, ctx, shape, paged);
     if (searched) return searched;
-    const filter = await filters(deps.readModels, ctx.query);
+    const filter = await filters(deps, ctx.query);
     const order = orderBy(ctx.query.ordering, ORDERING, 'b.date_uploaded DESC', 'b.id DESC');
     let total = 0;
     return listReply(ctx, {
-      count: async () => (total = await countBrains(deps.readModels, filter)),
+      count: async () => (total = await cachedCount(deps, filter)),
       fetch: async (window) =>
         (await fetchBrainPage(deps.readModels, filter, order, window, total)).map((row) =>
           brainJson(shape, row, brainViewFor(deps, ctx)),

@@ -1,7 +1,8 @@
 import type { Pool } from 'pg';
-import { scientificNameKey } from '../../../../shared/domain/naming/naming';
 import type { SearchFilters, SearchSort, SearchSortField } from '../../../../shared/search/searchIndex';
+import type { QueryDeps } from '../../queryDeps';
 import { brainIdOf } from './brainSql';
+import { cachedSpeciesIds } from './brainLookups';
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value.trim() : undefined);
 
@@ -16,21 +17,15 @@ async function ids(pool: Pool, sql: string, value: string): Promise<number[]> {
  * lowercase slug and category name; a number is an id). A name nothing has gives an empty list,
  * which matches no brain, as the SQL path's join would.
  */
-export async function searchFilters(pool: Pool, query: Record<string, unknown>): Promise<SearchFilters> {
+export async function searchFilters(deps: QueryDeps, query: Record<string, unknown>): Promise<SearchFilters> {
+  const pool = deps.readModels;
   const species = text(query.species);
   const atlas = text(query.atlas);
   const category = text(query.category);
   const atlasId = atlas === undefined ? undefined : brainIdOf(atlas);
   const categoryId = category === undefined ? undefined : brainIdOf(category);
   return {
-    speciesIds:
-      species === undefined
-        ? undefined
-        : await ids(
-            pool,
-            `SELECT id FROM species WHERE regexp_replace(lower(scientific_name), '[[:space:]+_-]+', ' ', 'g') = $1`,
-            scientificNameKey(species),
-          ),
+    speciesIds: species === undefined ? undefined : await cachedSpeciesIds(deps, species),
     atlasIds:
       atlas === undefined
         ? undefined

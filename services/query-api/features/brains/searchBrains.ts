@@ -84,7 +84,7 @@ export async function searchBrains(
   const window = windowOf(ctx.query, paged);
   const base: Omit<SearchQuery, 'limit' | 'offset'> = {
     text,
-    filters: await searchFilters(deps.readModels, ctx.query),
+    filters: await searchFilters(deps, ctx.query),
     sort: searchSort(ctx.query.ordering),
   };
   const first: SearchResult = await deps.search.query({ ...base, ...window, facets });
