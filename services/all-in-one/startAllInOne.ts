@@ -63,7 +63,10 @@ export async function startAllInOne(
   const commandDeps = createCommandDeps(config, infra, platform.store, logger, clock);
   await ensureConfiguredStaff(config.admin, commandDeps, logger);
 
-  const { commands, queries } = serviceRoutes(commandDeps, createQueryDeps(config, infra, platform.progress, search.reader));
+  const { commands, queries } = serviceRoutes(
+    commandDeps,
+    createQueryDeps(config, infra, platform.progress, search.reader),
+  );
   const common = { ...platform.apiOptions, knownRoutes: [...commands, ...queries] };
   const commandApp = createCommandApp(
     { ...common, serve: { health: false, metrics: false, docs: false } },

@@ -5,10 +5,12 @@ import type { Infrastructure } from '../../shared/runtime/openInfrastructure';
 import type { SearchReader } from '../../shared/search/searchIndex';
 import { createPostgresSearchReader } from '../../shared/search/postgres/postgresSearchIndex';
 import { UserLoader } from './features/account/userLoader';
+import type { CachedReply } from './features/brains/brainLookups';
 import type { BrainView, UploaderEmailVisibility } from '../../shared/views/brainViews';
 import type { RequestContext } from '../../shared/http/routeSpec';
 import type { ProjectionProgress } from '../../shared/projections/projectionProgress';
 import { ChangeAwareCache } from '../../shared/query/changeAwareCache';
+import { ReadModelPosition } from '../../shared/projections/readModelPosition';
 
 /** Everything a query handler may use; wired once per process by createQueryDeps. */
 export interface QueryDeps {
@@ -21,12 +23,13 @@ export interface QueryDeps {
   readonly uploaderEmails: UploaderEmailVisibility;
   /** Brain counts per list filter (X-Total-Count), until a brain changes. */
   readonly brainCounts: ChangeAwareCache<number>;
+  /** Where the read models are, for the caches below to know whether what they keep is current. */
+  readonly readModelPosition: ReadModelPosition;
+  /** Answers of the brains list per request, until anything a brain shows changes (LIST_CACHE_MB). */
+  readonly brainPages: ChangeAwareCache<CachedReply>;
   /** Species ids per normalised scientific name, until a species changes. */
   readonly speciesIds: ChangeAwareCache<number[]>;
 }
-
-/** A change is reported at once; the TTL bounds a change missed while a listener reconnected. */
-const CACHE_TTL_MS = 2000;
 
 /** How brains are represented to this request's caller. */
 export const brainViewFor = (deps: QueryDeps, ctx: RequestContext): BrainView => ({
@@ -36,7 +39,7 @@ export const brainViewFor = (deps: QueryDeps, ctx: RequestContext): BrainView =>
 });
 
 export function createQueryDeps(
-  config: Pick<Config, 'uploaderEmailVisibility'>,
+  config: Pick<Config, 'uploaderEmailVisibility' | 'listCacheBytes'>,
   infra: Infrastructure,
   progress: ProjectionProgress,
   search: SearchReader = createPostgresSearchReader({ pool: infra.readModels }),
@@ -47,15 +50,21 @@ export function createQueryDeps(
     users: new UserLoader(infra.readModels),
     search,
     uploaderEmails: config.uploaderEmailVisibility,
+    readModelPosition: new ReadModelPosition(infra.readModels),
     brainCounts: new ChangeAwareCache(progress, {
       // A filter may name an atlas by slug or a category by name.
       dependsOn: (key) => /^(brain|atlas|category):/.test(key),
-      ttlMs: CACHE_TTL_MS,
       maxEntries: 10_000,
+    }),
+    brainPages: new ChangeAwareCache(progress, {
+      // Access tokens are the only read model nothing on a brain comes from.
+      dependsOn: (key) => !key.startsWith('token:'),
+      maxEntries: 100_000,
+      maxWeight: config.listCacheBytes,
+      weigh: (reply) => reply.json.length * 2,
     }),
     speciesIds: new ChangeAwareCache(progress, {
       dependsOn: (key) => key.startsWith('species:'),
-      ttlMs: CACHE_TTL_MS,
       maxEntries: 1000,
     }),
   };

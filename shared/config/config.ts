@@ -31,6 +31,8 @@ export interface Config {
   readonly searchBackend: 'postgres' | 'elasticsearch';
   /** Who sees an uploader's email on brains (shape A): everyone (the spec), or the uploader and staff. */
   readonly uploaderEmailVisibility: 'everyone' | 'owner';
+  /** LIST_CACHE_MB: memory for brains list answers kept until a change they show (0: none). */
+  readonly listCacheBytes: number;
   readonly kafkaBrokers: readonly string[];
   readonly admin: { email: string; password: string; username: string } | undefined;
   readonly loginTokenTtlMs: number;
@@ -287,6 +289,7 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
     elasticsearchUrl: url(env, 'ELASTICSEARCH_URL'),
     searchBackend: searchBackend(env),
     uploaderEmailVisibility: oneOf(env, 'UPLOADER_EMAIL_VISIBILITY', ['everyone', 'owner'] as const),
+    listCacheBytes: int(env, 'LIST_CACHE_MB', 64, 0) * 1024 * 1024,
     kafkaBrokers: (env.KAFKA_BROKERS ?? '')
       .split(',')
       .map((b) => b.trim())

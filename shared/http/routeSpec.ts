@@ -28,8 +28,10 @@ export interface RequestContext<Body = unknown> {
 
 export interface Reply {
   readonly status: number;
-  /** JSON-serialised unless `raw` is given. Omitted for 204. */
+  /** JSON-serialised unless `raw` or `json` is given. Omitted for 204. */
   readonly body?: unknown;
+  /** The body already serialised as JSON (an answer kept by a cache). */
+  readonly json?: string;
   readonly headers?: Record<string, string>;
   /**
    * Position of the last event this write appended. The framework waits (bounded) until the read

@@ -5,7 +5,11 @@ import type { Response } from 'express';
  * every call, which this API does not want (ETags carry stream revisions, set by handlers).
  */
 export function sendJson(res: Response, status: number, body: unknown): void {
-  const text = JSON.stringify(body) ?? 'null';
+  sendJsonText(res, status, JSON.stringify(body) ?? 'null');
+}
+
+/** A body already serialised. */
+export function sendJsonText(res: Response, status: number, text: string): void {
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/json');
   res.setHeader('Content-Length', Buffer.byteLength(text));

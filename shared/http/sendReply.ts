@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import { formatPosition } from '../eventStore/eventStore';
 import type { ConsistencyGate, Reply } from './routeSpec';
-import { sendJson } from './sendJson';
+import { sendJson, sendJsonText } from './sendJson';
 
 export interface ReplyOptions {
   readonly consistency: ConsistencyGate | undefined;
@@ -66,9 +66,11 @@ export async function sendReply(
   res.statusCode = reply.status;
   if (reply.raw) return streamRaw(req, res, reply.raw);
   if (isFresh(req, res)) res.statusCode = 304;
-  if (res.statusCode === 204 || res.statusCode === 304 || reply.body === undefined) {
+  if (res.statusCode === 204 || res.statusCode === 304) {
     res.end();
     return;
   }
-  sendJson(res, reply.status, reply.body);
+  if (reply.json !== undefined) sendJsonText(res, reply.status, reply.json);
+  else if (reply.body === undefined) res.end();
+  else sendJson(res, reply.status, reply.body);
 }

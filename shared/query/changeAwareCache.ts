@@ -1,37 +1,46 @@
+import { type GlobalPosition, comparePositions } from '../eventStore/eventStore';
 import type { ProjectionProgress } from '../projections/projectionProgress';
 
-export interface ChangeAwareCacheOptions {
+export interface ChangeAwareCacheOptions<V> {
   /** Whether a projector change key ("species:3", "brain:12", …) may change a cached answer. "*" always does. */
   readonly dependsOn: (changeKey: string) => boolean;
-  /** Longest life of an answer, whatever was reported (a safety net: changes are reported at once). */
-  readonly ttlMs: number;
   /** Answers kept; the oldest goes first. */
   readonly maxEntries: number;
-  readonly now?: () => number;
+  /** With `weigh`: the most the kept answers may weigh together (e.g. bytes); 0 keeps none. */
+  readonly maxWeight?: number;
+  readonly weigh?: (value: V) => number;
 }
 
 interface Entry<V> {
   readonly value: Promise<V>;
-  readonly loadedAt: number;
+  /** The read models' position (ReadModelPosition) just before the answer was loaded. */
+  readonly loadedAt: GlobalPosition;
+  /** Known once the load has answered. */
+  weight: number;
 }
 
 /**
- * Small read-model answers (a species name's ids, a filter's count) kept in this process until
- * the projector reports a change they depend on (ProjectionProgress.onChange, which hears of a
- * change before any read-your-writes waiter is released), or `ttlMs` passes. Concurrent asks for
- * one key share one load; a load that overlapped an invalidation answers its callers but is not
- * kept, since it may have read the rows from before the change.
+ * Read-model answers (a brains page, a filter's count, a species name's ids) kept in this process.
+ * Callers pass `now`, the read models' position read from the database after their request
+ * arrived (ReadModelPosition). A kept answer is served when nothing was committed since it was
+ * loaded, or when this process has heard of every change up to `now` (ProjectionProgress, which
+ * reports the changed rows' keys before releasing any read-your-writes waiter) and none of them was
+ * one the answer depends on: those drop it at once. A change committed but not yet heard of (a
+ * notification in flight, a listener reconnecting) makes it load again, so an answer is never
+ * older than what the database held when its request arrived.
+ *
+ * Concurrent asks for one key share one load; a load that overlapped an invalidation answers its
+ * callers but is not kept, since it may have read the rows from before the change.
  */
 export class ChangeAwareCache<V> {
   private readonly entries = new Map<string, Entry<V>>();
   private generation = 0;
-  private readonly now: () => number;
+  private weight = 0;
 
   constructor(
-    progress: ProjectionProgress,
-    private readonly options: ChangeAwareCacheOptions,
+    private readonly progress: ProjectionProgress,
+    private readonly options: ChangeAwareCacheOptions<V>,
   ) {
-    this.now = options.now ?? Date.now;
     progress.onChange((keys) => {
       if (keys.some((key) => key === '*' || options.dependsOn(key))) this.invalidate();
     });
@@ -41,33 +50,50 @@ export class ChangeAwareCache<V> {
     return this.entries.size;
   }
 
-  get(key: string, load: () => Promise<V>): Promise<V> {
-    const now = this.now();
+  get(key: string, now: GlobalPosition, load: () => Promise<V>): Promise<V> {
     const cached = this.entries.get(key);
-    if (cached && now - cached.loadedAt <= this.options.ttlMs) return cached.value;
+    if (cached && this.current(cached, now)) return cached.value;
     const generation = this.generation;
-    const entry: Entry<V> = { value: load(), loadedAt: now };
-    this.entries.delete(key);
+    const entry: Entry<V> = { value: load(), loadedAt: now, weight: 0 };
+    if (this.options.maxEntries <= 0 || this.options.maxWeight === 0) return entry.value;
+    this.remove(key);
     this.entries.set(key, entry);
-    this.evictOverflow();
     const forget = (): void => {
-      if (this.entries.get(key) === entry) this.entries.delete(key);
+      if (this.entries.get(key) === entry) this.remove(key);
     };
-    entry.value.then(() => {
-      if (this.generation !== generation) forget();
+    entry.value.then((value) => {
+      if (this.generation !== generation || this.entries.get(key) !== entry) return forget();
+      entry.weight = this.options.weigh?.(value) ?? 0;
+      this.weight += entry.weight;
+      this.evictOverflow();
     }, forget);
+    this.evictOverflow();
     return entry.value;
   }
 
   invalidate(): void {
     this.generation++;
     this.entries.clear();
+    this.weight = 0;
   }
 
+  private current(entry: Entry<V>, now: GlobalPosition): boolean {
+    return comparePositions(entry.loadedAt, now) >= 0 || comparePositions(this.progress.position, now) >= 0;
+  }
+
+  private remove(key: string): void {
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.entries.delete(key);
+    this.weight -= entry.weight;
+  }
+
+  /** Oldest first, until both bounds hold. */
   private evictOverflow(): void {
+    const { maxEntries, maxWeight = Infinity } = this.options;
     for (const key of this.entries.keys()) {
-      if (this.entries.size <= this.options.maxEntries) return;
-      this.entries.delete(key);
+      if (this.entries.size <= maxEntries && this.weight <= maxWeight) return;
+      this.remove(key);
     }
   }
 }

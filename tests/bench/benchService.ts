@@ -12,17 +12,22 @@ const NO_LIMITS = {
 };
 
 /**
- * The real all-in-one, in this process, on the benchmark's PostgreSQL. Its upload processor runs
+ * The real all-in-one, in this process, on the benchmark's PostgreSQL. `listCache: false` turns
+ * off the brains list's answer cache (LIST_CACHE_MB=0), to measure the queries behind it. Its upload processor runs
  * only where the section measures it: elsewhere it would work through the generated uploads (whose
  * bytes were never stored) while the section measures something else.
  */
 export function startBenchService(
   databaseUrl: string,
   dataDir: string,
-  { processor = false }: { readonly processor?: boolean } = {},
+  {
+    processor = false,
+    listCache = true,
+  }: { readonly processor?: boolean; readonly listCache?: boolean } = {},
 ): Promise<RunningService> {
   const config = loadConfig({
     PROCESSOR_ENABLED: String(processor),
+    ...(listCache ? {} : { LIST_CACHE_MB: '0' }),
     DATABASE_URL: databaseUrl,
     DATA_DIR: dataDir,
     HOST: '127.0.0.1',

@@ -31,7 +31,15 @@ export async function measureCatalogue(
   const rebuild = await writeAndRebuild(databaseUrl, cleanup, plan.brains);
   const service = await startBenchService(databaseUrl, path.join(bench.scratchDir, 'catalogue'));
   const closeService = cleanup.defer('catalogue all-in-one', () => service.close());
-  const figures = [rebuild, ...(await measureBrainList(service.url, cleanup, plan))];
+  const uncached = await startBenchService(databaseUrl, path.join(bench.scratchDir, 'uncached'), {
+    listCache: false,
+  });
+  const closeUncached = cleanup.defer('uncached all-in-one', () => uncached.close());
+  const figures = [
+    rebuild,
+    ...(await measureBrainList({ cached: service.url, uncached: uncached.url }, cleanup, plan)),
+  ];
+  await closeUncached();
   await closeService();
   return figures;
 }

@@ -3,7 +3,7 @@ import { SEARCH_WORD } from './catalogueEvents';
 import type { Cleanup } from './cleanup';
 import { milliseconds, percent, perSecond, withUnit, type Figure } from './figure';
 import { generateLoad, stopLoadGenerators, type LoadResult } from './loadGenerator';
-import { FACETS, PAGE_SIZE, listTargets } from './listTargets';
+import { FACETS, PAGE_SIZE, PATHS_PER_KIND, listTargets } from './listTargets';
 import { printDetail, printFigure } from './report';
 import { spread } from './stats';
 
@@ -14,20 +14,52 @@ export interface ListPlan {
   readonly warmUpSeconds: number;
 }
 
-type Kind = 'bare' | 'list' | 'search' | 'facets' | 'deepSpecies' | 'deepAll';
-const AT_FULL_RATE: readonly Kind[] = ['bare', 'list', 'search', 'facets', 'deepSpecies', 'deepAll'];
+type Kind =
+  | 'bare'
+  | 'list'
+  | 'search'
+  | 'facets'
+  | 'listUncached'
+  | 'searchUncached'
+  | 'facetsUncached'
+  | 'deepSpecies'
+  | 'deepAll';
+const AT_FULL_RATE: readonly Kind[] = [
+  'bare',
+  'list',
+  'search',
+  'facets',
+  'listUncached',
+  'searchUncached',
+  'facetsUncached',
+  'deepSpecies',
+  'deepAll',
+];
+
+/** The service as configured by default (list answers cached), and with LIST_CACHE_MB=0. */
+export interface ListServices {
+  readonly cached: string;
+  readonly uncached: string;
+}
 
 const TARGETS = { listShare: 0.4, listP99AtHalfRateMs: 50, searchP99Ms: 100, facetsP99Ms: 100 };
 
 /**
- * GET /api/brains/ with a species filter on random pages, with search, with facets, and on the
- * deepest pages, next to a bare Express handler serving a page of the same size, each as fast as
- * it goes (order rotated each round so machine noise hits all alike); then the filtered list at
- * half its measured rate, for its p99 under a load it can carry.
+ * GET /api/brains/ with a species filter on random pages, with search, with facets, next to a bare
+ * Express handler serving a page of the same size, each as fast as it goes (order rotated each
+ * round so machine noise hits all alike): on the service as configured by default, whose list
+ * answers are cached until a change, and on one without that cache (every request runs its
+ * queries), which also serves the deepest pages; then the filtered list at half its measured rate,
+ * for its p99 under a load it can carry.
  */
-export async function measureBrainList(baseUrl: string, cleanup: Cleanup, plan: ListPlan): Promise<Figure[]> {
+export async function measureBrainList(
+  services: ListServices,
+  cleanup: Cleanup,
+  plan: ListPlan,
+): Promise<Figure[]> {
+  const baseUrl = services.cached;
   printDetail(
-    `GET /api/brains/ (page_size=${PAGE_SIZE}, random species and page) vs bare Express: autocannon in a child process, ${plan.connections} connections × ${plan.durationSeconds} s, ${plan.rounds} rounds`,
+    `GET /api/brains/ (page_size=${PAGE_SIZE}, each request one of ${PATHS_PER_KIND} random species and pages) vs bare Express: autocannon in a child process, ${plan.connections} connections × ${plan.durationSeconds} s, ${plan.rounds} rounds`,
   );
   cleanup.defer('load generators', stopLoadGenerators);
   const targets = await listTargets(baseUrl);
@@ -43,8 +75,11 @@ export async function measureBrainList(baseUrl: string, cleanup: Cleanup, plan: 
     list: { origin: baseUrl, paths: targets.list },
     search: { origin: baseUrl, paths: targets.search },
     facets: { origin: baseUrl, paths: targets.facets },
-    deepSpecies: { origin: baseUrl, paths: [targets.deepSpecies] },
-    deepAll: { origin: baseUrl, paths: [targets.deepAll] },
+    listUncached: { origin: services.uncached, paths: targets.list },
+    searchUncached: { origin: services.uncached, paths: targets.search },
+    facetsUncached: { origin: services.uncached, paths: targets.facets },
+    deepSpecies: { origin: services.uncached, paths: [targets.deepSpecies] },
+    deepAll: { origin: services.uncached, paths: [targets.deepAll] },
   };
   const run = (kind: Kind, durationSeconds: number, overallRate?: number): Promise<LoadResult> =>
     generateLoad({
@@ -92,13 +127,14 @@ function report(results: Map<Kind, LoadResult[]>, atHalf: LoadResult[], halfRate
     unit: milliseconds,
     target: { kind: 'at most', value },
   });
+  const share = (kind: Kind): number[] => of(kind).map((r, i) => rps(r) / bareRps[i]!);
   return [
     info('bare Express, a 20-brain page', bareRps),
     info('brains list ?species=&page=random', of('list').map(rps)),
     info('brains list p99 (at full rate)', of('list').map(p99), milliseconds),
     {
       name: 'brains list / bare Express',
-      rounds: of('list').map((r, i) => rps(r) / bareRps[i]!),
+      rounds: share('list'),
       unit: percent,
       target: { kind: 'at least', value: TARGETS.listShare },
     },
@@ -111,10 +147,17 @@ function report(results: Map<Kind, LoadResult[]>, atHalf: LoadResult[], halfRate
     p99Target(`brains list + search=${SEARCH_WORD} p99`, of('search').map(p99), TARGETS.searchP99Ms),
     info(`brains list + facets=${FACETS}`, of('facets').map(rps)),
     p99Target(`brains list + facets p99`, of('facets').map(p99), TARGETS.facetsP99Ms),
-    info('deepest page of the largest species', of('deepSpecies').map(rps)),
-    info('deepest page of the largest species p99', of('deepSpecies').map(p99), milliseconds),
-    info('deepest page, no filter', of('deepAll').map(rps)),
-    info('deepest page, no filter p99', of('deepAll').map(p99), milliseconds),
+    info('uncached: brains list', of('listUncached').map(rps)),
+    info('uncached: brains list / bare Express', share('listUncached'), percent),
+    info('uncached: brains list p99', of('listUncached').map(p99), milliseconds),
+    info(`uncached: + search=${SEARCH_WORD}`, of('searchUncached').map(rps)),
+    info(`uncached: + search=${SEARCH_WORD} p99`, of('searchUncached').map(p99), milliseconds),
+    info('uncached: + facets', of('facetsUncached').map(rps)),
+    info('uncached: + facets p99', of('facetsUncached').map(p99), milliseconds),
+    info('uncached: deepest page of the largest species', of('deepSpecies').map(rps)),
+    info('uncached: deepest page of the largest species p99', of('deepSpecies').map(p99), milliseconds),
+    info('uncached: deepest page, no filter', of('deepAll').map(rps)),
+    info('uncached: deepest page, no filter p99', of('deepAll').map(p99), milliseconds),
   ];
 }
 

@@ -1,7 +1,7 @@
 import { SEARCH_WORD, SPECIES } from './catalogueEvents';
 
 /** Paths sent at random, so every request asks for another species and page. */
-const PATHS_PER_KIND = 1000;
+export const PATHS_PER_KIND = 1000;
 export const PAGE_SIZE = 20;
 export const FACETS = 'species,atlas,category,verified';
 

@@ -49,7 +49,7 @@ export const fileUploadsProjection: Projection = {
         received,
         recorded.map((r) => r.streamRevision),
       ),
-    async (ctx, event, recorded) => [await applyOne(ctx, event, recorded.streamRevision)],
+    (ctx, event, recorded) => applyOne(ctx, event, recorded.streamRevision),
   ),
 };
 
@@ -88,23 +88,28 @@ async function receiveUploads(
   return received.map(({ data }) => `upload:${data.uploadId}`);
 }
 
-async function applyOne(ctx: ProjectionContext, event: UploadEvent, revision: bigint): Promise<string> {
+/** The changed keys: a lease renewal changes no row (caches keep what they hold). */
+async function applyOne(
+  ctx: ProjectionContext,
+  event: UploadEvent,
+  revision: bigint,
+): Promise<readonly string[]> {
   const { client, table } = ctx;
   switch (event.type) {
     case 'UploadReceived':
-      return (await receiveUploads(ctx, [event], [revision]))[0]!;
+      return receiveUploads(ctx, [event], [revision]);
     case 'UploadDeleted':
       await client.query(`DELETE FROM ${table('file_uploads')} WHERE id = $1`, [event.data.uploadId]);
-      return `upload:${event.data.uploadId}`;
+      return [`upload:${event.data.uploadId}`];
     case 'UploadProcessingStarted':
       await update(ctx, event.data.uploadId, revision, {
         status: 'processing',
         processing_started: event.data.startedAt,
         processing_completed: null,
       });
-      return `upload:${event.data.uploadId}`;
+      return [`upload:${event.data.uploadId}`];
     case 'UploadProcessingLeaseRenewed':
-      return `upload:${event.data.uploadId}`;
+      return [];
     case 'UploadProcessingCompleted':
       await update(ctx, event.data.uploadId, revision, {
         status: 'completed',
@@ -112,7 +117,7 @@ async function applyOne(ctx: ProjectionContext, event: UploadEvent, revision: bi
         metadata: JSON.stringify(event.data.metadata),
         preview_blob_key: event.data.previewBlobKey,
       });
-      return `upload:${event.data.uploadId}`;
+      return [`upload:${event.data.uploadId}`];
     case 'UploadProcessingFailed':
       await update(ctx, event.data.uploadId, revision, {
         status: 'failed',
@@ -120,7 +125,7 @@ async function applyOne(ctx: ProjectionContext, event: UploadEvent, revision: bi
         metadata: JSON.stringify({ error: event.data.reason }),
         preview_blob_key: null,
       });
-      return `upload:${event.data.uploadId}`;
+      return [`upload:${event.data.uploadId}`];
   }
 }
 

@@ -1,15 +1,52 @@
 import { scientificNameKey } from '../../../../shared/domain/naming/naming';
+import type { GlobalPosition } from '../../../../shared/eventStore/eventStore';
+import type { Reply, RequestContext } from '../../../../shared/http/routeSpec';
 import type { QueryDeps } from '../../queryDeps';
 import { type BrainListFilter, countBrains, speciesIdsByKey } from './brainSql';
 
 /** The ids of the species with this scientific name (normalised as naming.scientificNameKey does). */
-export function cachedSpeciesIds(deps: QueryDeps, scientificName: string): Promise<number[]> {
+export function cachedSpeciesIds(
+  deps: QueryDeps,
+  scientificName: string,
+  now: GlobalPosition,
+): Promise<number[]> {
   const key = scientificNameKey(scientificName);
-  return deps.speciesIds.get(key, () => speciesIdsByKey(deps.readModels, key));
+  return deps.speciesIds.get(key, now, () => speciesIdsByKey(deps.readModels, key));
 }
 
 /** X-Total-Count of a filter, kept until a brain (or an atlas or category it names) changes. */
-export const cachedCount = (deps: QueryDeps, filter: BrainListFilter): Promise<number> =>
-  deps.brainCounts.get(`${filter.conditions.whereSql}\0${JSON.stringify(filter.conditions.params())}`, () =>
-    countBrains(deps.readModels, filter),
+export const cachedCount = (deps: QueryDeps, filter: BrainListFilter, now: GlobalPosition): Promise<number> =>
+  deps.brainCounts.get(
+    `${filter.conditions.whereSql}\0${JSON.stringify(filter.conditions.params())}`,
+    now,
+    () => countBrains(deps.readModels, filter),
   );
+
+/** A list answer as kept by QueryDeps.brainPages: serialised once. */
+export interface CachedReply {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly json: string;
+}
+
+/**
+ * The answer to this exact request (links repeat its URL; an email may depend on who asks), kept
+ * until anything a brain shows changes. Errors are not kept.
+ */
+export async function cachedReply(
+  deps: QueryDeps,
+  ctx: RequestContext,
+  answer: (now: GlobalPosition) => Promise<Reply>,
+): Promise<Reply> {
+  const now = await deps.readModelPosition.read();
+  const viewer =
+    deps.uploaderEmails === 'owner' && ctx.principal
+      ? `${ctx.principal.userId}${ctx.principal.isStaff ? 's' : ''}`
+      : '';
+  const key = `${viewer} ${ctx.baseUrl}${ctx.req.originalUrl}`;
+  const cached = await deps.brainPages.get(key, now, async () => {
+    const reply = await answer(now);
+    return { status: reply.status, headers: reply.headers ?? {}, json: JSON.stringify(reply.body) };
+  });
+  return { ...cached, headers: { ...cached.headers } };
+}

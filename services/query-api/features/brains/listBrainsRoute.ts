@@ -1,10 +1,11 @@
-import type { RouteSpec } from '../../../../shared/http/routeSpec';
+import type { GlobalPosition } from '../../../../shared/eventStore/eventStore';
+import type { Reply, RequestContext, RouteSpec } from '../../../../shared/http/routeSpec';
 import { listQueryProperties, listReply, orderBy } from '../../../../shared/query/listResponse';
 import { SqlConditions } from '../../../../shared/query/sqlConditions';
 import { brainJson, brainSchema } from '../../../../shared/views/brainViews';
 import { type QueryDeps, brainViewFor } from '../../queryDeps';
 import { type BrainListFilter, brainIdOf, fetchBrainPage, shapeOf, shapeQueryProperty } from './brainSql';
-import { cachedCount, cachedSpeciesIds } from './brainLookups';
+import { cachedCount, cachedReply, cachedSpeciesIds } from './brainLookups';
 import { brainListSchema, searchBrains, searchQueryProperties } from './searchBrains';
 
 const ORDERING = {
@@ -20,11 +21,15 @@ const text = (value: unknown): string | undefined => (typeof value === 'string' 
  * The filters of decisions.md ("Brains"), combined with AND; see BrainListFilter. (`search` and
  * `facets` go through searchBrains.)
  */
-async function filters(deps: QueryDeps, query: Record<string, unknown>): Promise<BrainListFilter> {
+async function filters(
+  deps: QueryDeps,
+  query: Record<string, unknown>,
+  now: GlobalPosition,
+): Promise<BrainListFilter> {
   const filter = new SqlConditions();
   const species = text(query.species);
   if (species !== undefined) {
-    const ids = await cachedSpeciesIds(deps, species);
+    const ids = await cachedSpeciesIds(deps, species, now);
     // One id (the rule) keeps the page an ordered index range; `= ANY` would need a sort.
     if (ids.length === 0) filter.where('false');
     else if (ids.length === 1) filter.where(`b.species_id = ${filter.param(ids[0])}`);
@@ -72,20 +77,22 @@ export const listBrainsRoute = (deps: QueryDeps): RouteSpec => ({
     },
   },
   responses: { 200: { description: 'Brains', schema: brainListSchema(brainSchema) } },
-  async handler(ctx) {
-    const paged = ctx.query.page !== undefined || ctx.query.page_size !== undefined;
-    const shape = shapeOf(ctx.query, paged ? 'b' : 'a');
-    const searched = await searchBrains(deps, ctx, shape, paged);
-    if (searched) return searched;
-    const filter = await filters(deps, ctx.query);
-    const order = orderBy(ctx.query.ordering, ORDERING, 'b.date_uploaded DESC', 'b.id DESC');
-    let total = 0;
-    return listReply(ctx, {
-      count: async () => (total = await cachedCount(deps, filter)),
-      fetch: async (window) =>
-        (await fetchBrainPage(deps.readModels, filter, order, window, total)).map((row) =>
-          brainJson(shape, row, brainViewFor(deps, ctx)),
-        ),
-    });
-  },
+  handler: (ctx) => cachedReply(deps, ctx, (now) => brainList(deps, ctx, now)),
 });
+
+async function brainList(deps: QueryDeps, ctx: RequestContext, now: GlobalPosition): Promise<Reply> {
+  const paged = ctx.query.page !== undefined || ctx.query.page_size !== undefined;
+  const shape = shapeOf(ctx.query, paged ? 'b' : 'a');
+  const searched = await searchBrains(deps, ctx, shape, paged, now);
+  if (searched) return searched;
+  const filter = await filters(deps, ctx.query, now);
+  const order = orderBy(ctx.query.ordering, ORDERING, 'b.date_uploaded DESC', 'b.id DESC');
+  let total = 0;
+  return listReply(ctx, {
+    count: async () => (total = await cachedCount(deps, filter, now)),
+    fetch: async (window) =>
+      (await fetchBrainPage(deps.readModels, filter, order, window, total)).map((row) =>
+        brainJson(shape, row, brainViewFor(deps, ctx)),
+      ),
+  });
+}

@@ -1,5 +1,6 @@
 import type { Pool } from 'pg';
 import type { SearchFilters, SearchSort, SearchSortField } from '../../../../shared/search/searchIndex';
+import type { GlobalPosition } from '../../../../shared/eventStore/eventStore';
 import type { QueryDeps } from '../../queryDeps';
 import { brainIdOf } from './brainSql';
 import { cachedSpeciesIds } from './brainLookups';
@@ -17,7 +18,11 @@ async function ids(pool: Pool, sql: string, value: string): Promise<number[]> {
  * lowercase slug and category name; a number is an id). A name nothing has gives an empty list,
  * which matches no brain, as the SQL path's join would.
  */
-export async function searchFilters(deps: QueryDeps, query: Record<string, unknown>): Promise<SearchFilters> {
+export async function searchFilters(
+  deps: QueryDeps,
+  query: Record<string, unknown>,
+  now: GlobalPosition,
+): Promise<SearchFilters> {
   const pool = deps.readModels;
   const species = text(query.species);
   const atlas = text(query.atlas);
@@ -25,7 +30,7 @@ export async function searchFilters(deps: QueryDeps, query: Record<string, unkno
   const atlasId = atlas === undefined ? undefined : brainIdOf(atlas);
   const categoryId = category === undefined ? undefined : brainIdOf(category);
   return {
-    speciesIds: species === undefined ? undefined : await cachedSpeciesIds(deps, species),
+    speciesIds: species === undefined ? undefined : await cachedSpeciesIds(deps, species, now),
     atlasIds:
       atlas === undefined
         ? undefined

@@ -1,3 +1,4 @@
+import type { GlobalPosition } from '../../../../shared/eventStore/eventStore';
 import type { Reply, RequestContext } from '../../../../shared/http/routeSpec';
 import { ValidationError } from '../../../../shared/errors/httpErrors';
 import {
@@ -77,6 +78,7 @@ export async function searchBrains(
   ctx: RequestContext,
   shape: BrainShape,
   paged: boolean,
+  now: GlobalPosition,
 ): Promise<Reply | undefined> {
   const facets = requestedFacets(ctx.query, paged);
   const text = typeof ctx.query.search === 'string' ? ctx.query.search.trim() : '';
@@ -84,7 +86,7 @@ export async function searchBrains(
   const window = windowOf(ctx.query, paged);
   const base: Omit<SearchQuery, 'limit' | 'offset'> = {
     text,
-    filters: await searchFilters(deps, ctx.query),
+    filters: await searchFilters(deps, ctx.query, now),
     sort: searchSort(ctx.query.ordering),
   };
   const first: SearchResult = await deps.search.query({ ...base, ...window, facets });

@@ -1,0 +1,39 @@
+import type { Pool } from 'pg';
+import { type GlobalPosition, minPosition } from '../eventStore/eventStore';
+import { readCheckpointsIfAny } from './checkpointStore';
+
+/**
+ * The position every live read model has reached, as their checkpoints in the database say (not as
+ * this process has heard). A read asked for while another is in flight waits for the next one,
+ * never the one in flight, which may have started before the asker's caller saw a write commit:
+ * so the answer covers everything committed before the ask. Concurrent askers share reads (at most
+ * one in flight, one queued), which keeps this cheap under load.
+ */
+export class ReadModelPosition {
+  private inFlight: Promise<GlobalPosition> | undefined;
+  private queued: Promise<GlobalPosition> | undefined;
+
+  constructor(private readonly pool: Pool) {}
+
+  read(): Promise<GlobalPosition> {
+    if (!this.inFlight) {
+      const read = this.query().finally(() => {
+        if (this.inFlight === read) this.inFlight = undefined;
+      });
+      this.inFlight = read;
+      return read;
+    }
+    this.queued ??= this.inFlight
+      .catch(() => undefined)
+      .then(() => {
+        this.queued = undefined;
+        return this.read();
+      });
+    return this.queued;
+  }
+
+  private async query(): Promise<GlobalPosition> {
+    const live = (await readCheckpointsIfAny(this.pool)).filter((c) => c.status === 'live');
+    return minPosition(live.map((c) => c.position));
+  }
+}
