@@ -4,7 +4,8 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { PutOptions } from '../blobStore';
 import { DEFAULT_CONTENT_TYPE } from '../defaultContentType';
-import { HashingLimiter } from '../hashingLimiter';
+import { SizeLimiter } from '../hashingLimiter';
+import { OffThreadSha256, batchBuffer } from '../offThreadSha256';
 import { tempPathFor, type BlobPaths } from './blobPaths';
 import { fsyncDirectory, removeIfPresent, writeAll, writeFileDurably } from './durableFs';
 import type { BlobFileMeta } from './readBlobMeta';
@@ -42,14 +43,16 @@ export async function writeBlobFile(
 }
 
 const READ_AHEAD_BYTES = 1024 * 1024;
-/** Received chunks (64 KiB from a socket) are written in batches of about this size: one writev each. */
+/** Received chunks (64 KiB from a socket) are copied into batches of about this size: one write each. */
 const WRITE_BATCH_BYTES = 1024 * 1024;
 
 async function streamIntoFile(body: Readable, file: string, maxBytes: number | undefined) {
   const handle = await open(file, 'wx', 0o644);
+  // Hashed on another thread, each batch once it is on disk: the event loop only parses and copies.
+  const hash = new OffThreadSha256();
   try {
     // Up to 1 MiB may wait while a write is in flight, so the upload keeps being received meanwhile.
-    const limiter = new HashingLimiter(maxBytes, READ_AHEAD_BYTES);
+    const limiter = new SizeLimiter(maxBytes, READ_AHEAD_BYTES);
     await pipeline(body, limiter, async (source: AsyncIterable<Buffer>) => {
       let batch: Buffer[] = [];
       let batchBytes = 0;
@@ -57,23 +60,26 @@ async function streamIntoFile(body: Readable, file: string, maxBytes: number | u
         batch.push(chunk);
         batchBytes += chunk.length;
         if (batchBytes < WRITE_BATCH_BYTES) continue;
-        await writeAllOf(handle, batch, batchBytes);
+        await writeAndHash(handle, hash, batchBuffer(batch, batchBytes));
         batch = [];
         batchBytes = 0;
       }
-      if (batchBytes > 0) await writeAllOf(handle, batch, batchBytes);
+      if (batchBytes > 0) await writeAndHash(handle, hash, batchBuffer(batch, batchBytes));
     });
     await handle.sync();
-    return limiter.result();
+    return { size: limiter.size, sha256: await hash.digest() };
+  } catch (error) {
+    hash.abort();
+    throw error;
   } finally {
     await handle.close();
   }
 }
 
-/** One writev for the batch; whatever a short write left over is written after it. */
-async function writeAllOf(handle: FileHandle, chunks: Buffer[], bytes: number): Promise<void> {
-  const { bytesWritten } = await handle.writev(chunks);
-  if (bytesWritten < bytes) await writeAll(handle, Buffer.concat(chunks).subarray(bytesWritten));
+/** The batch is written, then handed to the hashing thread (it may not be touched after that). */
+async function writeAndHash(handle: FileHandle, hash: OffThreadSha256, batch: Buffer): Promise<void> {
+  await writeAll(handle, batch);
+  await hash.update(batch);
 }
 
 /** Flushes the blob's directory and, for directories mkdir just created, each parent holding one. */

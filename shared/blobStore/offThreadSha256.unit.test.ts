@@ -1,0 +1,50 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { OffThreadSha256, batchBuffer } from './offThreadSha256';
+
+const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
+
+test('hashes batches on the other thread exactly as createHash does, for any split', async () => {
+  const data = randomBytes(5 * 1024 * 1024 + 123);
+  for (const size of [4096, 65_536, 1024 * 1024 + 7, 3 * 1024 * 1024]) {
+    const hash = new OffThreadSha256();
+    for (let at = 0; at < data.length; at += size) {
+      const part = data.subarray(at, Math.min(data.length, at + size));
+      // Split once more, as a batch of received chunks would be.
+      const half = Math.floor(part.length / 2);
+      await hash.update(batchBuffer([part.subarray(0, half), part.subarray(half)], part.length));
+    }
+    expect(await hash.digest()).toBe(sha256(data));
+  }
+});
+
+test('nothing handed over is the hash of nothing; sessions run side by side', async () => {
+  const [a, b, empty] = [new OffThreadSha256(), new OffThreadSha256(), new OffThreadSha256()];
+  const x = randomBytes(100_000);
+  const y = randomBytes(200_000);
+  await Promise.all([a.update(batchBuffer([x], x.length)), b.update(batchBuffer([y], y.length))]);
+  expect(await Promise.all([a.digest(), b.digest(), empty.digest()])).toEqual([
+    sha256(x),
+    sha256(y),
+    sha256(Buffer.alloc(0)),
+  ]);
+});
+
+test('a buffer is handed over once: it is detached after update, and only batchBuffer memory is taken', async () => {
+  const hash = new OffThreadSha256();
+  const batch = batchBuffer([Buffer.from('abc')], 3);
+  await hash.update(batch);
+  expect(batch.buffer.byteLength).toBe(0); // transferred, not copied
+  await expect(hash.update(batch)).rejects.toThrow('batchBuffer');
+  await expect(hash.update(Buffer.from('not pooled memory'))).rejects.toThrow('batchBuffer');
+  expect(await hash.digest()).toBe(sha256(Buffer.from('abc')));
+});
+
+test('an aborted session can no longer be used, and others go on', async () => {
+  const aborted = new OffThreadSha256();
+  const other = new OffThreadSha256();
+  await aborted.update(batchBuffer([Buffer.from('partial')], 7));
+  aborted.abort();
+  await expect(aborted.digest()).rejects.toThrow('after digest or abort');
+  await other.update(batchBuffer([Buffer.from('whole')], 5));
+  expect(await other.digest()).toBe(sha256(Buffer.from('whole')));
+});
