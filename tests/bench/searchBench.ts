@@ -1,45 +1,25 @@
 /**
  * Search benchmark (not run by the tests): loads generated brains into the PostgreSQL SearchIndex
  * on a throw-away embedded PostgreSQL, then prints p50/p99 latencies per kind of query.
+ * The documents are those of the HTTP benchmark's generated catalogue (catalogueEvents.ts).
  * Run: npx tsx tests/bench/searchBench.ts [documents=100000] [queries per kind=300]
+ * (SEARCH_BENCH_ONLY=bench runs only the kinds whose name contains "bench").
  */
 import pg from 'pg';
 import { createPostgresSearchIndex } from '../../shared/search/postgres/postgresSearchIndex';
 import type { BrainSearchDocument, SearchIndex, SearchQuery } from '../../shared/search/searchIndex';
+import type { BrainCreated } from '../../shared/domain/brains/events';
 import { startBenchPostgres } from './benchPostgres';
+import { brainAppends, CATEGORIES, SEARCH_WORD, SPECIES } from './catalogueEvents';
 import { Cleanup } from './cleanup';
 import { percentile } from './stats';
 
-const REGIONS = [
-  'hippocampus',
-  'cortex',
-  'cerebellum',
-  'striatum',
-  'thalamus',
-  'amygdala',
-  'olfactory bulb',
-  'brainstem',
-  'hypothalamus',
-  'corpus callosum',
-  'retina',
-  'spinal cord',
-];
-const QUALIFIERS = [
-  'visual',
-  'motor',
-  'dorsal',
-  'ventral',
-  'adult',
-  'juvenile',
-  'left',
-  'right',
-  'whole',
-  'partial',
-];
-const SPECIES = ['Mouse', 'Rat', 'Human', 'Macaque', 'Marmoset', 'Zebrafish', 'Ferret', 'Pig'];
 const BATCH = 2000;
+const PAGE_SIZE = 20;
+const FACETS = ['species', 'atlas', 'category', 'verified'] as const;
+const REGIONS = ['hippocampus', 'cortex', 'cerebellum', 'striatum', 'thalamus', 'amygdala', 'brainstem'];
 
-/** Deterministic, so two runs load the same catalogue. */
+/** Deterministic, so two runs draw the same queries. */
 function generator(seed: number): () => number {
   let state = seed;
   return () => {
@@ -52,30 +32,41 @@ function pick<T>(random: () => number, values: readonly T[]): T {
   return values[Math.floor(random() * values.length)]!;
 }
 
-function document(brainId: number, random: () => number): BrainSearchDocument {
-  const species = Math.floor(random() * SPECIES.length);
-  const region = pick(random, REGIONS);
-  return {
-    brainId,
-    readableId: `${region.replace(' ', '-')}-${brainId}`,
-    name: `${pick(random, QUALIFIERS)} ${region} ${brainId}`,
-    description: `${pick(random, QUALIFIERS)} section of the ${pick(random, REGIONS)}, stained and imaged`,
-    speciesId: species + 1,
-    speciesName: SPECIES[species]!,
-    scientificName: `Genus ${species}`,
-    atlasId: random() < 0.2 ? null : 1 + Math.floor(random() * 40),
-    atlasName: 'Atlas',
-    categoryId: 1 + Math.floor(random() * 12),
-    categoryName: 'Category',
-    verified: random() < 0.3,
-    uploaderId: 1 + Math.floor(random() * 500),
-    dateUploaded: new Date(Date.UTC(2015, 0, 1) + brainId * 60_000),
-  };
+/**
+ * The documents the search projection writes for brains `first`..`last` of the HTTP benchmark's
+ * catalogue (catalogueEvents.ts), so the figures here are those of the same data.
+ */
+function documents(first: number, last: number): BrainSearchDocument[] {
+  return brainAppends(first, last).flatMap(({ events }) =>
+    events.flatMap((event): BrainSearchDocument[] => {
+      if (event.type !== 'BrainCreated') return [];
+      const d = event.data as BrainCreated['data'];
+      const species = d.speciesId === null ? undefined : SPECIES[d.speciesId - 1];
+      return [
+        {
+          brainId: d.brainId,
+          readableId: d.readableId,
+          name: d.name,
+          description: d.description,
+          speciesId: d.speciesId,
+          speciesName: species?.[1] ?? null,
+          scientificName: species?.[0] ?? null,
+          atlasId: d.atlasId,
+          atlasName: d.atlasId === null ? null : `Reference atlas ${d.atlasId}`,
+          categoryId: d.categoryId,
+          categoryName: CATEGORIES[d.categoryId - 1]!,
+          verified: d.verified,
+          uploaderId: d.uploaderId,
+          dateUploaded: new Date(d.createdAt),
+        },
+      ];
+    }),
+  );
 }
 
 /** A word of a name, sometimes with one letter dropped (a typo). */
 function searchText(random: () => number): string {
-  const word = pick(random, REGIONS).split(' ')[0]!;
+  const word = pick(random, REGIONS);
   if (random() < 0.3) {
     const at = 1 + Math.floor(random() * (word.length - 2));
     return word.slice(0, at) + word.slice(at + 1);
@@ -83,49 +74,96 @@ function searchText(random: () => number): string {
   return word;
 }
 
-const KINDS: Readonly<Record<string, (random: () => number) => SearchQuery>> = {
-  'text (30% with a typo)': (random) => ({ text: searchText(random), limit: 20, offset: 0 }),
+/** Per species id: its brains, and those matching SEARCH_WORD (the HTTP bench draws pages within them). */
+interface Sizes {
+  readonly brains: readonly number[];
+  readonly matching: readonly number[];
+}
+
+const speciesIndex = (random: () => number): number => Math.floor(random() * SPECIES.length);
+/** A random page's offset among `count` results, as listTargets.ts draws `page`. */
+const randomOffset = (random: () => number, count: number): number =>
+  PAGE_SIZE * Math.floor(random() * Math.max(1, Math.ceil(count / PAGE_SIZE)));
+
+type Kind = (random: () => number, sizes: Sizes) => SearchQuery;
+
+const KINDS: Readonly<Record<string, Kind>> = {
+  'text (30% with a typo)': (random) => ({ text: searchText(random), limit: PAGE_SIZE, offset: 0 }),
   'filters (species + verified, newest first)': (random) => ({
-    filters: { speciesIds: [1 + Math.floor(random() * SPECIES.length)], verified: random() < 0.5 },
-    limit: 20,
-    offset: 20 * Math.floor(random() * 10),
+    filters: { speciesIds: [1 + speciesIndex(random)], verified: random() < 0.5 },
+    limit: PAGE_SIZE,
+    offset: PAGE_SIZE * Math.floor(random() * 10),
   }),
   'facets x4 under a category filter': (random) => ({
-    filters: { categoryIds: [1 + Math.floor(random() * 12)] },
-    limit: 20,
+    filters: { categoryIds: [1 + Math.floor(random() * CATEGORIES.length)] },
+    limit: PAGE_SIZE,
     offset: 0,
-    facets: ['species', 'atlas', 'category', 'verified'],
+    facets: FACETS,
   }),
   'facets x4 under text + filter': (random) => ({
     text: searchText(random),
     filters: { verified: true },
-    limit: 20,
+    limit: PAGE_SIZE,
     offset: 0,
-    facets: ['species', 'atlas', 'category', 'verified'],
+    facets: FACETS,
   }),
   'unfiltered page + facets x4 (kept counts)': (random) => ({
-    limit: 20,
-    offset: 20 * Math.floor(random() * 10),
-    facets: ['species', 'atlas', 'category', 'verified'],
+    limit: PAGE_SIZE,
+    offset: PAGE_SIZE * Math.floor(random() * 10),
+    facets: FACETS,
   }),
+  // The HTTP bench's two search queries (listTargets.ts): a species, a random page of its results.
+  [`bench: species + search=${SEARCH_WORD}, random page`]: (random, sizes) => {
+    const species = speciesIndex(random);
+    return {
+      text: SEARCH_WORD,
+      filters: { speciesIds: [species + 1] },
+      limit: PAGE_SIZE,
+      offset: randomOffset(random, sizes.matching[species]!),
+    };
+  },
+  'bench: species + facets x4, random page': (random, sizes) => {
+    const species = speciesIndex(random);
+    return {
+      filters: { speciesIds: [species + 1] },
+      limit: PAGE_SIZE,
+      offset: randomOffset(random, sizes.brains[species]!),
+      facets: FACETS,
+    };
+  },
 };
 
-async function load(index: SearchIndex, documents: number): Promise<number> {
-  const random = generator(7);
+async function load(index: SearchIndex, count: number): Promise<number> {
   const started = performance.now();
   const rebuild = await index.beginRebuild();
-  for (let first = 1; first <= documents; first += BATCH) {
-    const batch = Array.from({ length: Math.min(BATCH, documents - first + 1) }, (_, i) => first + i);
+  for (let first = 1; first <= count; first += BATCH) {
+    const batch = documents(first, Math.min(count, first + BATCH - 1));
     await rebuild.upsert(
-      batch.map((id) => ({ document: document(id, random), position: { commit: BigInt(id), prepare: 0n } })),
+      batch.map((document) => ({ document, position: { commit: BigInt(document.brainId), prepare: 0n } })),
     );
   }
   await rebuild.finish();
   return performance.now() - started;
 }
 
+async function sizesOf(index: SearchIndex): Promise<Sizes> {
+  const total = async (query: Omit<SearchQuery, 'limit' | 'offset'>) =>
+    (await index.query({ ...query, limit: 0, offset: 0 })).total;
+  const species = SPECIES.map((_, i) => ({ speciesIds: [i + 1] }));
+  return {
+    brains: await Promise.all(species.map((filters) => total({ filters }))),
+    matching: await Promise.all(species.map((filters) => total({ filters, text: SEARCH_WORD }))),
+  };
+}
+
+/** SEARCH_BENCH_ONLY=<words>: only the kinds whose name contains one of them. */
+function selectedKinds(): [string, Kind][] {
+  const only = process.env.SEARCH_BENCH_ONLY?.split(',').filter(Boolean);
+  return Object.entries(KINDS).filter(([kind]) => !only || only.some((word) => kind.includes(word)));
+}
+
 async function main(): Promise<void> {
-  const documents = Number(process.argv[2] ?? 100_000);
+  const count = Number(process.argv[2] ?? 100_000);
   const perKind = Number(process.argv[3] ?? 300);
   const cleanup = new Cleanup();
   cleanup.onSignals();
@@ -135,18 +173,19 @@ async function main(): Promise<void> {
     cleanup.defer('pool', () => pool.end());
     const index = createPostgresSearchIndex({ pool });
     await index.install();
-    const loadMs = await load(index, documents);
+    const loadMs = await load(index, count);
     console.log(
-      `${postgres.version}; ${documents} documents loaded (rebuild + indexes + swap) in ${(loadMs / 1000).toFixed(1)} s`,
+      `${postgres.version}; ${count} documents loaded (rebuild + indexes + swap) in ${(loadMs / 1000).toFixed(1)} s`,
     );
+    const sizes = await sizesOf(index);
     const random = generator(11);
-    for (const [kind, make] of Object.entries(KINDS)) {
-      for (let i = 0; i < 20; i++) await index.query(make(random)); // warm-up
+    for (const [kind, make] of selectedKinds()) {
+      for (let i = 0; i < 20; i++) await index.query(make(random, sizes)); // warm-up
       const timings: number[] = [];
       let matched = 0;
       for (let i = 0; i < perKind; i++) {
         const started = performance.now();
-        const result = await index.query(make(random));
+        const result = await index.query(make(random, sizes));
         timings.push(performance.now() - started);
         matched += result.total;
       }

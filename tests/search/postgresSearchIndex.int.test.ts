@@ -4,7 +4,7 @@ import { randomPassword } from '../../shared/infra/postgres/credentialsFile';
 import { provisionDatabase } from '../../shared/infra/postgres/provisionDatabase';
 import { ensureLoginRoles } from '../../shared/infra/postgres/superuserAccess';
 import { createPostgresSearchIndex } from '../../shared/search/postgres/postgresSearchIndex';
-import type { BrainSearchDocument, SearchIndex } from '../../shared/search/searchIndex';
+import type { BrainSearchDocument, SearchFilters, SearchIndex } from '../../shared/search/searchIndex';
 import { serverUrl } from '../support/testPostgres';
 
 /** The service connects as a role that is not a superuser: pg_trgm must still install (it is trusted). */
@@ -89,7 +89,7 @@ test("the service's own role (not a superuser) installs pg_trgm and the index, a
   expect((await index.query({ text: 'somatosensry', limit: 10, offset: 0 })).ids).toEqual([1]);
 });
 
-test('the kept counts (unfiltered totals and facets) equal a count over the documents after mixed batches', async () => {
+test('the kept counts (totals and facets under placement filters) equal a count over the documents after mixed batches', async () => {
   await index.install();
   const random = generator(42);
   let position = 10n;
@@ -103,20 +103,22 @@ test('the kept counts (unfiltered totals and facets) equal a count over the docu
       removed.map((brainId) => ({ brainId, position: { commit: position++, prepare: 0n } })),
     );
   }
+  const facets = ['species', 'atlas', 'category', 'verified'] as const;
+  const filters: SearchFilters[] = [
+    {},
+    { speciesIds: [1] },
+    { speciesIds: [2, 3], verified: true },
+    { atlasIds: [10, 12], categoryIds: [101] },
+    { categoryIds: [100], verified: false },
+    { speciesIds: [] },
+  ];
 
-  const kept = await index.query({
-    limit: 0,
-    offset: 0,
-    facets: ['species', 'atlas', 'category', 'verified'],
-  });
-  // The same questions with a filter that every live document passes take the counting path.
-  const counted = await index.query({
-    filters: { categoryIds: [100, 101, 102] },
-    limit: 0,
-    offset: 0,
-    facets: ['species', 'atlas', 'category', 'verified'],
-  });
+  for (const filter of filters) {
+    const kept = await index.query({ filters: filter, limit: 5, offset: 1, facets });
+    // Every document has uploader 1: the same question with it takes the path counting documents.
+    const counted = await index.query({ filters: { ...filter, uploaderId: 1 }, limit: 5, offset: 1, facets });
 
-  expect(kept.total).toBeGreaterThan(0);
-  expect(kept).toEqual(counted);
+    expect(kept).toEqual(counted);
+  }
+  expect((await index.query({ limit: 0, offset: 0 })).total).toBeGreaterThan(0);
 });

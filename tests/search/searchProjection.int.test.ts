@@ -191,15 +191,12 @@ test('documents carry the names of their species, atlas and category, and follow
   ]);
   // Atlas 100, species 10 and category 1 lost all their brains: no rows of zero are left behind,
   // so the counts are the same whatever batches built them.
-  const counts = await pool.query<{ facet: string; value: string; n: string }>(
-    'SELECT facet, value::text, n::text FROM brain_search_counts ORDER BY facet, value',
+  const counts = await pool.query(
+    `SELECT species_id, atlas_id, category_id, verified, n::int
+       FROM brain_search_counts ORDER BY species_id, atlas_id, category_id, verified`,
   );
   expect(counts.rows).toEqual([
-    { facet: 'all', value: '0', n: '2' },
-    { facet: 'atlas', value: '200', n: '1' },
-    { facet: 'category', value: '2', n: '2' },
-    { facet: 'species', value: '20', n: '1' },
-    { facet: 'verified', value: '0', n: '1' },
-    { facet: 'verified', value: '1', n: '1' },
+    { species_id: 20, atlas_id: 200, category_id: 2, verified: true, n: 1 },
+    { species_id: null, atlas_id: null, category_id: 2, verified: false, n: 1 },
   ]);
 });

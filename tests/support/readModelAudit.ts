@@ -100,22 +100,19 @@ export async function searchIndexDifferences(db: Client): Promise<string[]> {
         OR (d.species_id, d.species_name, d.scientific_name, d.atlas_id, d.atlas_name)
            IS DISTINCT FROM (b.species_id, s.name, s.scientific_name, b.atlas_id, a.name)
      ORDER BY 1 LIMIT 20`);
-  const counts = await db.query<{ facet: string; value: string; kept: string; counted: string }>(`
+  // A placement as one key (format() writes NULL, no atlas, as nothing): NULLs never join equal.
+  const placement = "format('%s/%s/%s/%s', species_id, atlas_id, category_id, verified)";
+  const counts = await db.query<{ placement: string; kept: string; counted: string }>(`
     WITH counted AS (
-      SELECT f.facet, f.value, count(*) AS n
-        FROM brain_search d CROSS JOIN LATERAL (VALUES ('all', 0::bigint), ('species', d.species_id::bigint),
-             ('atlas', d.atlas_id::bigint), ('category', d.category_id::bigint),
-             ('verified', d.verified::int::bigint)) AS f(facet, value)
-       WHERE NOT d.removed AND f.value IS NOT NULL
-       GROUP BY 1, 2)
-    SELECT coalesce(k.facet, c.facet) AS facet, coalesce(k.value, c.value)::text AS value,
+      SELECT ${placement} AS placement, count(*) AS n FROM brain_search WHERE NOT removed GROUP BY 1),
+    kept AS (SELECT ${placement} AS placement, n FROM brain_search_counts WHERE n <> 0)
+    SELECT coalesce(k.placement, c.placement) AS placement,
            coalesce(k.n, 0)::text AS kept, coalesce(c.n, 0)::text AS counted
-      FROM (SELECT * FROM brain_search_counts WHERE n <> 0) k
-      FULL JOIN counted c ON c.facet = k.facet AND c.value = k.value
+      FROM kept k FULL JOIN counted c ON c.placement = k.placement
      WHERE coalesce(k.n, 0) <> coalesce(c.n, 0)
-     ORDER BY 1, 2 LIMIT 20`);
+     ORDER BY 1 LIMIT 20`);
   return [
     ...documents.rows.map((r) => `brain ${r.id}: ${r.issue}`),
-    ...counts.rows.map((r) => `count ${r.facet}=${r.value}: kept ${r.kept}, counted ${r.counted}`),
+    ...counts.rows.map((r) => `count of ${r.placement}: kept ${r.kept}, counted ${r.counted}`),
   ];
 }

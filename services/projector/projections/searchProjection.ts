@@ -37,7 +37,7 @@ export interface SearchProjectionOptions {
 export function createSearchProjection(options: SearchProjectionOptions = {}): Projection {
   return {
     name: 'search',
-    version: 1,
+    version: 2,
     tables: Object.values(TABLES),
     eventTypes: new Set([
       'CategoryCreated',

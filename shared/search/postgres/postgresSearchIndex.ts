@@ -103,7 +103,7 @@ async function runQuery(pool: Pool, names: SearchTableNames, query: SearchQuery)
   const statement = search
     ? searchSql(query, search, names.documentsView)
     : listSql(query, names.documentsView, names.countsView);
-  const { rows } = await pool.query<ResultRow>(statement.text, statement.values);
+  const { rows } = await pool.query<ResultRow>(statement);
   const row = rows[0];
   if (!row) throw new Error('search query returned no row');
   const result = { total: Number(row.total), ids: row.ids };

@@ -101,14 +101,15 @@ export async function beginGeneration(pool: Pool, names: SearchTableNames): Prom
 }
 
 /**
- * Indexes the new generation (outside the swap: it may take a while, and the live one keeps
- * answering), then repoints the views and drops the old generation in one short transaction.
+ * Indexes and vacuums the new generation (outside the swap: it may take a while, and the live one
+ * keeps answering), then repoints the views and drops the old generation in one short transaction.
  */
 export async function swapGeneration(pool: Pool, names: SearchTableNames, generation: number): Promise<void> {
   await inTransaction(pool, async (client) => {
     await lockGeneration(client, names, generation);
     await createSearchIndexes(client, names.documents(generation));
   });
+  await vacuumGeneration(pool, names, generation);
   await inTransaction(
     pool,
     async (client) => {
@@ -126,6 +127,21 @@ export async function swapGeneration(pool: Pool, names: SearchTableNames, genera
     SCHEMA_LOCK,
   );
 }
+
+/**
+ * Marks the new generation's pages all-visible (VACUUM cannot run in a transaction), so that a
+ * page's ids come from index-only scans from the first query on rather than once autovacuum has
+ * passed. A generation dropped meanwhile (superseded) is left to the swap to report.
+ */
+async function vacuumGeneration(pool: Pool, names: SearchTableNames, generation: number): Promise<void> {
+  try {
+    await pool.query(`VACUUM ${names.documents(generation)}`);
+  } catch (error) {
+    if ((error as { code?: string }).code !== UNDEFINED_TABLE) throw error;
+  }
+}
+
+const UNDEFINED_TABLE = '42P01';
 
 export async function abandonGeneration(
   pool: Pool,

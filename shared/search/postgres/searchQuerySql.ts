@@ -1,10 +1,18 @@
+import { createHash } from 'node:crypto';
 import { FACET_VALUE_LIMIT } from '../facetOrder';
 import type { SearchFacet, SearchFilters, SearchQuery, SearchSortField } from '../searchIndex';
 import { escapeLike, type SearchText } from '../searchText';
 
 export interface SqlStatement {
+  /** Set where the generic plan is as good as a custom one: each connection then plans it once. */
+  readonly name?: string;
   readonly text: string;
   readonly values: unknown[];
+}
+
+/** A named statement, its name derived from its text (one per shape of query). */
+function named(text: string, values: unknown[]): SqlStatement {
+  return { name: `search_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`, text, values };
 }
 
 class Parameters {
@@ -39,19 +47,29 @@ function explicitOrder(query: SearchQuery, alias: string): string | undefined {
   return [...parts, `${prefix}brain_id DESC`].join(', ');
 }
 
-function filterConditions(filters: SearchFilters, p: Parameters): string[] {
-  const conditions = ['NOT d.removed'];
-  if (filters.speciesIds) conditions.push(`d.species_id = ANY(${p.add(filters.speciesIds)}::integer[])`);
-  if (filters.atlasIds) conditions.push(`d.atlas_id = ANY(${p.add(filters.atlasIds)}::integer[])`);
-  if (filters.categoryIds) conditions.push(`d.category_id = ANY(${p.add(filters.categoryIds)}::integer[])`);
-  if (filters.verified !== undefined) conditions.push(`d.verified = ${p.add(filters.verified)}::boolean`);
-  if (filters.uploaderId !== undefined)
-    conditions.push(`d.uploader_id = ${p.add(filters.uploaderId)}::integer`);
+/** One value compares with `=`: the planner then walks the (column, date_uploaded) index in order. */
+function anyOf(column: string, values: readonly number[], type: string, p: Parameters): string {
+  return values.length === 1
+    ? `${column} = ${p.add(values[0])}::${type}`
+    : `${column} = ANY(${p.add(values)}::${type}[])`;
+}
+
+/** The filters on the placement columns, which the kept counts can answer (of table `alias`). */
+function placementConditions(filters: SearchFilters, alias: string, p: Parameters): string[] {
+  const conditions: string[] = [];
+  if (filters.speciesIds) conditions.push(anyOf(`${alias}.species_id`, filters.speciesIds, 'integer', p));
+  if (filters.atlasIds) conditions.push(anyOf(`${alias}.atlas_id`, filters.atlasIds, 'integer', p));
+  if (filters.categoryIds) conditions.push(anyOf(`${alias}.category_id`, filters.categoryIds, 'integer', p));
+  if (filters.verified !== undefined)
+    conditions.push(`${alias}.verified = ${p.add(filters.verified)}::boolean`);
   return conditions;
 }
 
-function hasFilters(filters: SearchFilters): boolean {
-  return Object.values(filters).some((value) => value !== undefined);
+function filterConditions(filters: SearchFilters, p: Parameters): string[] {
+  const conditions = ['NOT d.removed', ...placementConditions(filters, 'd', p)];
+  if (filters.uploaderId !== undefined)
+    conditions.push(`d.uploader_id = ${p.add(filters.uploaderId)}::integer`);
+  return conditions;
 }
 
 function facetSelect(facet: SearchFacet, from: string, where: string): string {
@@ -61,30 +79,40 @@ function facetSelect(facet: SearchFacet, from: string, where: string): string {
        GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT ${FACET_VALUE_LIMIT}) s) AS "${facet}"`;
 }
 
-/** Unfiltered totals and facets come from the trigger-maintained counts: exact, a few rows read. */
-function countedFacetSelect(facet: SearchFacet, counts: string, p: Parameters): string {
+/** A facet summed over the kept counts of the placements the filters select. */
+function countedFacetSelect(facet: SearchFacet, counts: string, where: string): string {
+  const column = FACET_COLUMNS[facet];
   return `(SELECT coalesce(json_agg(json_build_array(value, n)), '[]'::json) FROM (
-      SELECT value, n FROM ${counts} WHERE facet = ${p.add(facet)}::text AND n > 0
-       ORDER BY n DESC, value LIMIT ${FACET_VALUE_LIMIT}) s) AS "${facet}"`;
+      SELECT c.${column} AS value, sum(c.n) AS n FROM ${counts} c WHERE ${where} AND c.${column} IS NOT NULL
+       GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT ${FACET_VALUE_LIMIT}) s) AS "${facet}"`;
 }
 
-/** Without text: newest first along the (filter, date_uploaded, id) indexes. */
+/**
+ * Without text: newest first along the (filter, date_uploaded, id) indexes. The total and facets
+ * come from the kept counts unless the uploader filter (not a placement column) is given.
+ */
 export function listSql(query: SearchQuery, documents: string, counts: string): SqlStatement {
   const p = new Parameters();
   const filters = query.filters ?? {};
   const where = filterConditions(filters, p).join(' AND ');
-  const counted = !hasFilters(filters);
+  // Its parameters exist only where it is used: PostgreSQL refuses a parameter it cannot type.
+  const countedWhere =
+    filters.uploaderId === undefined
+      ? ['true', ...placementConditions(filters, 'c', p)].join(' AND ')
+      : undefined;
   const selects = [
     `ARRAY(SELECT d.brain_id FROM ${documents} d WHERE ${where}
        ORDER BY ${explicitOrder(query, 'd') ?? 'd.date_uploaded DESC, d.brain_id DESC'} LIMIT ${p.add(query.limit)} OFFSET ${p.add(query.offset)}) AS ids`,
-    counted
-      ? `(SELECT coalesce(sum(n), 0) FROM ${counts} WHERE facet = 'all')::bigint AS total`
+    countedWhere !== undefined
+      ? `(SELECT coalesce(sum(c.n), 0) FROM ${counts} c WHERE ${countedWhere})::bigint AS total`
       : `(SELECT count(*) FROM ${documents} d WHERE ${where}) AS total`,
     ...(query.facets ?? []).map((facet) =>
-      counted ? countedFacetSelect(facet, counts, p) : facetSelect(facet, documents, where),
+      countedWhere !== undefined
+        ? countedFacetSelect(facet, counts, countedWhere)
+        : facetSelect(facet, documents, where),
     ),
   ];
-  return { text: `SELECT ${selects.join(',\n')}`, values: p.values };
+  return named(`SELECT ${selects.join(',\n')}`, p.values);
 }
 
 /**
@@ -105,7 +133,9 @@ export function searchSql(query: SearchQuery, search: SearchText, documents: str
     search.numericId === undefined ? 'false' : `d.brain_id = ${p.add(search.numericId)}::integer`;
   const exact = `(${idMatch} OR d.readable_id = lower(${text}) OR lower(d.name) = lower(${text}))`;
   const fullText = `(d.search_vector @@ q.tsq OR ${substring})`;
-  const matches = `(${fullText} OR ${text} <% d.name OR d.readable_id = lower(${text}) OR ${idMatch})`;
+  // `name %> text` is `text <% name` (word similarity) as the trigram index's condition reads it:
+  // written so, the planner sees it is the index condition and does not evaluate it again per row.
+  const matches = `(${fullText} OR d.name %> ${text} OR d.readable_id = lower(${text}) OR ${idMatch})`;
   const order =
     explicitOrder(query, '') ?? 'tier, text_rank DESC, similarity DESC, date_uploaded DESC, brain_id DESC';
   const selects = [

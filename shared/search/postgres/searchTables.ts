@@ -71,9 +71,13 @@ const DOCUMENT_COLUMNS = `
     setweight(to_tsvector('simple', coalesce(description, '')), 'C')
   ) STORED`;
 
-/** Facet values a live document counts under; 'all' is the total. */
-const COUNTED_VALUES = `(VALUES ('all', 0::bigint), ('species', r.species_id::bigint), ('atlas', r.atlas_id::bigint),
-  ('category', r.category_id::bigint), ('verified', r.verified::int::bigint)) AS f(facet, value)`;
+/**
+ * The placement columns the counts are kept per combination of (a cross-tab): any total or facet
+ * under filters on these columns alone is a sum over its rows, a few hundred whatever the
+ * catalogue's size. Facets and filters use the same names (FACET_COLUMNS in searchQuerySql.ts).
+ */
+export const PLACEMENT_COLUMNS = ['species_id', 'atlas_id', 'category_id', 'verified'] as const;
+const PLACEMENT = PLACEMENT_COLUMNS.join(', ');
 
 /**
  * One statement adding the changed rows' deltas to the counts, in key order: writers that touch
@@ -81,14 +85,12 @@ const COUNTED_VALUES = `(VALUES ('all', 0::bigint), ('species', r.species_id::bi
  */
 function countDeltasSql(sources: readonly ['old_rows' | 'new_rows', 1 | -1][]): string {
   const deltas = sources.map(
-    ([rows, sign]) =>
-      `SELECT f.facet, f.value, ${sign} AS delta FROM ${rows} r CROSS JOIN LATERAL ${COUNTED_VALUES}
-        WHERE NOT r.removed AND f.value IS NOT NULL`,
+    ([rows, sign]) => `SELECT ${PLACEMENT}, ${sign} AS delta FROM ${rows} WHERE NOT removed`,
   );
-  return `INSERT INTO %s AS c (facet, value, n)
-    SELECT facet, value, sum(delta) FROM (${deltas.join(' UNION ALL ')}) d
-     GROUP BY facet, value HAVING sum(delta) <> 0 ORDER BY facet, value
-    ON CONFLICT (facet, value) DO UPDATE SET n = c.n + EXCLUDED.n`;
+  return `INSERT INTO %s AS c (${PLACEMENT}, n)
+    SELECT ${PLACEMENT}, sum(delta) FROM (${deltas.join(' UNION ALL ')}) d
+     GROUP BY ${PLACEMENT} HAVING sum(delta) <> 0 ORDER BY ${PLACEMENT}
+    ON CONFLICT (${PLACEMENT}) DO UPDATE SET n = c.n + EXCLUDED.n`;
 }
 
 const TRIGGERS: Readonly<
@@ -118,17 +120,19 @@ const COUNT_FUNCTION_SQL = `CREATE OR REPLACE FUNCTION ${COUNT_FUNCTION}() RETUR
     ELSIF TG_OP = 'UPDATE' THEN EXECUTE format('${countDeltasSql(TRIGGERS.update.sources).replaceAll("'", "''")}', TG_ARGV[0]);
     ELSE EXECUTE format('${countDeltasSql(TRIGGERS.delete.sources).replaceAll("'", "''")}', TG_ARGV[0]);
     END IF;
-    -- A value nothing has any more leaves no row: the counts are then the same whatever batches
-    -- built them (a rebuild compares equal row for row). Locked in key order, like the upsert.
-    EXECUTE format('DELETE FROM %1$s WHERE (facet, value) IN
-      (SELECT facet, value FROM %1$s WHERE n = 0 ORDER BY facet, value FOR UPDATE)', TG_ARGV[0]);
+    -- A placement nothing has any more leaves no row: the counts are then the same whatever batches
+    -- built them (a rebuild compares equal row for row). Locked in key order, like the upsert; by
+    -- ctid, since a NULL (no atlas) never equals itself.
+    EXECUTE format('DELETE FROM %1$s WHERE n = 0 AND ctid = ANY(ARRAY(
+      SELECT ctid FROM %1$s WHERE n = 0 ORDER BY ${PLACEMENT} FOR UPDATE))', TG_ARGV[0]);
     RETURN NULL;
   END $body$`;
 
 /**
  * Creates one generation's tables (the caller holds the projections' schema lock: the shared
- * count function is replaced under it). Counts are kept exact by statement-level triggers, so an
- * unfiltered page reads its total and facets from a few rows instead of counting a million.
+ * count function is replaced under it). Counts per placement are kept exact by statement-level
+ * triggers, so a page without text or uploader reads its total and facets from a few hundred rows
+ * instead of counting the documents it filters.
  * Secondary indexes come apart (createSearchIndexes): a rebuild may load faster without them.
  */
 export async function createSearchTables(client: PoolClient, tables: SearchTables): Promise<void> {
@@ -136,7 +140,8 @@ export async function createSearchTables(client: PoolClient, tables: SearchTable
   await client.query(COUNT_FUNCTION_SQL);
   await client.query(`CREATE TABLE ${tables.documents} (${DOCUMENT_COLUMNS})`);
   await client.query(
-    `CREATE TABLE ${tables.counts} (facet text NOT NULL, value bigint NOT NULL, n bigint NOT NULL, PRIMARY KEY (facet, value))`,
+    `CREATE TABLE ${tables.counts} (species_id integer, atlas_id integer, category_id integer, verified boolean,
+       n bigint NOT NULL, UNIQUE NULLS NOT DISTINCT (${PLACEMENT}))`,
   );
   for (const [op, trigger] of Object.entries(TRIGGERS) as [TriggerOp, (typeof TRIGGERS)[TriggerOp]][])
     await client.query(
@@ -160,15 +165,20 @@ export async function createGeneration(
 
 /**
  * Full text (GIN on the tsvector), trigram (GIN on name: typos, substrings), the exact readable_id,
- * and recency within each filter for pages without text.
+ * and recency within each filter for pages without text. The recency ones hold live documents
+ * only (every query asks for NOT removed), so a page's ids come from an index-only scan, `removed`
+ * being implied by the predicate rather than read from the heap. The text ones stay whole: partial,
+ * they made the planner filter a species' documents row by row (typo similarity on each) instead
+ * of ANDing the species with the text's bitmaps.
  */
 export async function createSearchIndexes(client: PoolClient, documents: string): Promise<void> {
+  const live = 'WHERE NOT removed';
   await client.query(`CREATE INDEX ON ${documents} USING gin (search_vector)`);
   await client.query(`CREATE INDEX ON ${documents} USING gin (name gin_trgm_ops)`);
   await client.query(`CREATE INDEX ON ${documents} (readable_id)`);
-  await client.query(`CREATE INDEX ON ${documents} (date_uploaded DESC, brain_id DESC)`);
+  await client.query(`CREATE INDEX ON ${documents} (date_uploaded DESC, brain_id DESC) ${live}`);
   for (const column of ['species_id', 'atlas_id', 'category_id', 'uploader_id', 'verified'])
-    await client.query(`CREATE INDEX ON ${documents} (${column}, date_uploaded DESC, brain_id DESC)`);
+    await client.query(`CREATE INDEX ON ${documents} (${column}, date_uploaded DESC, brain_id DESC) ${live}`);
   await client.query(`ANALYZE ${documents}`);
 }
 
