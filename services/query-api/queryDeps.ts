@@ -2,7 +2,7 @@ import type { Pool } from 'pg';
 import type { Config } from '../../shared/config/config';
 import type { BlobStore } from '../../shared/blobStore/blobStore';
 import type { Infrastructure } from '../../shared/runtime/openInfrastructure';
-import type { SearchReader } from '../../shared/search/searchIndex';
+import type { SearchReader, SearchResult } from '../../shared/search/searchIndex';
 import { createPostgresSearchReader } from '../../shared/search/postgres/postgresSearchIndex';
 import { UserLoader } from './features/account/userLoader';
 import type { CachedReply } from './features/brains/brainLookups';
@@ -27,6 +27,14 @@ export interface QueryDeps {
   readonly readModelPosition: ReadModelPosition;
   /** Answers of the brains list per request, until anything a brain shows changes (LIST_CACHE_MB). */
   readonly brainPages: ChangeAwareCache<CachedReply>;
+  /**
+   * Whether answers that went through the search index may be kept: only when it is the search
+   * projection, which commits with its checkpoint. Elasticsearch shows a write at its next refresh,
+   * after the change was reported, so an answer kept meanwhile would outlive the change.
+   */
+  readonly searchAnswersKept: boolean;
+  /** Rankings of text searches (their pages are slices of one query); absent when not kept. */
+  readonly searchRankings: ChangeAwareCache<SearchResult> | undefined;
   /** Species ids per normalised scientific name, until a species changes. */
   readonly speciesIds: ChangeAwareCache<number[]>;
 }
@@ -38,12 +46,16 @@ export const brainViewFor = (deps: QueryDeps, ctx: RequestContext): BrainView =>
   uploaderEmails: deps.uploaderEmails,
 });
 
+/** Access tokens are the only read model nothing on a brain, or in the search index, comes from. */
+const showsOnBrains = (changeKey: string): boolean => !changeKey.startsWith('token:');
+
 export function createQueryDeps(
-  config: Pick<Config, 'uploaderEmailVisibility' | 'listCacheBytes'>,
+  config: Pick<Config, 'uploaderEmailVisibility' | 'listCacheBytes' | 'searchBackend'>,
   infra: Infrastructure,
   progress: ProjectionProgress,
   search: SearchReader = createPostgresSearchReader({ pool: infra.readModels }),
 ): QueryDeps {
+  const searchAnswersKept = config.searchBackend === 'postgres' && config.listCacheBytes > 0;
   return {
     readModels: infra.readModels,
     blobs: infra.blobs,
@@ -57,12 +69,20 @@ export function createQueryDeps(
       maxEntries: 10_000,
     }),
     brainPages: new ChangeAwareCache(progress, {
-      // Access tokens are the only read model nothing on a brain comes from.
-      dependsOn: (key) => !key.startsWith('token:'),
+      dependsOn: showsOnBrains,
       maxEntries: 100_000,
       maxWeight: config.listCacheBytes,
       weigh: (reply) => reply.json.length * 2,
     }),
+    searchAnswersKept,
+    searchRankings: !searchAnswersKept
+      ? undefined
+      : new ChangeAwareCache(progress, {
+          dependsOn: showsOnBrains,
+          maxEntries: 10_000,
+          maxWeight: config.listCacheBytes,
+          weigh: (ranking) => 8 * ranking.ids.length + 1024,
+        }),
     speciesIds: new ChangeAwareCache(progress, {
       dependsOn: (key) => key.startsWith('species:'),
       maxEntries: 1000,

@@ -129,3 +129,24 @@ test('an instance that missed the notifications (its listener cut) still answers
     await admin.end();
   }
 });
+
+test('the pages of one search are slices of one ranking, and a write shows in it at once on another instance', async () => {
+  const word = fresh('ranked');
+  for (let i = 0; i < 5; i++) await create(apiA, `${word} ${i}`);
+  const search = (api: Client, query: string) =>
+    api.get(`/api/brains/?search=${encodeURIComponent(word)}&${query}`);
+  const whole = await search(apiB, 'page=1&page_size=100');
+  expect(whole.body.count).toBe(5);
+  const pages = await Promise.all([1, 2, 3].map((p) => search(apiB, `page=${p}&page_size=2`)));
+  expect(pages.flatMap((p) => p.body.results.map((r: { id: number }) => r.id))).toEqual(
+    whole.body.results.map((r: { id: number }) => r.id),
+  );
+  expect(pages.map((p) => p.body.count)).toEqual([5, 5, 5]);
+
+  const exact = await create(apiA, word); // an exact name ranks first
+  const after = await search(apiB, 'page=2&page_size=2');
+  expect(after.body.count).toBe(6);
+  expect((await search(apiB, 'page=1&page_size=2')).body.results[0].id).toBe(exact.id);
+  expect((await apiA.delete(`/api/brains/${exact.id}/`, { token: staff })).status).toBe(204);
+  expect((await search(apiB, 'page=3&page_size=2')).body.count).toBe(5);
+});

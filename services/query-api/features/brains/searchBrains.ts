@@ -89,7 +89,7 @@ export async function searchBrains(
     filters: await searchFilters(deps, ctx.query, now),
     sort: searchSort(ctx.query.ordering),
   };
-  const first: SearchResult = await deps.search.query({ ...base, ...window, facets });
+  const first = await firstPage(deps, { ...base, ...window, facets }, now);
   const reply = await listReply(ctx, {
     count: () => Promise.resolve(first.total),
     fetch: async ({ limit, offset }) => {
@@ -104,4 +104,24 @@ export async function searchBrains(
   });
   if (!first.facets || typeof reply.body !== 'object' || Array.isArray(reply.body)) return reply;
   return { ...reply, body: { ...reply.body, facets: await brainFacets(deps.readModels, first.facets) } };
+}
+
+/** Ids of a search's ranking kept for its pages (QueryDeps.searchRankings). */
+export const KEPT_RANKING = 10_000;
+
+/**
+ * The window's page. A text search ranks every match on each query, whatever the page; so its
+ * ranking (the first KEPT_RANKING ids, the total and the facets) is kept while the answer cache is
+ * on, and the pages of one search, as a person or a client walks them, are slices of one query.
+ */
+async function firstPage(deps: QueryDeps, query: SearchQuery, now: GlobalPosition): Promise<SearchResult> {
+  const rankings = deps.searchRankings;
+  if (!rankings || !query.text) return deps.search.query(query);
+  const { limit, offset, ...search } = query;
+  const ranking = await rankings.get(JSON.stringify(search), now, () =>
+    deps.search.query({ ...search, limit: KEPT_RANKING, offset: 0 }),
+  );
+  if (offset + limit > ranking.ids.length && ranking.ids.length < ranking.total)
+    return deps.search.query(query); // beyond what is kept
+  return { ...ranking, ids: ranking.ids.slice(offset, offset + limit) };
 }
