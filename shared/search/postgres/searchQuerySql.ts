@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { namedStatement } from '../../infra/postgres/namedStatement';
 import { FACET_VALUE_LIMIT } from '../facetOrder';
 import type { SearchFacet, SearchFilters, SearchQuery, SearchSortField } from '../searchIndex';
 import { escapeLike, type SearchText } from '../searchText';
@@ -11,9 +11,7 @@ export interface SqlStatement {
 }
 
 /** A named statement, its name derived from its text (one per shape of query). */
-function named(text: string, values: unknown[]): SqlStatement {
-  return { name: `search_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`, text, values };
-}
+const named = (text: string, values: unknown[]): SqlStatement => namedStatement('search', text, values);
 
 class Parameters {
   readonly values: unknown[] = [];

@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import type { Pool, QueryConfig } from 'pg';
 import type { BrainARow, BrainShape } from '../../../../shared/views/brainViews';
 import type { SqlConditions } from '../../../../shared/query/sqlConditions';
 import type { Window } from '../../../../shared/query/listResponse';
+import { namedStatement } from '../../../../shared/infra/postgres/namedStatement';
 import { SCIENTIFIC_NAME_KEY_SQL } from '../species/speciesSql';
 
 /** What both shapes show beside a brain (b): atlas, species, category, uploader and file, flat. */
@@ -60,14 +60,8 @@ export interface BrainListFilter {
   readonly countable: boolean;
 }
 
-/**
- * A named statement: each connection plans it once, and PostgreSQL then reuses a generic plan when
- * it is no worse (planning the page query's joins costs more than running it). The name is
- * derived from the text, so one name never stands for two texts.
- */
-function statement(text: string, values: unknown[]): QueryConfig {
-  return { name: `brains_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`, text, values };
-}
+/** The page query's joins cost more to plan than to run: the list's statements are named. */
+const statement = (text: string, values: unknown[]): QueryConfig => namedStatement('brains', text, values);
 
 /**
  * X-Total-Count: a sum over brain_counts (a few hundred rows, whatever the catalogue's size)
