@@ -1,7 +1,7 @@
 import type { Pool, PoolClient } from 'pg';
 import { inTransaction } from '../infra/postgres/inTransaction';
 import type { GlobalPosition } from '../eventStore/eventStore';
-import { START } from '../eventStore/eventStore';
+import { START, minPosition } from '../eventStore/eventStore';
 import { READ_MODEL_SCHEMA } from './projection';
 
 export type ProjectionStatus = 'building' | 'live';
@@ -68,6 +68,15 @@ export async function readCheckpointsIfAny(db: Pool | PoolClient): Promise<Check
     if (code === '42P01' || code === '3F000') return [];
     throw error;
   }
+}
+
+/**
+ * The position every live read model has reached (the least of their checkpoints); undefined
+ * while none is live.
+ */
+export async function readLivePosition(db: Pool | PoolClient): Promise<GlobalPosition | undefined> {
+  const live = (await readCheckpointsIfAny(db)).filter((c) => c.status === 'live');
+  return live.length === 0 ? undefined : minPosition(live.map((c) => c.position));
 }
 
 export async function insertCheckpoint(

@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import type { EventStore } from '../eventStore/eventStore';
-import { minPosition } from '../eventStore/eventStore';
-import { readCheckpointsIfAny } from './checkpointStore';
+import { START } from '../eventStore/eventStore';
+import { readLivePosition } from './checkpointStore';
 
 /**
  * Age in seconds of the oldest event the live read models have not applied yet; 0 when they are
@@ -12,10 +12,8 @@ export async function projectionLagSeconds(
   store: Pick<EventStore, 'readAll'>,
   now: number = Date.now(),
 ): Promise<number> {
-  const live = (await readCheckpointsIfAny(readModels))
-    .filter((c) => c.status === 'live')
-    .map((c) => c.position);
-  const [oldest] = await store.readAll({ after: minPosition(live), maxCount: 1 });
+  const live = (await readLivePosition(readModels)) ?? START;
+  const [oldest] = await store.readAll({ after: live, maxCount: 1 });
   if (!oldest) return 0;
   return Math.max(0, (now - Date.parse(oldest.metadata.recordedAt)) / 1000);
 }

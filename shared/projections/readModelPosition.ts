@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
-import { type GlobalPosition, minPosition } from '../eventStore/eventStore';
-import { readCheckpointsIfAny } from './checkpointStore';
+import { type GlobalPosition, START } from '../eventStore/eventStore';
+import { readLivePosition } from './checkpointStore';
 
 /**
  * The position every live read model has reached, as their checkpoints in the database say (not as
@@ -33,7 +33,6 @@ export class ReadModelPosition {
   }
 
   private async query(): Promise<GlobalPosition> {
-    const live = (await readCheckpointsIfAny(this.pool)).filter((c) => c.status === 'live');
-    return minPosition(live.map((c) => c.position));
+    return (await readLivePosition(this.pool)) ?? START;
   }
 }

@@ -1,9 +1,9 @@
 import pg from 'pg';
-import { minPosition, parsePosition } from '../eventStore/eventStore';
+import { parsePosition } from '../eventStore/eventStore';
 import type { Logger } from '../logging/logger';
 import { PROGRESS_CHANNEL } from '../projections/applyBatch';
 import type { ProjectionProgress } from '../projections/projectionProgress';
-import { readCheckpointsIfAny } from '../projections/checkpointStore';
+import { readLivePosition } from '../projections/checkpointStore';
 import type { LoopBody, LoopMetrics, SupervisedLoop } from './supervisedLoop';
 import { startSupervisedLoop } from './supervisedLoop';
 import { abortableSleep } from './abortableSleep';
@@ -33,8 +33,8 @@ export function listenProjectionProgress(
   metrics?: LoopMetrics,
 ): ProgressListener {
   const poll = async (): Promise<void> => {
-    const live = (await readCheckpointsIfAny(readModels)).filter((c) => c.status === 'live');
-    if (live.length > 0) progress.advance(minPosition(live.map((c) => c.position)));
+    const live = await readLivePosition(readModels);
+    if (live) progress.advance(live);
   };
 
   const body = async ({ signal, up }: LoopBody): Promise<void> => {
