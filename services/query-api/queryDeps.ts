@@ -28,12 +28,11 @@ export interface QueryDeps {
   /** Answers of the brains list per request, until anything a brain shows changes (LIST_CACHE_MB). */
   readonly brainPages: ChangeAwareCache<CachedReply>;
   /**
-   * Whether answers that went through the search index may be kept: only when it is the search
-   * projection, which commits with its checkpoint. Elasticsearch shows a write at its next refresh,
-   * after the change was reported, so an answer kept meanwhile would outlive the change.
+   * Rankings of text searches (their pages are slices of one query). Absent when no answer that
+   * went through the search index may be kept: the cache is off, or the index is Elasticsearch,
+   * which shows a write at its next refresh, after the change was reported, so an answer kept
+   * meanwhile would outlive the change. Only the search projection commits with its checkpoint.
    */
-  readonly searchAnswersKept: boolean;
-  /** Rankings of text searches (their pages are slices of one query); absent when not kept. */
   readonly searchRankings: ChangeAwareCache<SearchResult> | undefined;
   /** Species ids per normalised scientific name, until a species changes. */
   readonly speciesIds: ChangeAwareCache<number[]>;
@@ -55,7 +54,6 @@ export function createQueryDeps(
   progress: ProjectionProgress,
   search: SearchReader = createPostgresSearchReader({ pool: infra.readModels }),
 ): QueryDeps {
-  const searchAnswersKept = config.searchBackend === 'postgres' && config.listCacheBytes > 0;
   return {
     readModels: infra.readModels,
     blobs: infra.blobs,
@@ -74,15 +72,15 @@ export function createQueryDeps(
       maxWeight: config.listCacheBytes,
       weigh: (reply) => reply.json.length * 2,
     }),
-    searchAnswersKept,
-    searchRankings: !searchAnswersKept
-      ? undefined
-      : new ChangeAwareCache(progress, {
-          dependsOn: showsOnBrains,
-          maxEntries: 10_000,
-          maxWeight: config.listCacheBytes,
-          weigh: (ranking) => 8 * ranking.ids.length + 1024,
-        }),
+    searchRankings:
+      config.searchBackend !== 'postgres' || config.listCacheBytes === 0
+        ? undefined
+        : new ChangeAwareCache(progress, {
+            dependsOn: showsOnBrains,
+            maxEntries: 10_000,
+            maxWeight: config.listCacheBytes,
+            weigh: (ranking) => 8 * ranking.ids.length + 1024,
+          }),
     speciesIds: new ChangeAwareCache(progress, {
       dependsOn: (key) => key.startsWith('species:'),
       maxEntries: 1000,

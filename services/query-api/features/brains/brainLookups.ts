@@ -39,7 +39,8 @@ export async function cachedReply(
   answer: (now: GlobalPosition) => Promise<Reply>,
 ): Promise<Reply> {
   const now = await deps.readModelPosition.read();
-  if (!deps.searchAnswersKept && (ctx.query.search !== undefined || ctx.query.facets !== undefined))
+  // Answers through the search index are kept only where its rankings are (QueryDeps.searchRankings).
+  if (!deps.searchRankings && (ctx.query.search !== undefined || ctx.query.facets !== undefined))
     return answer(now);
   const viewer =
     deps.uploaderEmails === 'owner' && ctx.principal
