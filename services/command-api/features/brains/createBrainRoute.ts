@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RouteSpec } from '../../../../shared/http/routeSpec';
 import { UnsupportedMediaTypeError } from '../../../../shared/errors/httpErrors';
-import { afterRollback } from '../../../../shared/eventStore/eventStore';
 import { handleCommand } from '../../../../shared/commandHandling/handleCommand';
 import { type CreateBrain, decideBrain } from '../../../../shared/domain/brains/decide';
 import {
@@ -14,6 +13,7 @@ import { readableIdFor } from '../../../../shared/domain/naming/naming';
 import { brainShapeB, brainShapeBSchema } from '../../../../shared/views/brainViews';
 import type { CommandDeps } from '../../commandDeps';
 import { commandContext } from '../../commandDeps';
+import { withStoredFile } from '../../withStoredFile';
 import { requirePrincipal } from '../account/requirePrincipal';
 import { colourOf } from './brainFields';
 import { deleteUploads, recordBrainUpload } from './brainUploads';
@@ -48,7 +48,8 @@ export const createBrainRoute = (deps: CommandDeps): RouteSpec => ({
     const { fields, file } = await readCreateForm(ctx, deps);
     const cmd = commandContext(ctx);
     const now = deps.clock().toISOString();
-    try {
+    // The file is deleted if the create fails, or rolls back later under a unit of work.
+    return withStoredFile(deps, file.key, async () => {
       const [atlas, category] = await Promise.all([
         resolveAtlas(deps.store, fields.atlas ?? undefined),
         resolveCategory(deps.store, fields.category),
@@ -90,8 +91,6 @@ export const createBrainRoute = (deps: CommandDeps): RouteSpec => ({
           await deleteUploads(deps, [uploadId], 'command_failed', actor, cmd).catch(() => undefined);
         throw error;
       });
-      // Under a unit of work (Idempotency-Key) the create may still roll back: the file follows it.
-      afterRollback(deps.store, () => deps.blobs.delete(file.key).catch(() => undefined));
       const d = (result.events[0] as BrainCreated).data;
       const body = brainShapeB(
         {
@@ -112,9 +111,6 @@ export const createBrainRoute = (deps: CommandDeps): RouteSpec => ({
         ctx.baseUrl,
       );
       return { status: 201, body, position: result.position };
-    } catch (error) {
-      await deps.blobs.delete(file.key).catch(() => undefined);
-      throw error;
-    }
+    });
   },
 });

@@ -1,6 +1,5 @@
 import type { RouteSpec, RequestContext } from '../../../../shared/http/routeSpec';
 import { PermissionDeniedError } from '../../../../shared/errors/httpErrors';
-import { afterRollback } from '../../../../shared/eventStore/eventStore';
 import { handleCommand } from '../../../../shared/commandHandling/handleCommand';
 import { createWithReservations } from '../../../../shared/commandHandling/createWithReservations';
 import { decideCategory } from '../../../../shared/domain/categories/decide';
@@ -16,6 +15,7 @@ import { discardRequestBody } from '../../../../shared/uploads/discardRequestBod
 import { categoryJson, categorySchema } from '../../../../shared/views/categoryViews';
 import type { CommandDeps } from '../../commandDeps';
 import { commandContext } from '../../commandDeps';
+import { withStoredFile } from '../../withStoredFile';
 import { requirePrincipal } from '../account/requirePrincipal';
 import {
   type CategoryFields,
@@ -62,7 +62,8 @@ export const createCategoryRoute = (deps: CommandDeps): RouteSpec<CategoryFields
     const cmd = commandContext(ctx);
     const now = deps.clock();
     const name = normaliseName(fields.name);
-    try {
+    // An uploaded image is deleted if the create fails, or rolls back later under a unit of work.
+    return withStoredFile(deps, imageKey, async () => {
       const categoryId = await deps.ids.next('category', cmd);
       const stream = categoryStreamName(categoryId);
       const decide = (state: CategoryState) =>
@@ -93,8 +94,6 @@ export const createCategoryRoute = (deps: CommandDeps): RouteSpec<CategoryFields
           return { created: result.events[0] as CategoryCreated, position: result.position };
         },
       );
-      // Under a unit of work (Idempotency-Key) the create may still roll back: the image follows it.
-      if (imageKey) afterRollback(deps.store, () => deps.blobs.delete(imageKey).catch(() => undefined));
       const d = created.data;
       const row = {
         id: d.categoryId,
@@ -106,9 +105,6 @@ export const createCategoryRoute = (deps: CommandDeps): RouteSpec<CategoryFields
         atlases_count: 0,
       };
       return { status: 201, body: categoryJson(row, ctx.baseUrl), position };
-    } catch (error) {
-      if (imageKey) await deps.blobs.delete(imageKey).catch(() => undefined);
-      throw error;
-    }
+    });
   },
 });

@@ -1,6 +1,5 @@
 import type { RouteSpec } from '../../../../shared/http/routeSpec';
 import { UnsupportedMediaTypeError } from '../../../../shared/errors/httpErrors';
-import { afterRollback } from '../../../../shared/eventStore/eventStore';
 import { publicDownloadUrl } from '../../../../shared/blobStore/download/publicDownloadUrl';
 import {
   fileUploadDownloadUrl,
@@ -9,6 +8,7 @@ import {
 } from '../../../../shared/views/fileUploadViews';
 import type { CommandDeps } from '../../commandDeps';
 import { commandContext } from '../../commandDeps';
+import { withStoredFile } from '../../withStoredFile';
 import { requirePrincipal } from '../account/requirePrincipal';
 import { readUploadForm, uploadFormSchema } from './readUploadForm';
 import { recordUpload } from './recordUpload';
@@ -37,22 +37,16 @@ export const createFileUploadRoute = (deps: CommandDeps): RouteSpec => ({
     const actor = { userId: principal.userId, isStaff: principal.isStaff };
     const { name, file } = await readUploadForm(ctx, deps);
     const now = deps.clock().toISOString();
-    let recorded;
-    try {
-      recorded = await recordUpload(
+    const recorded = await withStoredFile(deps, file.key, () =>
+      recordUpload(
         deps,
         file,
         { name: name ?? file.filename, associatedBrainId: null },
         actor,
         commandContext(ctx),
         now,
-      );
-    } catch (error) {
-      await deps.blobs.delete(file.key).catch(() => undefined);
-      throw error;
-    }
-    // Under a unit of work (Idempotency-Key) the record may still roll back: the bytes follow it.
-    afterRollback(deps.store, () => deps.blobs.delete(file.key).catch(() => undefined));
+      ),
+    );
     const { data } = recorded;
     const s3Url = await publicDownloadUrl(deps.blobs, fileUploadDownloadUrl(ctx.baseUrl, data.uploadId), {
       key: data.blobKey,
