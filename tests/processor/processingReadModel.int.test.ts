@@ -1,82 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
-import type { PostgresEventStore } from '../../shared/eventStore/postgres/postgresEventStore';
-import { type GlobalPosition, comparePositions } from '../../shared/eventStore/eventStore';
-import { createPostgresEventStore } from '../../shared/eventStore/postgres/postgresEventStore';
-import { ProjectionRunner } from '../../shared/projections/projectionRunner';
-import { type UploadCommand, decideUpload } from '../../shared/domain/uploads/decide';
-import {
-  type UploadEvent,
-  type UploadState,
-  uploadDecider,
-  uploadStreamName,
-} from '../../shared/domain/uploads/events';
-import { fileUploadsProjection } from '../../services/projector/projections/fileUploadsProjection';
-import { createTestDatabase } from '../support/testPostgres';
+import { uploadStreams } from '../projections/uploadStreams';
 
-let store: PostgresEventStore;
-let pool: pg.Pool;
-let lastAppended: GlobalPosition | undefined;
-const states = new Map<string, UploadState>();
-
-beforeAll(async () => {
-  const url = await createTestDatabase('processing_read_model');
-  store = createPostgresEventStore({ connectionString: url });
-  await store.migrate();
-  pool = new pg.Pool({ connectionString: url });
-});
-afterAll(async () => {
-  await store.close();
-  await pool.end();
-});
-
-async function decide(uploadId: string, command: UploadCommand): Promise<void> {
-  const state = states.get(uploadId) ?? uploadDecider.initialState();
-  const events: UploadEvent[] = decideUpload(command, state);
-  states.set(uploadId, events.reduce(uploadDecider.evolve, state));
-  ({ position: lastAppended } = await store.appendToStream(
-    uploadStreamName(uploadId),
-    events.map((e) => ({
-      id: randomUUID(),
-      type: e.type,
-      data: e.data,
-      metadata: { actor: 'system', requestId: null, correlationId: 'c', causationId: null, schemaVersion: 1 },
-    })),
-  ));
-}
-
-async function receive(uploadId: string): Promise<void> {
-  await decide(uploadId, {
-    type: 'ReceiveUpload',
-    data: {
-      uploadId,
-      name: 'scan.nii.gz',
-      filename: 'scan.nii.gz',
-      sizeBytes: 1000,
-      sha256: 'cd'.repeat(32),
-      mimeType: 'application/gzip',
-      blobKey: `uploads/${uploadId}.nii.gz`,
-      uploaderId: 7,
-      associatedBrainId: null,
-      receivedAt: '2026-01-01T00:00:00.000Z',
-    },
-  });
-}
+const { pool, decide, receive, catchUp } = uploadStreams('processing_read_model');
 
 const claim = (uploadId: string, processorId: string, now: string, leaseUntil: string) =>
   decide(uploadId, { type: 'ClaimUpload', data: { processorId, now, leaseUntil, maxAttempts: 3 } });
 
-async function catchUp(): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (lastAppended && comparePositions(await store.headPosition(), lastAppended) < 0) {
-    if (Date.now() > deadline) throw new Error('the appended events never became readable');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  await new ProjectionRunner({ store, pool, projections: [fileUploadsProjection] }).catchUp();
-}
-
 async function row(uploadId: string): Promise<Record<string, unknown> | undefined> {
-  const { rows } = await pool.query<Record<string, unknown>>(
+  const { rows } = await pool().query<Record<string, unknown>>(
     `SELECT status, processing_started, processing_completed, metadata, preview_blob_key
        FROM file_uploads WHERE id = $1`,
     [uploadId],

@@ -1,0 +1,92 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import type { PostgresEventStore } from '../../shared/eventStore/postgres/postgresEventStore';
+import { type GlobalPosition, comparePositions } from '../../shared/eventStore/eventStore';
+import { createPostgresEventStore } from '../../shared/eventStore/postgres/postgresEventStore';
+import { ProjectionRunner } from '../../shared/projections/projectionRunner';
+import { type UploadCommand, decideUpload } from '../../shared/domain/uploads/decide';
+import {
+  type UploadEvent,
+  type UploadState,
+  uploadDecider,
+  uploadStreamName,
+} from '../../shared/domain/uploads/events';
+import { fileUploadsProjection } from '../../services/projector/projections/fileUploadsProjection';
+import { createTestDatabase } from '../support/testPostgres';
+
+export interface UploadStreams {
+  /** The read models' pool (file_uploads). */
+  readonly pool: () => pg.Pool;
+  /** Decides the command on the upload's state so far and appends what it decided. */
+  readonly decide: (uploadId: string, command: UploadCommand) => Promise<void>;
+  /** An upload received (as the API records one), of a brain or of none. */
+  readonly receive: (uploadId: string, brainId?: number | null) => Promise<void>;
+  /** Waits (bounded) until what was appended is readable, then catches file_uploads up. */
+  readonly catchUp: () => Promise<void>;
+}
+
+/**
+ * Upload streams written through the real decider into a fresh database of the test run, and the
+ * file uploads projection run over them: registers the file's beforeAll/afterAll.
+ */
+export function uploadStreams(databaseName: string): UploadStreams {
+  let store: PostgresEventStore;
+  let pool: pg.Pool;
+  let lastAppended: GlobalPosition | undefined;
+  const states = new Map<string, UploadState>();
+
+  beforeAll(async () => {
+    const url = await createTestDatabase(databaseName);
+    store = createPostgresEventStore({ connectionString: url });
+    await store.migrate();
+    pool = new pg.Pool({ connectionString: url });
+  });
+  afterAll(async () => {
+    await store.close();
+    await pool.end();
+  });
+
+  const decide = async (uploadId: string, command: UploadCommand): Promise<void> => {
+    const state = states.get(uploadId) ?? uploadDecider.initialState();
+    const events: UploadEvent[] = decideUpload(command, state);
+    states.set(uploadId, events.reduce(uploadDecider.evolve, state));
+    ({ position: lastAppended } = await store.appendToStream(
+      uploadStreamName(uploadId),
+      events.map((e) => ({
+        id: randomUUID(),
+        type: e.type,
+        data: e.data,
+        metadata: { actor: '7', requestId: null, correlationId: 'c', causationId: null, schemaVersion: 1 },
+      })),
+    ));
+  };
+
+  return {
+    pool: () => pool,
+    decide,
+    receive: (uploadId, brainId = null) =>
+      decide(uploadId, {
+        type: 'ReceiveUpload',
+        data: {
+          uploadId,
+          name: brainId === null ? 'scan.nii.gz' : `scan-${brainId}.nii.gz`,
+          filename: brainId === null ? 'scan.nii.gz' : `scan-${brainId}.nii.gz`,
+          sizeBytes: 3 * 2 ** 20,
+          sha256: 'cd'.repeat(32),
+          mimeType: 'application/gzip',
+          blobKey: `uploads/${uploadId}.nii.gz`,
+          uploaderId: 7,
+          associatedBrainId: brainId,
+          receivedAt: '2026-01-01T00:00:00.000Z',
+        },
+      }),
+    catchUp: async () => {
+      const deadline = Date.now() + 60_000;
+      while (lastAppended && comparePositions(await store.headPosition(), lastAppended) < 0) {
+        if (Date.now() > deadline) throw new Error('the appended events never became readable');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      await new ProjectionRunner({ store, pool, projections: [fileUploadsProjection] }).catchUp();
+    },
+  };
+}
