@@ -3,8 +3,15 @@ import { startBareApp } from './bareApp';
 import type { BenchPostgres } from './benchPostgres';
 import { benchAccount, startBenchService } from './benchService';
 import type { Cleanup } from './cleanup';
-import { percent, perSecond, withUnit, type Figure } from './figure';
-import { generateLoad, stopLoadGenerators, type LoadRequest, type LoadResult } from './loadGenerator';
+import { percent, perSecond, type Figure } from './figure';
+import {
+  generateLoad,
+  stopLoadGenerators,
+  type LoadRequest,
+  type LoadResult,
+  checked,
+  summarise,
+} from './loadGenerator';
 import { printDetail, printFigure, printSection } from './report';
 
 const ME = '/api/auth/me/';
@@ -82,15 +89,4 @@ function report(serviceRps: number[], bareRps: number[]): Figure[] {
   ];
   figures.forEach(printFigure);
   return figures;
-}
-
-/** A rate over failing requests measures the failure path, not the endpoint: stop instead. */
-function checked(result: LoadResult): LoadResult {
-  if (result.non2xx > 0 || result.errors > 0)
-    throw new Error(`load run had ${result.non2xx} non-2xx answers and ${result.errors} errors`);
-  return result;
-}
-
-function summarise(result: LoadResult): string {
-  return `${withUnit(perSecond('req'), result.requestsPerSecond)} (p50 ${result.latencyP50Ms} ms, p99 ${result.latencyP99Ms} ms)`;
 }

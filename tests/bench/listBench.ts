@@ -1,8 +1,8 @@
 import { startBareApp } from './bareApp';
 import { SEARCH_WORD } from './catalogueEvents';
 import type { Cleanup } from './cleanup';
-import { milliseconds, percent, perSecond, withUnit, type Figure } from './figure';
-import { generateLoad, stopLoadGenerators, type LoadResult } from './loadGenerator';
+import { milliseconds, percent, perSecond, type Figure } from './figure';
+import { generateLoad, stopLoadGenerators, type LoadResult, checked, summarise } from './loadGenerator';
 import { FACETS, PAGE_SIZE, PATHS_PER_KIND, listTargets } from './listTargets';
 import { printDetail, printFigure } from './report';
 import { spread } from './stats';
@@ -188,14 +188,3 @@ const rotate = <T>(values: readonly T[], by: number): T[] => {
   const at = by % values.length;
   return [...values.slice(at), ...values.slice(0, at)];
 };
-
-/** A rate over failing requests measures the failure path, not the endpoint: stop instead. */
-function checked(result: LoadResult): LoadResult {
-  if (result.non2xx > 0 || result.errors > 0)
-    throw new Error(`load run had ${result.non2xx} non-2xx answers and ${result.errors} errors`);
-  return result;
-}
-
-function summarise(result: LoadResult): string {
-  return `${withUnit(perSecond('req'), result.requestsPerSecond)} (p50 ${result.latencyP50Ms} ms, p99 ${result.latencyP99Ms} ms)`;
-}

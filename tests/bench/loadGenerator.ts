@@ -1,5 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { perSecond, withUnit } from './figure';
 
 export interface LoadRequest {
   readonly url: string;
@@ -45,4 +46,16 @@ export function generateLoad(request: LoadRequest): Promise<LoadResult> {
 /** For the cleanup stack: an interrupted run must not leave a load generator behind. */
 export function stopLoadGenerators(): void {
   for (const child of running) child.kill('SIGKILL');
+}
+
+/** A rate over failing requests measures the failure path, not the endpoint: stop instead. */
+export function checked(result: LoadResult): LoadResult {
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`load run had ${result.non2xx} non-2xx answers and ${result.errors} errors`);
+  return result;
+}
+
+/** A run in one line: its rate, p50 and p99. */
+export function summarise(result: LoadResult): string {
+  return `${withUnit(perSecond('req'), result.requestsPerSecond)} (p50 ${result.latencyP50Ms} ms, p99 ${result.latencyP99Ms} ms)`;
 }

@@ -13,7 +13,7 @@ import type { BenchPostgres } from './benchPostgres';
 import { benchAccount, startBenchService } from './benchService';
 import type { Cleanup } from './cleanup';
 import { type Figure, milliseconds, percent } from './figure';
-import { generateLoad, stopLoadGenerators, type LoadResult } from './loadGenerator';
+import { checked, generateLoad, stopLoadGenerators } from './loadGenerator';
 import { printDetail, printFigure, printSection } from './report';
 
 const ME = '/api/auth/me/';
@@ -88,12 +88,6 @@ export async function measureApiWhileProcessing(
   ];
   figures.forEach(printFigure);
   return figures;
-}
-
-function checked(result: LoadResult): LoadResult {
-  if (result.non2xx > 0 || result.errors > 0)
-    throw new Error(`load run had ${result.non2xx} non-2xx answers and ${result.errors} errors`);
-  return result;
 }
 
 /** A gzipped NIfTI-1 volume of float32 voxels: a smooth ramp with a bright cube in the middle. */
