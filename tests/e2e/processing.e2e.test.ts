@@ -2,8 +2,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client as PgClient } from 'pg';
 import { PNG } from 'pngjs';
-import { type Client, client, newUser } from '../support/httpClient';
-import { type TestService, startTestService } from '../support/testService';
+import { type Client, newUser } from '../support/httpClient';
+import type { TestService } from '../support/testService';
+import { startCuratedService } from '../support/curatedService';
 import { waitFor } from '../processor/support/processorFixture';
 import { brainForm, createTaxonomy, type Taxonomy, tiffBytes } from './brains/brainFixtures';
 
@@ -21,16 +22,10 @@ let researcher: { id: number; token: string };
 let taxonomy: Taxonomy;
 
 beforeAll(async () => {
-  service = await startTestService({
-    ADMIN_EMAIL: 'curator@example.org',
-    ADMIN_PASSWORD: 'curator-password',
-  });
-  api = client(service.url);
-  const login = await api.post('/api/auth/login/', {
-    json: { email: 'curator@example.org', password: 'curator-password' },
-  });
+  let staff: string;
+  ({ service, api, staff } = await startCuratedService());
   researcher = await newUser(api);
-  taxonomy = await createTaxonomy(api, login.body.token as string);
+  taxonomy = await createTaxonomy(api, staff);
   db = new PgClient({ connectionString: service.databaseUrl });
   await db.connect();
 });

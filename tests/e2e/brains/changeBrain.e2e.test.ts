@@ -1,8 +1,8 @@
 import { Client as PgClient } from 'pg';
 import type { Client } from '../../support/httpClient';
-import { client, newUser } from '../../support/httpClient';
+import { newUser } from '../../support/httpClient';
 import type { TestService } from '../../support/testService';
-import { startTestService } from '../../support/testService';
+import { startCuratedService } from '../../support/curatedService';
 import { type Taxonomy, brainForm, createTaxonomy, nifti, storedUploads } from './brainFixtures';
 
 let service: TestService;
@@ -15,16 +15,7 @@ let rat: Taxonomy;
 let db: PgClient;
 
 beforeAll(async () => {
-  service = await startTestService({
-    ADMIN_EMAIL: 'curator@example.org',
-    ADMIN_PASSWORD: 'curator-password',
-    ADMIN_USERNAME: 'curator',
-  });
-  api = client(service.url);
-  const login = await api.post('/api/auth/login/', {
-    json: { email: 'curator@example.org', password: 'curator-password' },
-  });
-  staff = login.body.token as string;
+  ({ service, api, staff } = await startCuratedService());
   [owner, stranger] = await Promise.all([newUser(api), newUser(api)]);
   [mouse, rat] = await Promise.all([createTaxonomy(api, staff), createTaxonomy(api, staff)]);
   db = new PgClient({ connectionString: service.databaseUrl });

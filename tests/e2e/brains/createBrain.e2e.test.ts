@@ -1,8 +1,8 @@
 import { Client as PgClient } from 'pg';
 import type { Client } from '../../support/httpClient';
-import { client, newUser } from '../../support/httpClient';
+import { newUser } from '../../support/httpClient';
 import type { TestService } from '../../support/testService';
-import { startTestService } from '../../support/testService';
+import { startCuratedService } from '../../support/curatedService';
 import {
   type Taxonomy,
   brainForm,
@@ -23,18 +23,7 @@ let mouse: Taxonomy;
 let rat: Taxonomy;
 
 beforeAll(async () => {
-  service = await startTestService({
-    ADMIN_EMAIL: 'curator@example.org',
-    ADMIN_PASSWORD: 'curator-password',
-    ADMIN_USERNAME: 'curator',
-    MAX_UPLOAD_BYTES: String(MAX_UPLOAD_BYTES),
-  });
-  api = client(service.url);
-  const login = await api.post('/api/auth/login/', {
-    json: { email: 'curator@example.org', password: 'curator-password' },
-  });
-  expect(login.status).toBe(200);
-  staff = login.body.token as string;
+  ({ service, api, staff } = await startCuratedService({ MAX_UPLOAD_BYTES: String(MAX_UPLOAD_BYTES) }));
   researcher = await newUser(api);
   [mouse, rat] = await Promise.all([createTaxonomy(api, staff), createTaxonomy(api, staff)]);
 });

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Client } from '../../support/httpClient';
-import { client, newUser } from '../../support/httpClient';
+import { newUser } from '../../support/httpClient';
 import type { TestService } from '../../support/testService';
-import { startTestService } from '../../support/testService';
+import { startCuratedService } from '../../support/curatedService';
 import { type Taxonomy, brainForm, createTaxonomy, fresh, nifti, niftiBytes } from './brainFixtures';
 
 let service: TestService;
@@ -24,16 +24,7 @@ async function create(fields: Record<string, string | number | boolean>, token: 
 }
 
 beforeAll(async () => {
-  service = await startTestService({
-    ADMIN_EMAIL: 'curator@example.org',
-    ADMIN_PASSWORD: 'curator-password',
-    ADMIN_USERNAME: 'curator',
-  });
-  api = client(service.url);
-  const login = await api.post('/api/auth/login/', {
-    json: { email: 'curator@example.org', password: 'curator-password' },
-  });
-  staff = login.body.token as string;
+  ({ service, api, staff } = await startCuratedService());
   [alice, bob] = await Promise.all([newUser(api), newUser(api)]);
   [mouse, rat] = await Promise.all([createTaxonomy(api, staff), createTaxonomy(api, staff)]);
   tag = fresh('tag');

@@ -1,7 +1,7 @@
 import type { Client } from '../../support/httpClient';
-import { client, newUser } from '../../support/httpClient';
+import { newUser } from '../../support/httpClient';
 import type { TestService } from '../../support/testService';
-import { startTestService } from '../../support/testService';
+import { startCuratedService } from '../../support/curatedService';
 import { Client as PgClient } from 'pg';
 import { differencesFromFreshRebuild } from '../../support/faults/freshRebuild';
 import { searchIndexDifferences } from '../../support/readModelAudit';
@@ -87,16 +87,7 @@ const ids = (body: { id: number }[]) => body.map((b) => b.id);
 const q = encodeURIComponent;
 
 beforeAll(async () => {
-  service = await startTestService({
-    ADMIN_EMAIL: 'curator@example.org',
-    ADMIN_PASSWORD: 'curator-password',
-    ADMIN_USERNAME: 'curator',
-  });
-  api = client(service.url);
-  const login = await api.post('/api/auth/login/', {
-    json: { email: 'curator@example.org', password: 'curator-password' },
-  });
-  staff = login.body.token as string;
+  ({ service, api, staff } = await startCuratedService());
   [alice, bob] = await Promise.all([newUser(api), newUser(api)]);
   [mouse, rat] = await Promise.all([taxon('mus'), taxon('rattus')]);
   tag = fresh('set');

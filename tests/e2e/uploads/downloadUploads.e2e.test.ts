@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Client } from '../../support/httpClient';
-import { client, newUser } from '../../support/httpClient';
+import { newUser } from '../../support/httpClient';
 import type { TestService } from '../../support/testService';
-import { startTestService } from '../../support/testService';
+import { startCuratedService } from '../../support/curatedService';
 import { brainForm, createTaxonomy } from '../brains/brainFixtures';
 import { patternBytes, upload } from './uploadFixtures';
 
@@ -19,16 +19,7 @@ let uploadPath: string;
 let brainPath: string;
 
 beforeAll(async () => {
-  service = await startTestService({
-    ADMIN_EMAIL: 'curator@example.org',
-    ADMIN_PASSWORD: 'curator-password',
-    ADMIN_USERNAME: 'curator',
-  });
-  api = client(service.url);
-  const login = await api.post('/api/auth/login/', {
-    json: { email: 'curator@example.org', password: 'curator-password' },
-  });
-  staff = login.body.token as string;
+  ({ service, api, staff } = await startCuratedService());
   [alice, bob] = [await newUser(api), await newUser(api)];
   const res = await upload(api, alice.token, 'Gehirn – Maus «P56».nii.gz', bytes);
   expect(res.status).toBe(201);

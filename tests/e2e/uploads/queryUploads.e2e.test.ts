@@ -1,7 +1,7 @@
 import type { Client } from '../../support/httpClient';
-import { client, newUser } from '../../support/httpClient';
+import { newUser } from '../../support/httpClient';
 import type { TestService } from '../../support/testService';
-import { startTestService } from '../../support/testService';
+import { startCuratedService } from '../../support/curatedService';
 import { encodePng } from '../../media/imageEncoders';
 import { brainForm, createTaxonomy, nifti } from '../brains/brainFixtures';
 import { eventually, filesUnder, finishProcessing, upload } from './uploadFixtures';
@@ -19,17 +19,9 @@ let brainUploadId: string;
 beforeAll(async () => {
   // These tests drive processing themselves (finishProcessing appends its events), so each outcome
   // is known; the processor's own behaviour is tested in tests/processor and processing.e2e.
-  service = await startTestService({
-    ADMIN_EMAIL: 'curator@example.org',
-    ADMIN_PASSWORD: 'curator-password',
-    ADMIN_USERNAME: 'curator',
+  ({ service, api, staff } = await startCuratedService({
     PROCESSOR_ENABLED: 'false',
-  });
-  api = client(service.url);
-  const login = await api.post('/api/auth/login/', {
-    json: { email: 'curator@example.org', password: 'curator-password' },
-  });
-  staff = login.body.token as string;
+  }));
   [alice, bob] = [await newUser(api), await newUser(api)];
   for (const name of ['a.nii', 'b.tif', 'c.zarr']) {
     const res = await upload(api, alice.token, name, Buffer.from(name));
