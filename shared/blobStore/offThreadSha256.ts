@@ -15,7 +15,7 @@ parentPort.on('message', (message) => {
     let hash = sessions.get(id);
     if (!hash) sessions.set(id, (hash = createHash('sha256')));
     hash.update(new Uint8Array(message.bytes, 0, message.length));
-    parentPort.postMessage({ id, kind: 'hashed', bytes: message.bytes, length: message.length }, [message.bytes]);
+    parentPort.postMessage({ id, kind: 'hashed', bytes: message.bytes }, [message.bytes]);
   } else if (kind === 'digest') {
     const hash = sessions.get(id) ?? createHash('sha256');
     sessions.delete(id);
@@ -27,7 +27,7 @@ parentPort.on('message', (message) => {
 const MAX_IN_FLIGHT_BYTES = 8 * 1024 * 1024;
 
 type Reply =
-  | { readonly id: number; readonly kind: 'hashed'; readonly bytes: ArrayBuffer; readonly length: number }
+  | { readonly id: number; readonly kind: 'hashed'; readonly bytes: ArrayBuffer }
   | { readonly id: number; readonly kind: 'digest'; readonly sha256: string };
 
 interface Session {
