@@ -1,4 +1,4 @@
-import { type FileHandle, mkdir, open, rename } from 'node:fs/promises';
+import { mkdir, open, rename } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -7,7 +7,8 @@ import { DEFAULT_CONTENT_TYPE } from '../defaultContentType';
 import { SizeLimiter } from '../hashingLimiter';
 import { OffThreadSha256, batchBuffer } from '../offThreadSha256';
 import { tempPathFor, type BlobPaths } from './blobPaths';
-import { fsyncDirectory, removeIfPresent, writeAll, writeFileDurably } from './durableFs';
+import { fsyncDirectory, removeIfPresent, writeFileDurably } from './durableFs';
+import { PipelinedFileWrite } from './pipelinedFileWrite';
 import type { BlobFileMeta } from './readBlobMeta';
 
 /**
@@ -50,8 +51,9 @@ async function streamIntoFile(body: Readable, file: string, maxBytes: number | u
   const handle = await open(file, 'wx', 0o644);
   // Hashed on another thread, each batch once it is on disk: the event loop only parses and copies.
   const hash = new OffThreadSha256();
+  const output = new PipelinedFileWrite(handle, hash);
   try {
-    // Up to 1 MiB may wait while a write is in flight, so the upload keeps being received meanwhile.
+    // Up to 1 MiB may wait while the writes are at their limit, so the upload keeps being received.
     const limiter = new SizeLimiter(maxBytes, READ_AHEAD_BYTES);
     await pipeline(body, limiter, async (source: AsyncIterable<Buffer>) => {
       let batch: Buffer[] = [];
@@ -60,26 +62,21 @@ async function streamIntoFile(body: Readable, file: string, maxBytes: number | u
         batch.push(chunk);
         batchBytes += chunk.length;
         if (batchBytes < WRITE_BATCH_BYTES) continue;
-        await writeAndHash(handle, hash, batchBuffer(batch, batchBytes));
+        await output.append(batchBuffer(batch, batchBytes));
         batch = [];
         batchBytes = 0;
       }
-      if (batchBytes > 0) await writeAndHash(handle, hash, batchBuffer(batch, batchBytes));
+      if (batchBytes > 0) await output.append(batchBuffer(batch, batchBytes));
     });
-    await handle.sync();
+    await output.finish();
     return { size: limiter.size, sha256: await hash.digest() };
   } catch (error) {
     hash.abort();
+    await output.quiesce();
     throw error;
   } finally {
     await handle.close();
   }
-}
-
-/** The batch is written, then handed to the hashing thread (it may not be touched after that). */
-async function writeAndHash(handle: FileHandle, hash: OffThreadSha256, batch: Buffer): Promise<void> {
-  await writeAll(handle, batch);
-  await hash.update(batch);
 }
 
 /** Flushes the blob's directory and, for directories mkdir just created, each parent holding one. */
