@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { pipeline, type Readable } from 'node:stream';
-import type busboy from 'busboy';
+import type { BusboyInstance } from '@fastify/busboy';
 import { BlobTooLargeError } from '../blobStore/blobStore';
 import { ValidationError } from '../errors/httpErrors';
 import { unstorableTextProblem } from '../http/storableText';
@@ -22,12 +22,14 @@ export class MultipartSession {
   private readonly fileFieldsSeen = new Set<string>();
   /** One per file: settles when its put has, never rejects (a failure goes through fail()). */
   private readonly puts: Promise<void>[] = [];
+  /** File streams not yet ended: abandoning the form destroys them, whatever the parser does. */
+  private readonly openStreams = new Set<Readable>();
   private failure: Error | undefined;
   private rejectParsing: (err: Error) => void = () => undefined;
 
   constructor(
     private readonly req: IncomingMessage,
-    private readonly parser: busboy.Busboy,
+    private readonly parser: BusboyInstance,
     private readonly settings: MultipartSettings,
   ) {}
 
@@ -49,13 +51,16 @@ export class MultipartSession {
       this.rejectParsing = reject;
       // busboy gives no name (undefined, whatever its types say) for a part named "": like Django,
       // such parts are skipped.
-      this.parser.on('field', (name: string | undefined, value, info) => {
-        if (name) this.guarded(() => this.onField(name, value, info.valueTruncated));
+      this.parser.on('field', (name: string | undefined, value, _nameTruncated, valueTruncated) => {
+        if (name) this.guarded(() => this.onField(name, value, valueTruncated));
       });
-      this.parser.on('file', (name: string | undefined, stream, info) => {
-        if (name) this.guarded(() => this.onFile(name, stream, info));
-        else drop(stream);
-      });
+      this.parser.on(
+        'file',
+        (name: string | undefined, stream, filename: string | undefined, _, mimeType) => {
+          if (name) this.guarded(() => this.onFile(name, stream, { filename: filename ?? '', mimeType }));
+          else drop(stream);
+        },
+      );
       this.parser.on('fieldsLimit', () => this.fail(errors.tooManyFields(this.settings.maxFields)));
       this.parser.on('error', (err) => this.fail(errors.malformedMultipart(err)));
       this.parser.on('finish', resolve);
@@ -89,9 +94,9 @@ export class MultipartSession {
     this.fields.set(name, value);
   }
 
-  private onFile(field: string, stream: Readable, info: busboy.FileInfo): void {
+  private onFile(field: string, stream: Readable, info: { filename: string; mimeType: string }): void {
     if (this.failure) return drop(stream);
-    const problem = unstorableTextProblem(field) ?? unstorableTextProblem(info.filename ?? '');
+    const problem = unstorableTextProblem(field) ?? unstorableTextProblem(info.filename);
     if (problem) {
       drop(stream);
       return this.fail(ValidationError.field(field, problem));
@@ -102,9 +107,7 @@ export class MultipartSession {
       return this.fail(spec ? errors.repeatedFileField(field) : errors.unexpectedFileField(field));
     }
     this.fileFieldsSeen.add(field);
-    this.puts.push(
-      this.store(field, stream, { filename: info.filename ?? '', mimeType: info.mimeType }, spec),
-    );
+    this.puts.push(this.store(field, stream, info, spec));
   }
 
   private async store(
@@ -113,6 +116,8 @@ export class MultipartSession {
     info: { filename: string; mimeType: string },
     spec: FileFieldSpec,
   ): Promise<void> {
+    this.openStreams.add(stream);
+    stream.once('close', () => this.openStreams.delete(stream));
     const tap = new HeadTap(this.settings.headBytes);
     // A parser error destroys the file stream, which fails the put through the tap.
     pipeline(stream, tap, () => undefined);
@@ -140,6 +145,8 @@ export class MultipartSession {
   private async abandon(): Promise<void> {
     this.req.unpipe(this.parser);
     this.parser.destroy();
+    // The parser does not end the part it was in: its put would wait for bytes that never come.
+    for (const stream of this.openStreams) stream.destroy(errors.uploadAborted());
     discardRequestBody(this.req, this.settings.maxDrainBytes);
     await Promise.all(this.puts);
     await cleanupStoredFiles(this.settings.blobStore, [...this.files.values()]);

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import busboy from 'busboy';
+import Busboy, { type BusboyInstance } from '@fastify/busboy';
 import { UnsupportedMediaTypeError } from '../errors/httpErrors';
 import { discardRequestBody } from './discardRequestBody';
 import * as errors from './multipartErrors';
@@ -36,7 +36,7 @@ export async function parseMultipart(
     headBytes: options.headBytes ?? DEFAULTS.headBytes,
     maxDrainBytes: options.maxDrainBytes ?? DEFAULTS.maxDrainBytes,
   };
-  let parser: busboy.Busboy;
+  let parser: BusboyInstance;
   try {
     parser = createParser(req, settings);
   } catch (err) {
@@ -46,14 +46,14 @@ export async function parseMultipart(
   return new MultipartSession(req, parser, settings).run();
 }
 
-function createParser(req: IncomingMessage, settings: MultipartSettings): busboy.Busboy {
+function createParser(req: IncomingMessage, settings: MultipartSettings): BusboyInstance {
   const contentType = req.headers['content-type'] ?? '';
   if (!/^multipart\/form-data\s*(;|$)/i.test(contentType)) throw new UnsupportedMediaTypeError(contentType);
   try {
-    return busboy({
-      headers: req.headers,
-      // Browsers send UTF-8 file names; busboy's default (latin1) would garble them.
-      defParamCharset: 'utf8',
+    return Busboy({
+      headers: { ...req.headers, 'content-type': contentType },
+      // Browsers send UTF-8 file names and fields.
+      defCharset: 'utf8',
       limits: { fields: settings.maxFields, fieldSize: settings.maxFieldBytes },
     });
   } catch (err) {

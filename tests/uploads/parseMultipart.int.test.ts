@@ -243,7 +243,9 @@ describe('parseMultipart failures answer over HTTP and leave no stored bytes', (
       truncateAfterBytes: 200_000,
     });
     expect(response.status).toBe(400);
-    expect(response.body).toEqual({ detail: 'Multipart form parse error - Unexpected end of form' });
+    expect(response.body).toEqual({
+      detail: 'Multipart form parse error - Unexpected end of multipart data',
+    });
     expect(await storedFiles()).toEqual([]);
   });
 
