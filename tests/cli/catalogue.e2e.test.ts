@@ -1,7 +1,6 @@
 import { writeFileSync } from 'node:fs';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { scratchDir } from '../support/scratchDir';
 import { niftiBytes } from '../e2e/brains/brainFixtures';
 import { type CliUser, type CliWorld, loggedInUser, startCliWorld } from './cliService';
 import { cliEnv, freshConfigDir, runCli } from './runCli';
@@ -14,7 +13,7 @@ const created: { id: number; readable_id: string }[] = [];
 beforeAll(async () => {
   world = await startCliWorld();
   user = await loggedInUser(world);
-  scan = path.join(mkdtempSync(path.join(tmpdir(), 'bic-scan-')), 'mouse.nii');
+  scan = path.join(scratchDir('bic-scan-'), 'mouse.nii');
   writeFileSync(scan, niftiBytes());
   for (const name of ['Cortex sample', 'Hippocampus sample']) {
     const create = await runCli(

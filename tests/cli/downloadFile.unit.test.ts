@@ -1,9 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { scratchDir } from '../support/scratchDir';
 import { ApiClient } from '../../cli/api/apiClient';
 import type { CliContext } from '../../cli/context';
 import { downloadFile } from '../../cli/transfer/downloadFile';
@@ -58,7 +58,7 @@ beforeEach(() => {
 });
 
 const partialIn = (bytes: Buffer, etag: string) => {
-  const target = path.join(mkdtempSync(path.join(tmpdir(), 'bic-dl-')), 'scan.nii');
+  const target = path.join(scratchDir('bic-dl-'), 'scan.nii');
   writeFileSync(`${target}.part`, bytes);
   writeFileSync(`${target}.part.json`, JSON.stringify({ etag }));
   return target;
@@ -90,7 +90,7 @@ describe('downloadFile', () => {
   });
 
   it('without -o, resumes the partial file of the name the server offers', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'bic-dl-'));
+    const dir = scratchDir('bic-dl-');
     writeFileSync(path.join(dir, 'scan.nii.part'), current.subarray(0, 5000));
     writeFileSync(path.join(dir, 'scan.nii.part.json'), JSON.stringify({ etag: etagOf(current) }));
     const cwd = process.cwd();

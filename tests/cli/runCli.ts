@@ -1,7 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { scratchDir } from '../support/scratchDir';
 
 const REPO_ROOT = path.resolve(__dirname, '../..');
 /** The package's bin, run as `npx bic` runs it. */
@@ -21,7 +20,7 @@ export interface CliOptions {
 }
 
 /** A fresh, empty config directory for one simulated user of the CLI. */
-export const freshConfigDir = (): string => mkdtempSync(path.join(tmpdir(), 'bic-config-'));
+export const freshConfigDir = (): string => scratchDir('bic-config-');
 
 /** Environment of a CLI run: its own config dir and server; nothing inherited can point elsewhere. */
 export function cliEnv(server: string, configDir: string, extra: Record<string, string> = {}) {

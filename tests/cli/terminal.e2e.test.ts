@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { scratchDir } from '../support/scratchDir';
 import { type CliUser, type CliWorld, loggedInUser, startCliWorld } from './cliService';
 import { startInterceptingProxy } from './interceptingProxy';
 import { newUser } from '../support/httpClient';
@@ -69,7 +70,7 @@ describeWithTmux('bic on a terminal (tmux)', () => {
   });
 
   it('draws a progress bar with percent, bytes/s and ETA while uploading', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'bic-tty-'));
+    const dir = scratchDir('bic-tty-');
     writeFileSync(path.join(dir, 'scan.nii'), randomBytes(24 * 1024 * 1024));
     // Through a proxy that takes the body at 8 MiB/s: the upload lasts seconds, so the bar is seen moving.
     proxy = await startInterceptingProxy(world.service.url, (req) =>

@@ -10,8 +10,8 @@ import {
   truncateSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { scratchDir } from '../support/scratchDir';
 import { type CliUser, type CliWorld, loggedInUser, startCliWorld } from './cliService';
 import { startInterceptingProxy } from './interceptingProxy';
 import { finished, runCli, spawnCli } from './runCli';
@@ -29,7 +29,7 @@ let etag: string;
 beforeAll(async () => {
   world = await startCliWorld();
   user = await loggedInUser(world);
-  work = mkdtempSync(path.join(tmpdir(), 'bic-transfer-'));
+  work = scratchDir('bic-transfer-');
   scanBytes = randomBytes(SIZE);
   writeFileSync(path.join(work, 'scan.nii'), scanBytes);
   const create = await runCli(

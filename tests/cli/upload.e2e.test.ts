@@ -1,6 +1,6 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { scratchDir } from '../support/scratchDir';
 import { niftiBytes } from '../e2e/brains/brainFixtures';
 import { type CliUser, type CliWorld, loggedInUser, startCliWorld, stopCliWorld } from './cliService';
 import { runCli } from './runCli';
@@ -14,7 +14,7 @@ let dir: string;
 beforeAll(async () => {
   world = await startCliWorld({}, { processor: true });
   user = await loggedInUser(world);
-  dir = mkdtempSync(path.join(tmpdir(), 'bic-upload-'));
+  dir = scratchDir('bic-upload-');
   writeFileSync(path.join(dir, 'mouse.nii'), niftiBytes());
   writeFileSync(path.join(dir, 'broken.nii'), Buffer.from('this is not a NIfTI header at all'));
   writeFileSync(path.join(dir, 'notes.txt'), 'text');
