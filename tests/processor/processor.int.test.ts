@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { systemContext } from '../../shared/commandHandling/commandContext';
 import { toNewEvents } from '../../shared/commandHandling/handleCommand';
 import { uploadPreviewKey, uploadStreamName } from '../../shared/domain/uploads/events';
 import { createMetrics } from '../../shared/metrics/metrics';
 import type { EventStore } from '../../shared/eventStore/eventStore';
 import { ProcessorFixture, checkHistory, waitFor } from './support/processorFixture';
-import { TEST_PREVIEW } from './support/testInspector';
+import { TEST_PREVIEW, flakyMarker } from './support/testInspector';
 
 let fx: ProcessorFixture;
 
@@ -135,9 +136,14 @@ test('a worker over its memory limit ends the upload as failed, and the processo
 });
 
 test('a fault reading the source is retried with backoff (one warning), then the upload completes', async () => {
-  const uploadId = await fx.receive(`flaky-${randomUUID()}.nii`);
+  const filename = `flaky-${randomUUID()}.nii`;
+  const uploadId = await fx.receive(filename);
   fx.startProcessor();
-  await fx.waitUntilFinished([uploadId]);
+  try {
+    await fx.waitUntilFinished([uploadId]);
+  } finally {
+    rmSync(flakyMarker(filename), { force: true });
+  }
   expect(checkHistory(await fx.events(uploadId))).toEqual({
     attempts: 1,
     outcome: 'UploadProcessingCompleted',

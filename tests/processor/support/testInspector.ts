@@ -18,11 +18,14 @@ import type { ByteSource, Inspection } from '../../../services/processor/inspect
  */
 export const TEST_PREVIEW = Buffer.from('\x89PNG\r\n\x1a\n test preview', 'latin1');
 
+/** Where a `flaky-` file's fault is remembered (the test removes it: see flakyMarker's callers). */
+export const flakyMarker = (filename: string): string => path.join(tmpdir(), `processor-test-${filename}`);
+
 export async function inspectUpload(source: ByteSource, filename: string): Promise<Inspection> {
   const slow = /slow-(\d+)/.exec(filename);
   if (slow) await sleep(Number(slow[1]));
   if (filename.startsWith('flaky-')) {
-    const marker = path.join(tmpdir(), `processor-test-${filename}`);
+    const marker = flakyMarker(filename);
     if (!existsSync(marker)) {
       writeFileSync(marker, '1');
       throw new Error('EIO: simulated read fault');
