@@ -122,3 +122,75 @@ test('the kept counts (totals and facets under placement filters) equal a count 
   }
   expect((await index.query({ limit: 0, offset: 0 })).total).toBeGreaterThan(0);
 });
+
+describe("substrings and typos through the dictionary of the names' words", () => {
+  let words: SearchIndex;
+  let position = 1n;
+  const put = (brainId: number, name: string) =>
+    words.upsert([
+      {
+        document: { ...document(brainId, generator(brainId)), name },
+        position: { commit: position++, prepare: 0n },
+      },
+    ]);
+  const ids = async (text: string) => (await words.query({ text, limit: 10, offset: 0 })).ids;
+
+  beforeAll(async () => {
+    words = createPostgresSearchIndex({ pool: appPool, name: 'dictionary_test' });
+    await words.install();
+  });
+
+  test('a rename or a removal takes the old words out of the matches; new words match at once', async () => {
+    await put(1, 'Visual hippocampus');
+    await put(2, 'Motor cortex');
+    expect(await ids('ocamp')).toEqual([1]);
+    expect(await ids('hipocampus')).toEqual([1]);
+
+    await put(1, 'Dorsal amygdala');
+
+    expect(await ids('ocamp')).toEqual([]);
+    expect(await ids('hipocampus')).toEqual([]);
+    expect(await ids('YGDAL')).toEqual([1]);
+    expect(await ids('amygdaa')).toEqual([1]);
+
+    await words.remove([{ brainId: 1, position: { commit: position++, prepare: 0n } }]);
+    expect(await ids('ygdal')).toEqual([]);
+    await put(3, 'Hippocampus, CA1 field');
+    expect(await ids('ocamp')).toEqual([3]);
+  });
+
+  test('a text that is not one word is looked for in the whole name; a typo in any word of several is found', async () => {
+    await put(10, 'CA1-CA3 border (left)');
+    await put(11, 'Ventral striatum sample');
+
+    expect(await ids('a1-ca')).toEqual([10]);
+    expect(await ids('3 border (')).toEqual([10]);
+    expect(await ids('ca3')).toEqual([10]);
+    expect(await ids('ventral striatm')).toEqual([11]);
+    expect(await ids('ventrl striatum')).toEqual([11]);
+    expect(await ids('ventral thalamus')).toEqual([]);
+  });
+
+  test('the dictionary holds the words of the live names, lowercased, each with its count', async () => {
+    await put(12, 'Cortex, cortex and pons');
+    await put(11, 'Ventral pons');
+    const dictionary = async () =>
+      (
+        await appPool.query<{ word: string; n: string }>(
+          'SELECT word, n FROM dictionary_test_words ORDER BY word',
+        )
+      ).rows.map((r) => `${r.word}:${r.n}`);
+
+    expect(await dictionary()).toEqual([
+      ...['and:1', 'border:1', 'ca1:2', 'ca3:1', 'cortex:3', 'field:1', 'hippocampus:1', 'left:1'],
+      ...['motor:1', 'pons:2', 'ventral:1'],
+    ]);
+
+    await words.remove(
+      [12, 2].map((brainId) => ({ brainId, position: { commit: position++, prepare: 0n } })),
+    );
+    expect(await dictionary()).toEqual([
+      ...['border:1', 'ca1:2', 'ca3:1', 'field:1', 'hippocampus:1', 'left:1', 'pons:1', 'ventral:1'],
+    ]);
+  });
+});

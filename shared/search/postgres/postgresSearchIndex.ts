@@ -101,7 +101,7 @@ async function runQuery(pool: Pool, names: SearchTableNames, query: SearchQuery)
   assertValidPage(query);
   const search = parseSearchText(query.text);
   const statement = search
-    ? searchSql(query, search, names.documentsView)
+    ? searchSql(query, search, { documents: names.documentsView, words: names.wordsView })
     : listSql(query, names.documentsView, names.countsView);
   const { rows } = await pool.query<ResultRow>(statement);
   const row = rows[0];
