@@ -209,3 +209,52 @@ function tsQuerySql(text: string): string {
           SELECT '''' || replace(replace(lexeme, '\\', '\\\\'), '''', '''''') || ''':*'
             FROM unnest(tsvector_to_array(to_tsvector('simple', ${text}))) AS lexeme), ' & '), '')) AS tsq`;
 }
+
+/**
+ * The text search of the v2 layout (no `name_words`, no words dictionary: trigram GIN on the name
+ * for typos and substrings), sent while the live generation is v2, as it stays while an upgrade
+ * rebuilds v3 beside it (textSearch.ts). Kept until every deployment has swapped to v3; delete
+ * with the next layout change. Its `v3_live` column says whether the views point at a v3
+ * generation by now (catalogue lookups, no round trip of their own), so that the search after a
+ * swap sends searchSql.
+ */
+export function searchSqlV2(query: SearchQuery, search: SearchText, sources: SearchSources): SqlStatement {
+  const p = new Parameters();
+  const where = filterConditions(query.filters ?? {}, p);
+  const text = p.add(search.text);
+  const prefix = p.add(`${escapeLike(search.text)}%`);
+  const substring = `d.name ILIKE ${p.add(`%${escapeLike(search.text)}%`)}`;
+  const idMatch =
+    search.numericId === undefined ? 'false' : `d.brain_id = ${p.add(search.numericId)}::integer`;
+  const exact = `(${idMatch} OR d.readable_id = lower(${text}) OR lower(d.name) = lower(${text}))`;
+  const fullText = `(d.search_vector @@ q.tsq OR ${substring})`;
+  const matches = `(${fullText} OR d.name %> ${text} OR d.readable_id = lower(${text}) OR ${idMatch})`;
+  const order =
+    explicitOrder(query, '') ?? 'tier, text_rank DESC, similarity DESC, date_uploaded DESC, brain_id DESC';
+  const v3Live = `to_regclass(${p.add(sources.words)}) IS NOT NULL AND EXISTS (
+      SELECT FROM pg_attribute WHERE attrelid = to_regclass(${p.add(sources.documents)})
+         AND attname = 'name_words' AND NOT attisdropped)`;
+  const selects = [
+    `ARRAY(SELECT brain_id FROM matched ORDER BY ${order} LIMIT ${p.add(query.limit)} OFFSET ${p.add(query.offset)}) AS ids`,
+    '(SELECT count(*) FROM matched) AS total',
+    ...(query.facets ?? []).map((facet) => facetSelect(facet, 'matched', 'true')),
+    `(${v3Live}) AS v3_live`,
+  ];
+  return {
+    text: `
+      WITH q AS (SELECT ${tsQuerySql(text)}),
+      matched AS MATERIALIZED (
+        SELECT d.brain_id, d.date_uploaded, d.name, d.readable_id, d.species_id, d.atlas_id, d.category_id, d.verified,
+               CASE WHEN ${exact} THEN 0
+                    WHEN d.name ILIKE ${prefix} OR d.readable_id ILIKE ${prefix} THEN 1
+                    WHEN ${fullText} THEN 2
+                    ELSE 3 END AS tier,
+               coalesce(ts_rank(d.search_vector, q.tsq), 0) AS text_rank,
+               word_similarity(${text}, d.name) AS similarity
+          FROM ${sources.documents} d CROSS JOIN q
+         WHERE ${[...where, matches].join(' AND ')}
+      )
+      SELECT ${selects.join(',\n')}`,
+    values: p.values,
+  };
+}
