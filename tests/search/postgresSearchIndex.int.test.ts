@@ -3,8 +3,18 @@ import pg from 'pg';
 import { randomPassword } from '../../shared/infra/postgres/credentialsFile';
 import { provisionDatabase } from '../../shared/infra/postgres/provisionDatabase';
 import { ensureLoginRoles } from '../../shared/infra/postgres/superuserAccess';
-import { createPostgresSearchIndex } from '../../shared/search/postgres/postgresSearchIndex';
-import type { BrainSearchDocument, SearchFilters, SearchIndex } from '../../shared/search/searchIndex';
+import {
+  createPostgresSearchIndex,
+  createPostgresSearchReader,
+} from '../../shared/search/postgres/postgresSearchIndex';
+import { searchTableNames } from '../../shared/search/postgres/searchTables';
+import type {
+  BrainSearchDocument,
+  SearchFilters,
+  SearchIndex,
+  SearchReader,
+  SearchUpsert,
+} from '../../shared/search/searchIndex';
 import { serverUrl } from '../support/testPostgres';
 
 /** The service connects as a role that is not a superuser: pg_trgm must still install (it is trusted). */
@@ -121,4 +131,162 @@ test('the kept counts (totals and facets under placement filters) equal a count 
     expect(kept).toEqual(counted);
   }
   expect((await index.query({ limit: 0, offset: 0 })).total).toBeGreaterThan(0);
+});
+
+describe("substrings and typos through the dictionary of the names' words", () => {
+  let words: SearchIndex;
+  let position = 1n;
+  const put = (brainId: number, name: string) =>
+    words.upsert([
+      {
+        document: { ...document(brainId, generator(brainId)), name },
+        position: { commit: position++, prepare: 0n },
+      },
+    ]);
+  const ids = async (text: string) => (await words.query({ text, limit: 10, offset: 0 })).ids;
+
+  beforeAll(async () => {
+    words = createPostgresSearchIndex({ pool: appPool, name: 'dictionary_test' });
+    await words.install();
+  });
+
+  test('a rename or a removal takes the old words out of the matches; new words match at once', async () => {
+    await put(1, 'Visual hippocampus');
+    await put(2, 'Motor cortex');
+    expect(await ids('ocamp')).toEqual([1]);
+    expect(await ids('hipocampus')).toEqual([1]);
+
+    await put(1, 'Dorsal amygdala');
+
+    expect(await ids('ocamp')).toEqual([]);
+    expect(await ids('hipocampus')).toEqual([]);
+    expect(await ids('YGDAL')).toEqual([1]);
+    expect(await ids('amygdaa')).toEqual([1]);
+
+    await words.remove([{ brainId: 1, position: { commit: position++, prepare: 0n } }]);
+    expect(await ids('ygdal')).toEqual([]);
+    await put(3, 'Hippocampus, CA1 field');
+    expect(await ids('ocamp')).toEqual([3]);
+  });
+
+  test('a text that is not one word is looked for in the whole name; a typo in any word of several is found', async () => {
+    await put(10, 'CA1-CA3 border (left)');
+    await put(11, 'Ventral striatum sample');
+
+    expect(await ids('a1-ca')).toEqual([10]);
+    expect(await ids('3 border (')).toEqual([10]);
+    expect(await ids('ca3')).toEqual([10]);
+    expect(await ids('ventral striatm')).toEqual([11]);
+    expect(await ids('ventrl striatum')).toEqual([11]);
+    expect(await ids('ventral thalamus')).toEqual([]);
+  });
+
+  test('the dictionary holds the words of the live names, lowercased, each with its count', async () => {
+    await put(12, 'Cortex, cortex and pons');
+    await put(11, 'Ventral pons');
+    const dictionary = async () =>
+      (
+        await appPool.query<{ word: string; n: string }>(
+          'SELECT word, n FROM dictionary_test_words ORDER BY word',
+        )
+      ).rows.map((r) => `${r.word}:${r.n}`);
+
+    expect(await dictionary()).toEqual([
+      ...['and:1', 'border:1', 'ca1:2', 'ca3:1', 'cortex:3', 'field:1', 'hippocampus:1', 'left:1'],
+      ...['motor:1', 'pons:2', 'ventral:1'],
+    ]);
+
+    await words.remove(
+      [12, 2].map((brainId) => ({ brainId, position: { commit: position++, prepare: 0n } })),
+    );
+    expect(await dictionary()).toEqual([
+      ...['border:1', 'ca1:2', 'ca3:1', 'field:1', 'hippocampus:1', 'left:1', 'pons:1', 'ventral:1'],
+    ]);
+  });
+});
+
+describe('an upgrade: text search answers while the live generation still has the v2 layout', () => {
+  const name = 'upgrade_test';
+  const names = searchTableNames(name);
+  let upgraded: SearchIndex;
+  const catalogue: SearchUpsert[] = [
+    'Dorsal hippocampus',
+    'Hippocampus, CA1 field',
+    'Somatosensory cortex',
+    'Motor cortex (left)',
+    'CA1-CA3 border',
+    'Ventral striatum',
+  ].map((brainName, i) => ({
+    document: { ...document(i + 1, generator(i + 1)), name: brainName },
+    position: { commit: BigInt(i + 1), prepare: 0n },
+  }));
+  const facets = ['species', 'atlas', 'category', 'verified'] as const;
+  /** Substring (a word's and not), typo, exact (readable id, numeric id, name), full text, with facets. */
+  const texts = [
+    'ocamp',
+    'a1-ca',
+    'hipocampus',
+    'somatosensry cortex',
+    'brain-3',
+    '5',
+    'ventral striatum',
+    'cortex',
+  ];
+  const answers = async (reader: SearchReader) => {
+    const answered = [];
+    for (const text of texts) {
+      const { ids, total, facets: counts } = await reader.query({ text, limit: 10, offset: 0, facets });
+      answered.push({ text, ids: [...ids].sort((a, b) => a - b), total, counts });
+    }
+    return answered;
+  };
+  /** The two layouts differ here: v3 asks every word of a typo to be like a word of the name. */
+  const typoWithAStrayWord = async (reader: SearchReader) =>
+    [...(await reader.query({ text: 'hippocampus rat', limit: 10, offset: 0 })).ids].sort((a, b) => a - b);
+
+  /** The live generation as a v2 deployment left it: no words dictionary, no `name_words`. */
+  async function makeLiveGenerationV2(): Promise<void> {
+    const { rows } = await appPool.query<{ generation: number }>(
+      `SELECT generation FROM ${names.generations} WHERE status = 'live'`,
+    );
+    const documents = names.documents(rows[0]!.generation);
+    await appPool.query(`DROP VIEW ${names.wordsView}`);
+    await appPool.query(`DROP TABLE ${names.words(rows[0]!.generation)}`);
+    for (const op of ['insert', 'update', 'delete'])
+      await appPool.query(`DROP TRIGGER "words_${op}" ON ${documents}`);
+    // The documents view reads every column: it goes with name_words and comes back without it.
+    await appPool.query(`ALTER TABLE ${documents} DROP COLUMN name_words CASCADE`);
+    await appPool.query(`CREATE VIEW ${names.documentsView} AS SELECT * FROM ${documents}`);
+  }
+
+  beforeAll(async () => {
+    upgraded = createPostgresSearchIndex({ pool: appPool, name });
+    await upgraded.install();
+  });
+
+  test('substring, typo, exact and faceted searches keep their answers through the rebuild, and the swap to v3 is picked up without a restart', async () => {
+    await upgraded.upsert(catalogue);
+    const v3Answers = await answers(upgraded);
+    expect(v3Answers.map((a) => a.total)).toEqual([2, 1, 2, 1, 1, 1, 1, 2]);
+    expect(await typoWithAStrayWord(upgraded)).toEqual([]);
+
+    await makeLiveGenerationV2();
+    // A process that has seen v3 already, and one started during the upgrade.
+    const started = createPostgresSearchReader({ pool: appPool, name });
+    for (const reader of [upgraded, started]) {
+      expect(await answers(reader)).toEqual(v3Answers);
+      expect(await typoWithAStrayWord(reader)).toEqual([1, 2]);
+    }
+
+    const rebuild = await upgraded.beginRebuild();
+    await rebuild.upsert(catalogue);
+    // The v3 generation exists beside the live v2 one (as a projector's rebuild leaves it).
+    expect(await answers(started)).toEqual(v3Answers);
+    await rebuild.finish();
+
+    for (const reader of [upgraded, started]) {
+      expect(await answers(reader)).toEqual(v3Answers);
+      expect(await typoWithAStrayWord(reader)).toEqual([]);
+    }
+  });
 });

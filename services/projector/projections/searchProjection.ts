@@ -4,10 +4,11 @@ import { createSearchIndexes, createSearchTables } from '../../../shared/search/
 import { SearchBatch, type SearchProjectionTables } from './searchBatch';
 
 /**
- * Logical tables: the documents and counts are what the PostgreSQL SearchIndex reads (through the
- * views `brain_search` and `brain_search_counts`, createPostgresSearchReader); the lookups hold the
- * names a document denormalises, so the projection never reads another projection's tables (a
- * rebuild of this one alone sees names as they were at each event). Species, atlases and categories
+ * Logical tables: the documents, counts and name words are what the PostgreSQL SearchIndex reads
+ * (through the views `brain_search`, `brain_search_counts` and `brain_search_words`,
+ * createPostgresSearchReader); the lookups hold the names a document denormalises, so the
+ * projection never reads another projection's tables (a rebuild of this one alone sees names as
+ * they were at each event). Species, atlases and categories
  * cannot be renamed today; a rename event would update its lookup and rewrite the documents that
  * carry that id, as a brain moved to another atlas is rewritten now.
  */
@@ -15,6 +16,7 @@ export const SEARCH_INDEX_NAME = 'brain_search';
 const TABLES = {
   documents: SEARCH_INDEX_NAME,
   counts: `${SEARCH_INDEX_NAME}_counts`,
+  words: `${SEARCH_INDEX_NAME}_words`,
   species: `${SEARCH_INDEX_NAME}_species`,
   atlases: `${SEARCH_INDEX_NAME}_atlases`,
   categories: `${SEARCH_INDEX_NAME}_categories`,
@@ -37,7 +39,8 @@ export interface SearchProjectionOptions {
 export function createSearchProjection(options: SearchProjectionOptions = {}): Projection {
   return {
     name: 'search',
-    version: 2,
+    // v3: the name's words and their dictionary (typo and substring search through them).
+    version: 3,
     tables: Object.values(TABLES),
     eventTypes: new Set([
       'CategoryCreated',
@@ -50,8 +53,13 @@ export function createSearchProjection(options: SearchProjectionOptions = {}): P
 
     async createTables({ client, table }) {
       await client.query('CREATE EXTENSION IF NOT EXISTS pg_trgm');
-      await createSearchTables(client, { documents: table(TABLES.documents), counts: table(TABLES.counts) });
-      await createSearchIndexes(client, table(TABLES.documents));
+      const search = {
+        documents: table(TABLES.documents),
+        counts: table(TABLES.counts),
+        words: table(TABLES.words),
+      };
+      await createSearchTables(client, search);
+      await createSearchIndexes(client, search);
       await client.query(
         `CREATE TABLE ${table(TABLES.species)} (id integer PRIMARY KEY, name text NOT NULL, scientific_name text NOT NULL)`,
       );

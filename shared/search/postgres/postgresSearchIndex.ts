@@ -23,9 +23,10 @@ import {
   lockGeneration,
   swapGeneration,
 } from './searchGenerations';
-import { listSql, searchSql } from './searchQuerySql';
+import { listSql } from './searchQuerySql';
 import { searchTableNames, type SearchTableNames } from './searchTables';
 import { writeDocuments, type DocumentWrite } from './searchWrites';
+import { createTextSearch, type TextSearch } from './textSearch';
 
 export interface PostgresSearchIndexOptions {
   /** The pool is the caller's (the read-model pool); this adapter never ends it. */
@@ -48,10 +49,11 @@ export function createPostgresSearchIndex({
   name = 'brain_search',
 }: PostgresSearchIndexOptions): SearchIndex {
   const names = searchTableNames(name);
+  const textSearch = textSearchOver(pool, names);
   return {
     install: () => installSearchTables(pool, names),
     ...writerFor(pool, names, 'live'),
-    query: (query) => runQuery(pool, names, query),
+    query: (query) => runQuery(pool, names, textSearch, query),
     async beginRebuild(): Promise<SearchRebuild> {
       const generation = await beginGeneration(pool, names);
       return {
@@ -64,16 +66,20 @@ export function createPostgresSearchIndex({
 }
 
 /**
- * Queries alone, over the views `<name>` and `<name>_counts` whoever keeps them: the search
- * projection (services/projector/projections/searchProjection.ts) in the service.
+ * Queries alone, over the views `<name>`, `<name>_counts` and `<name>_words` whoever keeps them:
+ * the search projection (services/projector/projections/searchProjection.ts) in the service.
  */
 export function createPostgresSearchReader({
   pool,
   name = 'brain_search',
 }: PostgresSearchIndexOptions): SearchReader {
   const names = searchTableNames(name);
-  return { query: (query) => runQuery(pool, names, query) };
+  const textSearch = textSearchOver(pool, names);
+  return { query: (query) => runQuery(pool, names, textSearch, query) };
 }
+
+const textSearchOver = (pool: Pool, names: SearchTableNames): TextSearch =>
+  createTextSearch(pool, { documents: names.documentsView, words: names.wordsView });
 
 function writerFor(pool: Pool, names: SearchTableNames, generation: number | 'live'): SearchWriter {
   const write = (writes: readonly DocumentWrite[]): Promise<void> =>
@@ -97,13 +103,17 @@ function writerFor(pool: Pool, names: SearchTableNames, generation: number | 'li
   };
 }
 
-async function runQuery(pool: Pool, names: SearchTableNames, query: SearchQuery): Promise<SearchResult> {
+async function runQuery(
+  pool: Pool,
+  names: SearchTableNames,
+  textSearch: TextSearch,
+  query: SearchQuery,
+): Promise<SearchResult> {
   assertValidPage(query);
   const search = parseSearchText(query.text);
-  const statement = search
-    ? searchSql(query, search, names.documentsView)
-    : listSql(query, names.documentsView, names.countsView);
-  const { rows } = await pool.query<ResultRow>(statement);
+  const rows = search
+    ? await textSearch<ResultRow>(query, search)
+    : (await pool.query<ResultRow>(listSql(query, names.documentsView, names.countsView))).rows;
   const row = rows[0];
   if (!row) throw new Error('search query returned no row');
   const result = { total: Number(row.total), ids: row.ids };

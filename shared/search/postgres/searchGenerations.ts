@@ -5,6 +5,7 @@ import {
   createGeneration,
   createSearchIndexes,
   dropGeneration,
+  generationTables,
   pointViews,
   type SearchTableNames,
 } from './searchTables';
@@ -42,7 +43,7 @@ export async function installSearchTables(pool: Pool, names: SearchTableNames): 
       if (rowCount) return;
       const generation = await nextGeneration(client, names);
       await createGeneration(client, names, generation);
-      await createSearchIndexes(client, names.documents(generation));
+      await createSearchIndexes(client, generationTables(names, generation));
       await pointViews(client, names, generation);
       await client.query(`INSERT INTO ${names.generations} (generation, status) VALUES ($1, 'live')`, [
         generation,
@@ -107,7 +108,7 @@ export async function beginGeneration(pool: Pool, names: SearchTableNames): Prom
 export async function swapGeneration(pool: Pool, names: SearchTableNames, generation: number): Promise<void> {
   await inTransaction(pool, async (client) => {
     await lockGeneration(client, names, generation);
-    await createSearchIndexes(client, names.documents(generation));
+    await createSearchIndexes(client, generationTables(names, generation));
   });
   await vacuumGeneration(pool, names, generation);
   await inTransaction(

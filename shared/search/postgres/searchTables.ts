@@ -13,14 +13,17 @@ export interface SearchTableNames {
   readonly generationSequence: string;
   readonly documentsView: string;
   readonly countsView: string;
+  readonly wordsView: string;
   documents(generation: number): string;
   counts(generation: number): string;
+  words(generation: number): string;
 }
 
-/** One generation's physical tables: the documents and their trigger-kept counts. */
+/** One generation's physical tables: the documents, their trigger-kept counts and name words. */
 export interface SearchTables {
   readonly documents: string;
   readonly counts: string;
+  readonly words: string;
 }
 
 type TriggerOp = 'insert' | 'update' | 'delete';
@@ -36,10 +39,20 @@ export function searchTableNames(name: string): SearchTableNames {
     generationSequence: rm(`${name}_generation_seq`),
     documentsView: `public."${name}"`,
     countsView: `public."${name}_counts"`,
+    wordsView: `public."${name}_words"`,
     documents: (generation) => rm(`${name}_g${generation}`),
     counts: (generation) => rm(`${name}_counts_g${generation}`),
+    words: (generation) => rm(`${name}_words_g${generation}`),
   };
 }
+
+/**
+ * The words of a name: its lowercased runs of letters and digits. A text of letters and digits
+ * only occurs in a name exactly when it occurs in one of these words (it cannot span a separator),
+ * which is what lets the words dictionary answer substring search (searchQuerySql.ts).
+ */
+export const NAME_WORDS_SQL = (name: string): string =>
+  `regexp_split_to_array(lower(coalesce(${name}, '')), '[^[:alnum:]]+')`;
 
 /**
  * Documents with their tombstones (`removed`): a removal must outlive the row so that a replayed
@@ -69,7 +82,8 @@ const DOCUMENT_COLUMNS = `
     setweight(to_tsvector('simple', coalesce(species_name, '') || ' ' || coalesce(scientific_name, '')
       || ' ' || coalesce(atlas_name, '') || ' ' || coalesce(category_name, '')), 'B') ||
     setweight(to_tsvector('simple', coalesce(description, '')), 'C')
-  ) STORED`;
+  ) STORED,
+  name_words text[] GENERATED ALWAYS AS (${NAME_WORDS_SQL('name')}) STORED`;
 
 /**
  * The placement columns the counts are kept per combination of (a cross-tab): any total or facet
@@ -128,17 +142,60 @@ const COUNT_FUNCTION_SQL = `CREATE OR REPLACE FUNCTION ${COUNT_FUNCTION}() RETUR
     RETURN NULL;
   END $body$`;
 
+/** Every generation's word triggers call this one function, naming their words table. */
+const WORDS_FUNCTION = `"${READ_MODEL_SCHEMA}"."search_word_deltas"`;
+
+/**
+ * One statement adding the changed rows' name words to the dictionary's counts (occurrences among
+ * live documents), in word order like the counts; it returns the words whose count reached zero.
+ */
+function wordDeltasSql(sources: readonly ['old_rows' | 'new_rows', 1 | -1][]): string {
+  const deltas = sources.map(
+    ([rows, sign]) => `SELECT w, ${sign} AS delta FROM ${rows} r CROSS JOIN unnest(r.name_words) AS w
+       WHERE NOT r.removed AND w <> ''`,
+  );
+  return `WITH changed AS (
+      INSERT INTO %s AS t (word, n)
+      SELECT w, sum(delta) FROM (${deltas.join(' UNION ALL ')}) d
+       GROUP BY w HAVING sum(delta) <> 0 ORDER BY w
+      ON CONFLICT (word) DO UPDATE SET n = t.n + EXCLUDED.n
+      RETURNING t.word, t.n)
+    SELECT coalesce(array_agg(word), '{}') FROM changed WHERE n = 0`;
+}
+
+/**
+ * The dictionary holds exactly the words of the live documents' names (a rebuild compares equal
+ * row for row), so a word that no name has any more is deleted, by the statement after the one
+ * that brought its count to zero (a statement cannot see its own update of a row).
+ */
+const WORDS_FUNCTION_SQL = `CREATE OR REPLACE FUNCTION ${WORDS_FUNCTION}() RETURNS trigger LANGUAGE plpgsql AS $body$
+  DECLARE
+    unused text[];
+  BEGIN
+    IF TG_OP = 'INSERT' THEN EXECUTE format('${wordDeltasSql(TRIGGERS.insert.sources).replaceAll("'", "''")}', TG_ARGV[0]) INTO unused;
+    ELSIF TG_OP = 'UPDATE' THEN EXECUTE format('${wordDeltasSql(TRIGGERS.update.sources).replaceAll("'", "''")}', TG_ARGV[0]) INTO unused;
+    ELSE EXECUTE format('${wordDeltasSql(TRIGGERS.delete.sources).replaceAll("'", "''")}', TG_ARGV[0]) INTO unused;
+    END IF;
+    IF cardinality(unused) > 0 THEN
+      EXECUTE format('DELETE FROM %s WHERE word = ANY($1) AND n = 0', TG_ARGV[0]) USING unused;
+    END IF;
+    RETURN NULL;
+  END $body$`;
+
 /**
  * Creates one generation's tables (the caller holds the projections' schema lock: the shared
- * count function is replaced under it). Counts per placement are kept exact by statement-level
- * triggers, so a page without text or uploader reads its total and facets from a few hundred rows
- * instead of counting the documents it filters.
+ * count and words functions are replaced under it). Counts per placement are kept exact by
+ * statement-level triggers, so a page without text or uploader reads its total and facets from a
+ * few hundred rows instead of counting the documents it filters; so is the dictionary of the
+ * names' words, which text search looks typos and substrings up in.
  * Secondary indexes come apart (createSearchIndexes): a rebuild may load faster without them.
  */
 export async function createSearchTables(client: PoolClient, tables: SearchTables): Promise<void> {
   await client.query(`CREATE SCHEMA IF NOT EXISTS "${READ_MODEL_SCHEMA}"`);
   await client.query(COUNT_FUNCTION_SQL);
+  await client.query(WORDS_FUNCTION_SQL);
   await client.query(`CREATE TABLE ${tables.documents} (${DOCUMENT_COLUMNS})`);
+  await client.query(`CREATE TABLE ${tables.words} (word text PRIMARY KEY, n bigint NOT NULL)`);
   await client.query(
     `CREATE TABLE ${tables.counts} (species_id integer, atlas_id integer, category_id integer, verified boolean,
        n bigint NOT NULL, UNIQUE NULLS NOT DISTINCT (${PLACEMENT}))`,
@@ -149,6 +206,12 @@ export async function createSearchTables(client: PoolClient, tables: SearchTable
        REFERENCING ${trigger.referencing} FOR EACH STATEMENT
        EXECUTE FUNCTION ${COUNT_FUNCTION}('${tables.counts.replaceAll("'", "''")}')`,
     );
+  for (const [op, trigger] of Object.entries(TRIGGERS) as [TriggerOp, (typeof TRIGGERS)[TriggerOp]][])
+    await client.query(
+      `CREATE TRIGGER "words_${op}" AFTER ${op.toUpperCase()} ON ${tables.documents}
+       REFERENCING ${trigger.referencing} FOR EACH STATEMENT
+       EXECUTE FUNCTION ${WORDS_FUNCTION}('${tables.words.replaceAll("'", "''")}')`,
+    );
 }
 
 /** A generation of a standalone index (see createSearchTables). */
@@ -157,29 +220,42 @@ export async function createGeneration(
   names: SearchTableNames,
   generation: number,
 ): Promise<void> {
-  await createSearchTables(client, {
+  await createSearchTables(client, generationTables(names, generation));
+}
+
+export function generationTables(names: SearchTableNames, generation: number): SearchTables {
+  return {
     documents: names.documents(generation),
     counts: names.counts(generation),
-  });
+    words: names.words(generation),
+  };
 }
 
 /**
- * Full text (GIN on the tsvector), trigram (GIN on name: typos, substrings), the exact readable_id,
+ * Full text (GIN on the tsvector), the name's words (GIN: the documents having a word the
+ * dictionary proposed), the dictionary's trigrams (which words are like or contain the text),
+ * trigrams of the name (substrings that are not one word), the exact readable_id,
  * and recency within each filter for pages without text. The recency ones hold live documents
  * only (every query asks for NOT removed), so a page's ids come from an index-only scan, `removed`
  * being implied by the predicate rather than read from the heap. The text ones stay whole: partial,
  * they made the planner filter a species' documents row by row (typo similarity on each) instead
  * of ANDing the species with the text's bitmaps.
  */
-export async function createSearchIndexes(client: PoolClient, documents: string): Promise<void> {
+export async function createSearchIndexes(
+  client: PoolClient,
+  { documents, words }: SearchTables,
+): Promise<void> {
   const live = 'WHERE NOT removed';
   await client.query(`CREATE INDEX ON ${documents} USING gin (search_vector)`);
   await client.query(`CREATE INDEX ON ${documents} USING gin (name gin_trgm_ops)`);
+  await client.query(`CREATE INDEX ON ${documents} USING gin (name_words)`);
+  await client.query(`CREATE INDEX ON ${words} USING gin (word gin_trgm_ops)`);
   await client.query(`CREATE INDEX ON ${documents} (readable_id)`);
   await client.query(`CREATE INDEX ON ${documents} (date_uploaded DESC, brain_id DESC) ${live}`);
   for (const column of ['species_id', 'atlas_id', 'category_id', 'uploader_id', 'verified'])
     await client.query(`CREATE INDEX ON ${documents} (${column}, date_uploaded DESC, brain_id DESC) ${live}`);
   await client.query(`ANALYZE ${documents}`);
+  await client.query(`ANALYZE ${words}`);
 }
 
 export async function pointViews(
@@ -193,6 +269,7 @@ export async function pointViews(
   await client.query(
     `CREATE OR REPLACE VIEW ${names.countsView} AS SELECT * FROM ${names.counts(generation)}`,
   );
+  await client.query(`CREATE OR REPLACE VIEW ${names.wordsView} AS SELECT * FROM ${names.words(generation)}`);
 }
 
 export async function dropGeneration(
@@ -200,5 +277,6 @@ export async function dropGeneration(
   names: SearchTableNames,
   generation: number,
 ): Promise<void> {
-  await client.query(`DROP TABLE IF EXISTS ${names.documents(generation)}, ${names.counts(generation)}`);
+  const { documents, counts, words } = generationTables(names, generation);
+  await client.query(`DROP TABLE IF EXISTS ${documents}, ${counts}, ${words}`);
 }

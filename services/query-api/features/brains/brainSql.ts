@@ -68,12 +68,23 @@ const statement = (text: string, values: unknown[]): QueryConfig => namedStateme
  * for placement filters; otherwise an indexed count (an uploader's brains; search).
  */
 export async function countBrains(pool: Pool, { conditions, countable }: BrainListFilter): Promise<number> {
-  const sql = countable
-    ? `SELECT coalesce(sum(b.brains), 0) AS n FROM brain_counts b ${conditions.whereSql}`
-    : `SELECT count(*) AS n FROM brains b ${conditions.whereSql}`;
-  const { rows } = await pool.query<{ n: string }>(statement(sql, conditions.params()));
-  return Number(rows[0]?.n ?? 0);
+  const count = async (sql: string): Promise<number> => {
+    const { rows } = await pool.query<{ n: string }>(statement(sql, conditions.params()));
+    return Number(rows[0]?.n ?? 0);
+  };
+  const counted = `SELECT count(*) AS n FROM brains b ${conditions.whereSql}`;
+  if (!countable) return count(counted);
+  try {
+    return await count(`SELECT coalesce(sum(b.brains), 0) AS n FROM brain_counts b ${conditions.whereSql}`);
+  } catch (error) {
+    // brain_counts comes with brains v2; while an upgrade rebuilds v2 beside the live v1 there is
+    // no such view yet. Until every deployment has swapped to v2: delete with the next layout change.
+    if ((error as { code?: unknown }).code !== UNDEFINED_TABLE) throw error;
+    return count(counted);
+  }
 }
+
+const UNDEFINED_TABLE = '42P01';
 
 /**
  * One page, in one statement: the ids from an index in the list's order (index-only, however deep
