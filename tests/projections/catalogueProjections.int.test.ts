@@ -1,9 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
 import type { DomainEvent } from '../../shared/commandHandling/handleCommand';
-import type { PostgresEventStore } from '../../shared/eventStore/postgres/postgresEventStore';
 import { type GlobalPosition, comparePositions } from '../../shared/eventStore/eventStore';
-import { createPostgresEventStore } from '../../shared/eventStore/postgres/postgresEventStore';
 import { ProjectionRunner } from '../../shared/projections/projectionRunner';
 import { decideCategory } from '../../shared/domain/categories/decide';
 import { initialCategoryState } from '../../shared/domain/categories/events';
@@ -20,30 +17,19 @@ import { brainsProjection } from '../../services/projector/projections/brainsPro
 import { countBrains } from '../../services/query-api/features/brains/brainSql';
 import { physicalTable } from '../../shared/projections/projection';
 import { SqlConditions } from '../../shared/query/sqlConditions';
-import { createTestDatabase } from '../support/testPostgres';
+import { eventStoreDatabase } from '../support/eventStoreDatabase';
 
 const projections = [categoriesProjection, speciesProjection, atlasesProjection, brainsProjection];
 const staff = { userId: 1, isStaff: true };
 const now = '2026-01-01T00:00:00.000Z';
 
-let store: PostgresEventStore;
-let pool: pg.Pool;
 const brains = new Map<number, BrainState>();
 let lastAppended: GlobalPosition | undefined;
 
-beforeAll(async () => {
-  const url = await createTestDatabase('catalogue');
-  store = createPostgresEventStore({ connectionString: url });
-  await store.migrate();
-  pool = new pg.Pool({ connectionString: url });
-});
-afterAll(async () => {
-  await store.close();
-  await pool.end();
-});
+const db = eventStoreDatabase('catalogue');
 
 async function append(stream: string, events: readonly DomainEvent[]): Promise<void> {
-  ({ position: lastAppended } = await store.appendToStream(
+  ({ position: lastAppended } = await db.store.appendToStream(
     stream,
     events.map((e) => ({
       id: randomUUID(),
@@ -94,11 +80,11 @@ async function createBrain(brainId: number, atlas: ReturnType<typeof atlasOf>): 
  */
 async function runProjections(): Promise<void> {
   const deadline = Date.now() + 60_000;
-  while (lastAppended && comparePositions(await store.headPosition(), lastAppended) < 0) {
+  while (lastAppended && comparePositions(await db.store.headPosition(), lastAppended) < 0) {
     if (Date.now() > deadline) throw new Error('the appended events never became readable');
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  const runner = new ProjectionRunner({ store, pool, projections, batchSize: 7 });
+  const runner = new ProjectionRunner({ store: db.store, pool: db.pool, projections, batchSize: 7 });
   await runner.catchUp();
 }
 
@@ -163,7 +149,7 @@ async function seedCatalogue(): Promise<void> {
 
 /** Every counter equals a count over the brains and atlases read models. */
 async function countsDisagreeing(): Promise<unknown[]> {
-  const { rows } = await pool.query(`
+  const { rows } = await db.pool.query(`
     SELECT 'category' AS kind, c.id, c.brains_count, c.atlases_count,
            (SELECT count(*)::int FROM brains b WHERE b.category_id = c.id) AS brains,
            (SELECT count(*)::int FROM atlases a JOIN species s ON s.id = a.species_id WHERE s.category_id = c.id) AS atlases
@@ -181,7 +167,7 @@ async function countsDisagreeing(): Promise<unknown[]> {
 
 /** brain_counts (the list's X-Total-Count) against a count over the brains, per placement. */
 async function placementCountsDisagreeing(): Promise<unknown[]> {
-  const { rows } = await pool.query(`
+  const { rows } = await db.pool.query(`
     SELECT * FROM
       (SELECT atlas_id, species_id, category_id, verified, brains::int AS kept
        FROM brain_counts WHERE brains <> 0) kept
@@ -201,7 +187,7 @@ test('counts stay exact while brains are created, moved between atlases and spec
   await runProjections();
   expect(await countsDisagreeing()).toEqual([]);
   expect(await placementCountsDisagreeing()).toEqual([]);
-  const { rows: before } = await pool.query(
+  const { rows: before } = await db.pool.query(
     'SELECT id, brains_count, atlases_count FROM categories ORDER BY id',
   );
   expect(before).toEqual([
@@ -222,18 +208,18 @@ test('counts stay exact while brains are created, moved between atlases and spec
   await runProjections();
   expect(await countsDisagreeing()).toEqual([]);
   expect(await placementCountsDisagreeing()).toEqual([]);
-  const { rows: placements } = await pool.query(
+  const { rows: placements } = await db.pool.query(
     'SELECT sum(brains)::int AS all, sum(brains) FILTER (WHERE verified)::int AS verified FROM brain_counts',
   );
   expect(placements[0]).toEqual({ all: 10, verified: 1 });
-  const { rows: after } = await pool.query(
+  const { rows: after } = await db.pool.query(
     `SELECT (SELECT brains_count FROM categories WHERE id = 2) AS primates,
             (SELECT brains_count FROM species WHERE id = 1) AS mice,
             (SELECT brains_count FROM atlases WHERE id = 1) AS atlas1,
             (SELECT count(*)::int FROM brains) AS brains`,
   );
   expect(after[0]).toEqual({ primates: 4, mice: 5, atlas1: 3, brains: 10 });
-  const { rows: moved } = await pool.query(
+  const { rows: moved } = await db.pool.query(
     'SELECT atlas_id, species_id, category_id, revision FROM brains WHERE id = 1',
   );
   expect(moved[0]).toEqual({ atlas_id: 3, species_id: 2, category_id: 2, revision: '1' });
@@ -245,10 +231,11 @@ test("the list's total still answers while brains v2 is rebuilt beside a live v1
   const filters = [new SqlConditions(), species1];
   const totals = async () => {
     const answered: number[] = [];
-    for (const conditions of filters) answered.push(await countBrains(pool, { conditions, countable: true }));
+    for (const conditions of filters)
+      answered.push(await countBrains(db.pool, { conditions, countable: true }));
     return answered;
   };
-  const { rows } = await pool.query<{ all: number; mice: number }>(
+  const { rows } = await db.pool.query<{ all: number; mice: number }>(
     'SELECT count(*)::int AS all, (count(*) FILTER (WHERE species_id = 1))::int AS mice FROM brains',
   );
   const expected = [rows[0]!.all, rows[0]!.mice];
@@ -256,11 +243,11 @@ test("the list's total still answers while brains v2 is rebuilt beside a live v1
   expect(await totals()).toEqual(expected);
 
   // As v1 left the views: brains only (its columns are v2's).
-  await pool.query('DROP VIEW brain_counts');
+  await db.pool.query('DROP VIEW brain_counts');
   try {
     expect(await totals()).toEqual(expected);
   } finally {
-    await pool.query(
+    await db.pool.query(
       `CREATE VIEW brain_counts AS SELECT * FROM ${physicalTable(brainsProjection, 'brain_counts')}`,
     );
   }

@@ -1,11 +1,8 @@
 import pg from 'pg';
-import type { PostgresEventStore } from '../../shared/eventStore/postgres/postgresEventStore';
-import { createPostgresEventStore } from '../../shared/eventStore/postgres/postgresEventStore';
 import { LeaderLease } from '../../shared/projections/leaderLease';
 import { ProjectionProgress } from '../../shared/projections/projectionProgress';
 import { ProjectionRunner } from '../../shared/projections/projectionRunner';
 import { readCheckpoints } from '../../shared/projections/checkpointStore';
-import { createTestDatabase } from '../support/testPostgres';
 import {
   appendCounted,
   appliedCounts,
@@ -13,29 +10,18 @@ import {
   leaderLockHolder,
   waitUntil,
 } from './support/countingProjection';
+import { eventStoreDatabase } from '../support/eventStoreDatabase';
 
-let url: string;
-let store: PostgresEventStore;
-let pool: pg.Pool;
 const FAST_RETRY = { initialMs: 50, maxMs: 500 };
 
-beforeAll(async () => {
-  url = await createTestDatabase('runner');
-  store = createPostgresEventStore({ connectionString: url });
-  await store.migrate();
-  pool = new pg.Pool({ connectionString: url });
-});
-afterAll(async () => {
-  await store.close();
-  await pool.end();
-});
+const db = eventStoreDatabase('runner');
 
 test('after its leader connection is killed the runner leads again and resumes from its checkpoint', async () => {
   const progress = new ProjectionProgress();
   let failures = 0;
   const runner = new ProjectionRunner({
-    store,
-    pool,
+    store: db.store,
+    pool: db.pool,
     projections: [countingProjection('killed_leader')],
     progress,
     batchSize: 7,
@@ -44,22 +30,22 @@ test('after its leader connection is killed the runner leads again and resumes f
   });
   runner.start();
   try {
-    const before = await appendCounted(store, 30);
+    const before = await appendCounted(db.store, 30);
     expect(await progress.waitFor(before.position, 20_000)).toBe(true);
-    const firstLeader = await leaderLockHolder(pool);
+    const firstLeader = await leaderLockHolder(db.pool);
     expect(firstLeader).toBeDefined();
 
-    await pool.query('SELECT pg_terminate_backend($1)', [firstLeader]);
-    const after = await appendCounted(store, 30);
+    await db.pool.query('SELECT pg_terminate_backend($1)', [firstLeader]);
+    const after = await appendCounted(db.store, 30);
     expect(await progress.waitFor(after.position, 20_000)).toBe(true);
     await waitUntil(
-      async () => ![undefined, firstLeader].includes(await leaderLockHolder(pool)),
+      async () => ![undefined, firstLeader].includes(await leaderLockHolder(db.pool)),
       'a new leader connection',
     );
     expect(failures).toBeGreaterThanOrEqual(1);
     expect(runner.status()).toMatchObject({ state: 'up', leading: true });
 
-    const applied = await appliedCounts(pool, 'killed_leader');
+    const applied = await appliedCounts(db.pool, 'killed_leader');
     expect([...applied.keys()].sort()).toEqual([...before.ids, ...after.ids].sort());
     expect([...applied.values()].filter((n) => n !== 1)).toEqual([]);
   } finally {
@@ -68,14 +54,18 @@ test('after its leader connection is killed the runner leads again and resumes f
 });
 
 test('stop() gives the leader lock up: no advisory lock stays behind and another runner leads at once', async () => {
-  const runner = new ProjectionRunner({ store, pool, projections: [countingProjection('stopped')] });
+  const runner = new ProjectionRunner({
+    store: db.store,
+    pool: db.pool,
+    projections: [countingProjection('stopped')],
+  });
   runner.start();
   await waitUntil(() => runner.status().leading, 'the runner leads');
   await runner.stop();
   // The connection went back to this pool: it must not keep the (session) lock there.
-  expect(await leaderLockHolder(pool)).toBeUndefined();
+  expect(await leaderLockHolder(db.pool)).toBeUndefined();
 
-  const elsewhere = new pg.Pool({ connectionString: url });
+  const elsewhere = new pg.Pool({ connectionString: db.url });
   const lease = new LeaderLease(elsewhere);
   try {
     expect(await lease.tryAcquire()).toBeDefined();
@@ -86,7 +76,11 @@ test('stop() gives the leader lock up: no advisory lock stays behind and another
 });
 
 test('a new version is swapped in when caught up, also when the catch-up ends on a full batch', async () => {
-  const v1 = new ProjectionRunner({ store, pool, projections: [countingProjection('full_batch', 1)] });
+  const v1 = new ProjectionRunner({
+    store: db.store,
+    pool: db.pool,
+    projections: [countingProjection('full_batch', 1)],
+  });
   v1.start();
   await waitUntil(() => v1.status().leading, 'v1 leads');
   await v1.stop();
@@ -94,13 +88,13 @@ test('a new version is swapped in when caught up, also when the catch-up ends on
   const events = await countEventsInStore();
   const batchSize = 5;
   const missing = (batchSize - (events % batchSize)) % batchSize || batchSize;
-  await appendCounted(store, missing + batchSize);
+  await appendCounted(db.store, missing + batchSize);
   expect((await countEventsInStore()) % batchSize).toBe(0);
 
   const progress = new ProjectionProgress();
   const v2 = new ProjectionRunner({
-    store,
-    pool,
+    store: db.store,
+    pool: db.pool,
     projections: [countingProjection('full_batch', 2)],
     progress,
     batchSize,
@@ -108,16 +102,16 @@ test('a new version is swapped in when caught up, also when the catch-up ends on
   v2.start();
   try {
     await waitUntil(async () => {
-      const rows = (await readCheckpoints(pool)).filter((c) => c.projection === 'full_batch');
+      const rows = (await readCheckpoints(db.pool)).filter((c) => c.projection === 'full_batch');
       return rows.length === 1 && rows[0]!.version === 2 && rows[0]!.status === 'live';
     }, 'v2 swapped in without a further append');
-    expect(await progress.waitFor(await store.headPosition(), 10_000)).toBe(true);
+    expect(await progress.waitFor(await db.store.headPosition(), 10_000)).toBe(true);
   } finally {
     await v2.stop();
   }
 });
 
 async function countEventsInStore(): Promise<number> {
-  const { rows } = await pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${store.names.events}`);
+  const { rows } = await db.pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${db.store.names.events}`);
   return Number(rows[0]!.n);
 }

@@ -1,12 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
 import type { AppendResult, GlobalPosition, RecordedEvent } from '../../shared/eventStore/eventStore';
-import type { PostgresEventStore } from '../../shared/eventStore/postgres/postgresEventStore';
-import { createPostgresEventStore } from '../../shared/eventStore/postgres/postgresEventStore';
 import type { Projection } from '../../shared/projections/projection';
 import { ProjectionRunner } from '../../shared/projections/projectionRunner';
 import { ProjectionProgress } from '../../shared/projections/projectionProgress';
-import { createTestDatabase } from '../support/testPostgres';
+import { eventStoreDatabase } from '../support/eventStoreDatabase';
 
 /** A counter read model whose v2 also keeps the last payload: same name, new version. */
 const notes = (version: number): Projection => ({
@@ -35,24 +32,12 @@ const notes = (version: number): Projection => ({
   },
 });
 
-let store: PostgresEventStore;
-let pool: pg.Pool;
-
-beforeAll(async () => {
-  const url = await createTestDatabase('swap');
-  store = createPostgresEventStore({ connectionString: url });
-  await store.migrate();
-  pool = new pg.Pool({ connectionString: url });
-});
-afterAll(async () => {
-  await store.close();
-  await pool.end();
-});
+const db = eventStoreDatabase('swap');
 
 async function takeNotes(count: number): Promise<GlobalPosition> {
   let last: AppendResult | undefined;
   for (let i = 0; i < count; i++) {
-    last = await store.appendToStream(`note-${i % 3}`, [
+    last = await db.store.appendToStream(`note-${i % 3}`, [
       {
         id: randomUUID(),
         type: 'NoteTaken',
@@ -65,11 +50,16 @@ async function takeNotes(count: number): Promise<GlobalPosition> {
 }
 
 const readNotes = async () =>
-  (await pool.query<Record<string, unknown>>('SELECT * FROM notes ORDER BY id')).rows;
+  (await db.pool.query<Record<string, unknown>>('SELECT * FROM notes ORDER BY id')).rows;
 
 test('a new projection version is built beside the live one and swapped in without taking reads down', async () => {
   const v1Progress = new ProjectionProgress();
-  const v1 = new ProjectionRunner({ store, pool, projections: [notes(1)], progress: v1Progress });
+  const v1 = new ProjectionRunner({
+    store: db.store,
+    pool: db.pool,
+    projections: [notes(1)],
+    progress: v1Progress,
+  });
   v1.start();
   expect(await v1Progress.waitFor(await takeNotes(30), 10_000)).toBe(true);
   await v1.stop();
@@ -82,8 +72,8 @@ test('a new projection version is built beside the live one and swapped in witho
   // v2 starts: until it has caught up, the view still serves v1's rows, never an empty or half table.
   const v2Progress = new ProjectionProgress();
   const v2 = new ProjectionRunner({
-    store,
-    pool,
+    store: db.store,
+    pool: db.pool,
     projections: [notes(2)],
     progress: v2Progress,
     batchSize: 5,
@@ -114,12 +104,12 @@ test('a new projection version is built beside the live one and swapped in witho
   // Every read saw a complete model: v1's 30 notes, or v2 caught up, never a partial rebuild.
   expect(readsDuringSwap.length).toBeGreaterThan(0);
   for (const total of readsDuringSwap) expect(total).toBeGreaterThanOrEqual(30);
-  const { rows } = await pool.query<{ version: number; status: string }>(
+  const { rows } = await db.pool.query<{ version: number; status: string }>(
     'SELECT version, status FROM rm.projection_checkpoints WHERE projection = $1',
     ['notes'],
   );
   expect(rows).toEqual([{ version: 2, status: 'live' }]);
-  const tables = await pool.query<{ t: string }>(
+  const tables = await db.pool.query<{ t: string }>(
     `SELECT table_name AS t FROM information_schema.tables WHERE table_schema = 'rm' AND table_name LIKE 'notes_v%'`,
   );
   expect(tables.rows.map((r) => r.t)).toEqual(['notes_v2']);

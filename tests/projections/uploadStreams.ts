@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
-import type { PostgresEventStore } from '../../shared/eventStore/postgres/postgresEventStore';
+import type pg from 'pg';
 import { type GlobalPosition, comparePositions } from '../../shared/eventStore/eventStore';
-import { createPostgresEventStore } from '../../shared/eventStore/postgres/postgresEventStore';
 import { ProjectionRunner } from '../../shared/projections/projectionRunner';
 import { type UploadCommand, decideUpload } from '../../shared/domain/uploads/decide';
 import {
@@ -12,7 +10,7 @@ import {
   uploadStreamName,
 } from '../../shared/domain/uploads/events';
 import { fileUploadsProjection } from '../../services/projector/projections/fileUploadsProjection';
-import { createTestDatabase } from '../support/testPostgres';
+import { eventStoreDatabase } from '../support/eventStoreDatabase';
 
 export interface UploadStreams {
   /** The read models' pool (file_uploads). */
@@ -30,27 +28,15 @@ export interface UploadStreams {
  * file uploads projection run over them: registers the file's beforeAll/afterAll.
  */
 export function uploadStreams(databaseName: string): UploadStreams {
-  let store: PostgresEventStore;
-  let pool: pg.Pool;
+  const db = eventStoreDatabase(databaseName);
   let lastAppended: GlobalPosition | undefined;
   const states = new Map<string, UploadState>();
-
-  beforeAll(async () => {
-    const url = await createTestDatabase(databaseName);
-    store = createPostgresEventStore({ connectionString: url });
-    await store.migrate();
-    pool = new pg.Pool({ connectionString: url });
-  });
-  afterAll(async () => {
-    await store.close();
-    await pool.end();
-  });
 
   const decide = async (uploadId: string, command: UploadCommand): Promise<void> => {
     const state = states.get(uploadId) ?? uploadDecider.initialState();
     const events: UploadEvent[] = decideUpload(command, state);
     states.set(uploadId, events.reduce(uploadDecider.evolve, state));
-    ({ position: lastAppended } = await store.appendToStream(
+    ({ position: lastAppended } = await db.store.appendToStream(
       uploadStreamName(uploadId),
       events.map((e) => ({
         id: randomUUID(),
@@ -62,7 +48,7 @@ export function uploadStreams(databaseName: string): UploadStreams {
   };
 
   return {
-    pool: () => pool,
+    pool: () => db.pool,
     decide,
     receive: (uploadId, brainId = null) =>
       decide(uploadId, {
@@ -82,11 +68,15 @@ export function uploadStreams(databaseName: string): UploadStreams {
       }),
     catchUp: async () => {
       const deadline = Date.now() + 60_000;
-      while (lastAppended && comparePositions(await store.headPosition(), lastAppended) < 0) {
+      while (lastAppended && comparePositions(await db.store.headPosition(), lastAppended) < 0) {
         if (Date.now() > deadline) throw new Error('the appended events never became readable');
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      await new ProjectionRunner({ store, pool, projections: [fileUploadsProjection] }).catchUp();
+      await new ProjectionRunner({
+        store: db.store,
+        pool: db.pool,
+        projections: [fileUploadsProjection],
+      }).catchUp();
     },
   };
 }
