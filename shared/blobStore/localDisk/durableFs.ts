@@ -1,10 +1,14 @@
 import { open, unlink, type FileHandle } from 'node:fs/promises';
 
-/** FileHandle.write may write fewer bytes than asked; loop until the chunk is on its way to disk. */
-export async function writeAll(handle: FileHandle, chunk: Buffer): Promise<void> {
+/** FileHandle.write may write fewer bytes than asked: loop until all of `chunk` is at `position`. */
+export async function writeAllAt(
+  handle: Pick<FileHandle, 'write'>,
+  chunk: Buffer,
+  position: number,
+): Promise<void> {
   let offset = 0;
   while (offset < chunk.length) {
-    const { bytesWritten } = await handle.write(chunk, offset, chunk.length - offset);
+    const { bytesWritten } = await handle.write(chunk, offset, chunk.length - offset, position + offset);
     offset += bytesWritten;
   }
 }

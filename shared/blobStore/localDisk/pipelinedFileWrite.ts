@@ -1,5 +1,6 @@
 import type { FileHandle } from 'node:fs/promises';
 import type { OffThreadSha256 } from '../offThreadSha256';
+import { writeAllAt } from './durableFs';
 
 /** Bytes whose write is in flight or that wait for the hashing thread before `append` waits. */
 const MAX_PENDING_BYTES = 8 * 1024 * 1024;
@@ -103,14 +104,5 @@ export class PipelinedFileWrite {
       () => this.writes.delete(operation),
     );
     return operation;
-  }
-}
-
-/** FileHandle.write may write fewer bytes than asked: loop until all of `chunk` is at `position`. */
-async function writeAllAt(handle: WritableFile, chunk: Buffer, position: number): Promise<void> {
-  let offset = 0;
-  while (offset < chunk.length) {
-    const { bytesWritten } = await handle.write(chunk, offset, chunk.length - offset, position + offset);
-    offset += bytesWritten;
   }
 }
