@@ -1,5 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import { inTransaction } from '../infra/postgres/inTransaction';
+import { SQLSTATE, sqlState } from '../infra/postgres/sqlState';
 import type { GlobalPosition } from '../eventStore/eventStore';
 import { START, minPosition } from '../eventStore/eventStore';
 import { READ_MODEL_SCHEMA } from './projection';
@@ -64,8 +65,8 @@ export async function readCheckpointsIfAny(db: Pool | PoolClient): Promise<Check
   try {
     return await readCheckpoints(db);
   } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    if (code === '42P01' || code === '3F000') return [];
+    const code = sqlState(error);
+    if (code === SQLSTATE.undefinedTable || code === SQLSTATE.invalidSchemaName) return [];
     throw error;
   }
 }

@@ -1,5 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import { inTransaction } from '../../infra/postgres/inTransaction';
+import { SQLSTATE, sqlState } from '../../infra/postgres/sqlState';
 import { READ_MODEL_SCHEMA } from '../../projections/projection';
 import {
   createGeneration,
@@ -138,11 +139,9 @@ async function vacuumGeneration(pool: Pool, names: SearchTableNames, generation:
   try {
     await pool.query(`VACUUM ${names.documents(generation)}`);
   } catch (error) {
-    if ((error as { code?: string }).code !== UNDEFINED_TABLE) throw error;
+    if (sqlState(error) !== SQLSTATE.undefinedTable) throw error;
   }
 }
-
-const UNDEFINED_TABLE = '42P01';
 
 export async function abandonGeneration(
   pool: Pool,

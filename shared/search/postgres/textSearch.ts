@@ -1,6 +1,7 @@
 import type { Pool, QueryResultRow } from 'pg';
 import type { SearchQuery } from '../searchIndex';
 import type { SearchText } from '../searchText';
+import { SQLSTATE, sqlState } from '../../infra/postgres/sqlState';
 import { searchSql, searchSqlV2, type SearchSources, type SqlStatement } from './searchQuerySql';
 
 export type TextSearch = <Row extends QueryResultRow>(
@@ -9,10 +10,10 @@ export type TextSearch = <Row extends QueryResultRow>(
 ) => Promise<Row[]>;
 
 /** What PostgreSQL says when a statement names a column or a relation the views do not have. */
-const LAYOUT_ERRORS = new Set(['42703', '42P01']);
-
-const isLayoutError = (error: unknown): boolean =>
-  LAYOUT_ERRORS.has((error as { code?: unknown } | null)?.code as string);
+const isLayoutError = (error: unknown): boolean => {
+  const code = sqlState(error);
+  return code === SQLSTATE.undefinedColumn || code === SQLSTATE.undefinedTable;
+};
 
 /**
  * Text search whatever layout the live generation has. After an upgrade, v3 is rebuilt beside the

@@ -3,6 +3,7 @@ import type { BrainARow, BrainShape } from '../../../../shared/views/brainViews'
 import type { SqlConditions } from '../../../../shared/query/sqlConditions';
 import type { Window } from '../../../../shared/query/listResponse';
 import { namedStatement } from '../../../../shared/infra/postgres/namedStatement';
+import { SQLSTATE, sqlState } from '../../../../shared/infra/postgres/sqlState';
 import { SCIENTIFIC_NAME_KEY_SQL } from '../species/speciesSql';
 
 /** What both shapes show beside a brain (b): atlas, species, category, uploader and file, flat. */
@@ -79,12 +80,10 @@ export async function countBrains(pool: Pool, { conditions, countable }: BrainLi
   } catch (error) {
     // brain_counts comes with brains v2; while an upgrade rebuilds v2 beside the live v1 there is
     // no such view yet. Until every deployment has swapped to v2: delete with the next layout change.
-    if ((error as { code?: unknown }).code !== UNDEFINED_TABLE) throw error;
+    if (sqlState(error) !== SQLSTATE.undefinedTable) throw error;
     return count(counted);
   }
 }
-
-const UNDEFINED_TABLE = '42P01';
 
 /**
  * One page, in one statement: the ids from an index in the list's order (index-only, however deep
