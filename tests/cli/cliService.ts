@@ -1,11 +1,10 @@
-import { client, type Client, newUser } from '../support/httpClient';
-import { startTestService, type TestService } from '../support/testService';
+import { type Client, newUser } from '../support/httpClient';
+import { startCuratedService } from '../support/curatedService';
+import type { TestService } from '../support/testService';
 import { createTaxonomy, type Taxonomy } from '../e2e/brains/brainFixtures';
 import { freePort } from '../support/freePort';
 import { type ServiceProcess, spawnService } from '../support/spawnService';
 import { cliEnv, freshConfigDir, runCli } from './runCli';
-
-export const STAFF = { email: 'curator@example.org', password: 'curator-password', username: 'curator' };
 
 export interface CliWorld {
   readonly service: TestService;
@@ -26,18 +25,7 @@ export async function startCliWorld(
   env: Record<string, string> = {},
   options: { processor?: boolean } = {},
 ): Promise<CliWorld> {
-  const service = await startTestService({
-    ADMIN_EMAIL: STAFF.email,
-    ADMIN_PASSWORD: STAFF.password,
-    ADMIN_USERNAME: STAFF.username,
-    ...env,
-  });
-  const api = client(service.url);
-  const login = await api.post('/api/auth/login/', {
-    json: { email: STAFF.email, password: STAFF.password },
-  });
-  if (login.status !== 200) throw new Error(`staff login: ${login.status} ${login.text}`);
-  const staffToken = login.body.token as string;
+  const { service, api, staff: staffToken } = await startCuratedService(env);
   const taxonomy = await createTaxonomy(api, staffToken);
   const processor = options.processor
     ? await spawnService('services/processor/main.ts', {
