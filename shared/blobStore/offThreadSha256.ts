@@ -1,21 +1,27 @@
 import { Worker } from 'node:worker_threads';
 
 /**
- * The hashing thread: SHA-256 per session id, over the first `length` bytes of buffers transferred
- * to it (never copied), in the order they were sent. It hands each buffer back once hashed, so the
- * sender reuses it and bounds what waits in the queue.
+ * The hashing thread: SHA-256 per session id, over the first `length` bytes of a slot of shared
+ * memory, in the order they were sent. Each slot is shared with it once, when it is made; after that
+ * a message names a slot by number, so no memory is copied, transferred or wrapped anew per batch
+ * (a transferred 2 MiB buffer came back as new external memory to the garbage collector each time,
+ * and the collections it set off cost as much CPU as the hashing). It names the slot back once
+ * hashed, so the sender reuses it.
  */
 const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const { createHash } = require('node:crypto');
 const sessions = new Map();
+const slots = new Map();
 parentPort.on('message', (message) => {
   const { id, kind } = message;
-  if (kind === 'update') {
+  if (kind === 'slot') slots.set(message.slot, new Uint8Array(message.memory));
+  else if (kind === 'forget') slots.delete(message.slot);
+  else if (kind === 'update') {
     let hash = sessions.get(id);
     if (!hash) sessions.set(id, (hash = createHash('sha256')));
-    hash.update(new Uint8Array(message.bytes, 0, message.length));
-    parentPort.postMessage({ id, kind: 'hashed', bytes: message.bytes }, [message.bytes]);
+    hash.update(slots.get(message.slot).subarray(0, message.length));
+    parentPort.postMessage({ id, kind: 'hashed', slot: message.slot });
   } else if (kind === 'digest') {
     const hash = sessions.get(id) ?? createHash('sha256');
     sessions.delete(id);
@@ -25,9 +31,13 @@ parentPort.on('message', (message) => {
 
 /** Memory a session may have handed over and not had back before `update` makes its caller wait. */
 const MAX_IN_FLIGHT_BYTES = 8 * 1024 * 1024;
+/** The capacity of a pooled batch (batches are filled to about 1 MiB; a larger one gets its own memory). */
+export const POOLED_BYTES = 2 * 1024 * 1024;
+/** Free pooled slots kept for the next batches; one freed beyond these is forgotten on both sides. */
+const MAX_POOLED = 16;
 
 type Reply =
-  | { readonly id: number; readonly kind: 'hashed'; readonly bytes: ArrayBuffer }
+  | { readonly id: number; readonly kind: 'hashed'; readonly slot: number }
   | { readonly id: number; readonly kind: 'digest'; readonly sha256: string };
 
 interface Session {
@@ -37,10 +47,24 @@ interface Session {
   fail: (error: Error) => void;
 }
 
+/** Shared memory the thread knows by number; `given` while a caller holds it to fill it. */
+interface Slot {
+  readonly number: number;
+  readonly thread: HashingThread;
+  readonly bytes: Buffer;
+  given: boolean;
+}
+
+/** Slot memory given out by emptyBatch/batchBuffer, for update to recognise. */
+const slotOfMemory = new WeakMap<ArrayBufferLike, Slot>();
+
 /** One thread for the process, started on first use; it keeps the process alive only while hashing. */
 class HashingThread {
   private readonly worker = new Worker(WORKER_SOURCE, { eval: true });
   private readonly sessions = new Map<number, Session>();
+  private readonly slots = new Map<number, Slot>();
+  private readonly free: Slot[] = [];
+  private nextSlot = 1;
   private dead: Error | undefined;
 
   constructor(onDeath: () => void) {
@@ -63,11 +87,24 @@ class HashingThread {
     this.sessions.set(id, session);
   }
 
-  send(id: number, kind: 'update' | 'digest' | 'abort', bytes?: Buffer): void {
+  /** A slot of at least `bytes` to fill, pooled when it is of the usual size. */
+  give(bytes: number): Slot {
     if (this.dead) throw this.dead;
-    if (!bytes) return this.worker.postMessage({ id, kind });
-    const buffer = bytes.buffer as ArrayBuffer;
-    this.worker.postMessage({ id, kind, bytes: buffer, length: bytes.length }, [buffer]);
+    const slot =
+      (bytes <= POOLED_BYTES ? this.free.pop() : undefined) ?? this.make(Math.max(bytes, POOLED_BYTES));
+    slot.given = true;
+    return slot;
+  }
+
+  update(id: number, slot: Slot, length: number): void {
+    if (this.dead) throw this.dead;
+    slot.given = false;
+    this.worker.postMessage({ id, kind: 'update', slot: slot.number, length });
+  }
+
+  send(id: number, kind: 'digest' | 'abort'): void {
+    if (this.dead) throw this.dead;
+    this.worker.postMessage({ id, kind });
   }
 
   close(id: number): void {
@@ -75,25 +112,42 @@ class HashingThread {
     if (this.sessions.size === 0) this.worker.unref();
   }
 
+  private make(capacity: number): Slot {
+    const memory = new SharedArrayBuffer(capacity);
+    const slot: Slot = { number: this.nextSlot++, thread: this, bytes: Buffer.from(memory), given: false };
+    this.slots.set(slot.number, slot);
+    slotOfMemory.set(memory, slot);
+    this.worker.postMessage({ kind: 'slot', slot: slot.number, memory });
+    return slot;
+  }
+
+  private release(slot: Slot): void {
+    if (slot.bytes.length === POOLED_BYTES && this.free.length < MAX_POOLED) return void this.free.push(slot);
+    this.slots.delete(slot.number);
+    this.worker.postMessage({ kind: 'forget', slot: slot.number });
+  }
+
   private receive(reply: Reply): void {
-    if (reply.kind === 'hashed') release(reply.bytes);
     const session = this.sessions.get(reply.id);
-    if (!session) return;
     if (reply.kind === 'hashed') {
-      session.inFlight -= reply.bytes.byteLength;
+      const slot = this.slots.get(reply.slot);
+      if (slot) this.release(slot);
+      if (!session) return;
+      session.inFlight -= slot?.bytes.length ?? 0;
       session.onHashed?.();
-    } else session.onDigest?.(reply.sha256);
+    } else session?.onDigest?.(reply.sha256);
   }
 }
 
 let thread: HashingThread | undefined;
 let nextId = 1;
 
+const currentThread = (): HashingThread => (thread ??= new HashingThread(() => (thread = undefined)));
+
 /**
  * SHA-256 computed on a worker thread, so hashing a large upload never holds the event loop that
- * answers requests (it costs about a second per GiB). Each buffer given to `update` is transferred
- * to the thread and comes back to the pool: the caller hands it over and must not touch it again
- * (see batchBuffer).
+ * answers requests (it costs about half a second per GiB). Each buffer given to `update` is memory
+ * the thread shares (see emptyBatch): the caller hands it over and must not touch it again.
  */
 export class OffThreadSha256 {
   private readonly id = nextId++;
@@ -103,7 +157,7 @@ export class OffThreadSha256 {
   private finished = false;
 
   constructor() {
-    this.thread = thread ??= new HashingThread(() => (thread = undefined));
+    this.thread = currentThread();
     this.session = {
       inFlight: 0,
       onHashed: undefined,
@@ -119,12 +173,12 @@ export class OffThreadSha256 {
   /** Hands `bytes` over; resolves when little enough of what was handed over waits to be hashed. */
   async update(bytes: Buffer): Promise<void> {
     this.check();
-    if (bytes.byteOffset !== 0 || !owned.has(bytes.buffer))
-      throw new Error('OffThreadSha256.update takes the buffers batchBuffer gives');
-    owned.delete(bytes.buffer);
+    const slot = slotOfMemory.get(bytes.buffer);
+    if (bytes.byteOffset !== 0 || !slot?.given || slot.thread !== this.thread)
+      throw new Error('OffThreadSha256.update takes the buffers batchBuffer or emptyBatch gives, once');
     // The memory handed over, not just the bytes to hash: it is what waits in the queue.
-    this.session.inFlight += bytes.buffer.byteLength;
-    this.thread.send(this.id, 'update', bytes);
+    this.session.inFlight += slot.bytes.length;
+    this.thread.update(this.id, slot, bytes.length);
     while (this.session.inFlight > MAX_IN_FLIGHT_BYTES && !this.failure)
       await new Promise<void>((resolve) => (this.session.onHashed = resolve));
     this.session.onHashed = undefined;
@@ -164,27 +218,18 @@ export class OffThreadSha256 {
   }
 }
 
-const POOLED_BYTES = 2 * 1024 * 1024;
-const MAX_POOLED = 16;
-/** Buffers back from the hashing thread, reused for the next batches. */
-const pool: ArrayBuffer[] = [];
-/** Memory batchBuffer gave out and update has not yet taken: what may be transferred. */
-const owned = new WeakSet<ArrayBufferLike>();
-
-function release(buffer: ArrayBuffer): void {
-  if (buffer.byteLength === POOLED_BYTES && pool.length < MAX_POOLED) pool.push(buffer);
-}
-
-/**
- * The chunks copied into one buffer that owns its memory (never a slice of Node's shared pool, which
- * must not be transferred), taken from the buffers the hashing thread handed back when one fits.
- */
+/** The chunks copied into one batch of the hashing thread's memory (see emptyBatch). */
 export function batchBuffer(chunks: readonly Buffer[], length: number): Buffer {
-  const memory =
-    length <= POOLED_BYTES ? (pool.pop() ?? new ArrayBuffer(POOLED_BYTES)) : new ArrayBuffer(length);
-  owned.add(memory);
-  const batch = Buffer.from(memory, 0, length);
+  const batch = currentThread().give(length).bytes.subarray(0, length);
   let offset = 0;
   for (const chunk of chunks) offset += chunk.copy(batch, offset);
   return batch;
+}
+
+/**
+ * A pooled batch of POOLED_BYTES of memory the hashing thread shares, to fill in place: `update`
+ * takes it, or any prefix of it (`subarray(0, n)`), once. Writing to it after that corrupts the hash.
+ */
+export function emptyBatch(): Buffer {
+  return currentThread().give(POOLED_BYTES).bytes;
 }
