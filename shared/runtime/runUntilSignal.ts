@@ -1,10 +1,12 @@
 import type { Logger } from '../logging/logger';
+import { tuneHeapGrowth } from './heapGrowth';
 
 /** Starts a service, and on SIGINT/SIGTERM closes it (flushing, stopping embedded PostgreSQL) before exiting. */
 export async function runUntilSignal(
   name: string,
   start: () => Promise<{ logger: Logger; service: { close(): Promise<void> } }>,
 ): Promise<void> {
+  tuneHeapGrowth();
   let started: Awaited<ReturnType<typeof start>>;
   try {
     started = await start();
