@@ -34,7 +34,8 @@ export function uploadBenchOptions(env: NodeJS.ProcessEnv): UploadBenchOptions {
 /**
  * One streamed upload of `bytes` through POST /api/file-uploads/ on the all-in-one in a child
  * process (so its RSS is its own), next to writing the same bytes to a file on the same disk with
- * a plain Node stream (before and after it, averaged); both end with an fsync, as the BlobStore does before it answers. The bytes
+ * a plain Node stream (before and after it, averaged) and to the same body POSTed to a bare server
+ * that only stores it (tests/bench/bareStoringServer); both end with an fsync, as the BlobStore does before it answers. The bytes
  * are generated on the fly from one random MiB; nothing of that size is kept anywhere.
  */
 export async function measureUploads(
@@ -57,21 +58,36 @@ export async function measureUploads(
     MAX_UPLOAD_BYTES: String(options.bytes + CHUNK),
   });
   const stopServer = cleanup.defer('upload bench server', () => server.kill());
+  const bare = await spawnService(`tests/bench/bareStoringServer${path.extname(__filename)}`, {
+    DATA_DIR: dataDir,
+    PORT: String(await freePort()),
+  });
+  const stopBare = cleanup.defer('bare storing server', () => bare.kill());
   const upload = {
     rate: [] as number[],
     plain: [] as number[],
     ratio: [] as number[],
     rss: [] as number[],
     cpu: [] as number[],
+    bare: [] as number[],
+    bareCpu: [] as number[],
+    ofBare: [] as number[],
+    bareOfPlain: [] as number[],
   };
   try {
     const token = await account(server.url);
     await postUpload(server.url, token, CHUNK); // warm-up: code paths loaded, pools open
+    await postUpload(bare.url, token, CHUNK);
     for (let round = 0; round < options.rounds; round++) {
       // The disk's speed drifts (writeback, a shared VM disk): the plain write runs before and
       // after the upload, and the upload is held against their mean.
       const plainFile = path.join(dataDir, 'plain.bin');
       const before = await plainWrite(plainFile, options.bytes);
+      const bareCpuBefore = cpuSecondsOf(bare.pid);
+      const bareStarted = process.hrtime.bigint();
+      await postUpload(bare.url, token, options.bytes);
+      const bareRate = options.bytes / MB / (Number(process.hrtime.bigint() - bareStarted) / 1e9);
+      upload.bareCpu.push((cpuSecondsOf(bare.pid) - bareCpuBefore) / (options.bytes / 2 ** 30));
       const baseline = rssOf(server.pid);
       const sampler = sampleRss(server.pid);
       const cpuBefore = cpuSecondsOf(server.pid);
@@ -85,12 +101,16 @@ export async function measureUploads(
       upload.rate.push(options.bytes / MB / seconds);
       upload.plain.push(plain);
       upload.ratio.push(options.bytes / MB / seconds / plain);
+      upload.bare.push(bareRate);
+      upload.ofBare.push(options.bytes / MB / seconds / bareRate);
+      upload.bareOfPlain.push(bareRate / plain);
       upload.rss.push((peak - baseline) / MB);
       printDetail(
-        `round ${round + 1}: upload ${(options.bytes / MB / seconds).toFixed(0)} MB/s, plain write ${plain.toFixed(0)} MB/s (mean of before and after), server RSS ${(baseline / MB).toFixed(0)} → peak ${(peak / MB).toFixed(0)} MB`,
+        `round ${round + 1}: upload ${(options.bytes / MB / seconds).toFixed(0)} MB/s, bare storing server ${bareRate.toFixed(0)} MB/s, plain write ${plain.toFixed(0)} MB/s (mean of before and after), server RSS ${(baseline / MB).toFixed(0)} → peak ${(peak / MB).toFixed(0)} MB`,
       );
     }
   } finally {
+    await stopBare();
     await stopServer();
     await stopDir();
   }
@@ -117,6 +137,27 @@ export async function measureUploads(
       // What the machine's load cannot distort: the server's own CPU time for the bytes.
       name: 'upload: server CPU time per GiB',
       rounds: upload.cpu,
+      unit: seconds,
+      target: undefined,
+    },
+    {
+      // The least any upload endpoint does with the bytes (tests/bench/bareStoringServer): what is
+      // left between it and the plain write is the machine's, not the service's.
+      name: 'upload: bare storing server (receive, SHA-256, write, fsync)',
+      rounds: upload.bare,
+      unit: megabytesPerSecond,
+      target: undefined,
+    },
+    {
+      name: 'upload: bare storing server vs plain write',
+      rounds: upload.bareOfPlain,
+      unit: percent,
+      target: undefined,
+    },
+    { name: 'upload: speed vs bare storing server', rounds: upload.ofBare, unit: percent, target: undefined },
+    {
+      name: 'upload: bare storing server CPU time per GiB',
+      rounds: upload.bareCpu,
       unit: seconds,
       target: undefined,
     },

@@ -1,0 +1,48 @@
+import { open, rm } from 'node:fs/promises';
+import http from 'node:http';
+import path from 'node:path';
+import { drainInBatches } from '../../shared/blobStore/localDisk/drainInBatches';
+import { PipelinedFileWrite } from '../../shared/blobStore/localDisk/pipelinedFileWrite';
+import { OffThreadSha256 } from '../../shared/blobStore/offThreadSha256';
+import { tuneHeapGrowth } from '../../shared/runtime/heapGrowth';
+
+/**
+ * The least any upload endpoint must do with a body, for the upload bench to hold the service
+ * against: a bare Node HTTP server that streams each POSTed body, as it arrives, into a file with
+ * the local disk BlobStore's own pieces (batches, writes in flight, SHA-256 on the hashing thread,
+ * fsync), and answers 201 with the hash. No framework, no multipart parsing, no authentication, no
+ * event. Environment: PORT, DATA_DIR. GET /health/ answers 200.
+ */
+tuneHeapGrowth();
+const port = Number(process.env.PORT);
+const dataDir = process.env.DATA_DIR ?? '.';
+let next = 0;
+
+async function store(req: http.IncomingMessage): Promise<{ size: number; sha256: string }> {
+  const file = path.join(dataDir, `bare-${process.pid}-${next++}.bin`);
+  const handle = await open(file, 'wx');
+  const hash = new OffThreadSha256();
+  const output = new PipelinedFileWrite(handle, hash);
+  try {
+    const size = await drainInBatches(req, { batchBytes: 1024 * 1024 }, (batch) => output.append(batch));
+    await output.finish();
+    return { size, sha256: await hash.digest() };
+  } catch (error) {
+    hash.abort();
+    await output.quiesce();
+    throw error;
+  } finally {
+    await handle.close();
+    await rm(file, { force: true });
+  }
+}
+
+http
+  .createServer((req, res) => {
+    if (req.method !== 'POST') return void res.writeHead(200).end('{}');
+    store(req).then(
+      (stored) => res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify(stored)),
+      (error: unknown) => res.writeHead(500).end(String(error)),
+    );
+  })
+  .listen(port, '127.0.0.1');
