@@ -47,24 +47,33 @@ interface Session {
   fail: (error: Error) => void;
 }
 
-/** Shared memory the thread knows by number; `given` while a caller holds it to fill it. */
+/** What the main thread knows of a slot of shared memory, kept beside it (weakly). */
 interface Slot {
   readonly number: number;
   readonly thread: HashingThread;
-  readonly bytes: Buffer;
+  /** Out with a caller to fill, not yet handed to update. */
   given: boolean;
 }
 
-/** Slot memory given out by emptyBatch/batchBuffer, for update to recognise. */
-const slotOfMemory = new WeakMap<ArrayBufferLike, Slot>();
+/** The slot of each piece of memory emptyBatch/batchBuffer gave out, for update to recognise. */
+const slotOfMemory = new WeakMap<SharedArrayBuffer, Slot>();
+
+/**
+ * A batch given out and dropped without being handed over (a failed upload) is reclaimed once no
+ * view of its memory is left: the thread then forgets the slot too.
+ */
+const dropped = new FinalizationRegistry<Slot>((slot) => slot.thread.forget(slot.number));
 
 /** One thread for the process, started on first use; it keeps the process alive only while hashing. */
 class HashingThread {
   private readonly worker = new Worker(WORKER_SOURCE, { eval: true });
   private readonly sessions = new Map<number, Session>();
-  private readonly slots = new Map<number, Slot>();
-  private readonly free: Slot[] = [];
+  /** Memory held here while it is pooled or being hashed; a given batch is held by its caller only. */
+  private readonly free: SharedArrayBuffer[] = [];
+  private readonly hashing = new Map<number, SharedArrayBuffer>();
   private nextSlot = 1;
+  private liveBytes = 0;
+  private readonly capacities = new Map<number, number>();
   private dead: Error | undefined;
 
   constructor(onDeath: () => void) {
@@ -81,24 +90,31 @@ class HashingThread {
     this.worker.on('exit', (code) => die(new Error(`the hashing thread exited (code ${code})`)));
   }
 
+  /** Bytes of shared memory the thread knows: pooled, being hashed, or out with callers. */
+  get sharedBytes(): number {
+    return this.liveBytes;
+  }
+
   open(id: number, session: Session): void {
     if (this.dead) throw this.dead;
     if (this.sessions.size === 0) this.worker.ref();
     this.sessions.set(id, session);
   }
 
-  /** A slot of at least `bytes` to fill, pooled when it is of the usual size. */
-  give(bytes: number): Slot {
+  /** Memory of at least `bytes` to fill, pooled when it is of the usual size. */
+  give(bytes: number): SharedArrayBuffer {
     if (this.dead) throw this.dead;
-    const slot =
+    const memory =
       (bytes <= POOLED_BYTES ? this.free.pop() : undefined) ?? this.make(Math.max(bytes, POOLED_BYTES));
-    slot.given = true;
-    return slot;
+    slotOfMemory.get(memory)!.given = true;
+    return memory;
   }
 
-  update(id: number, slot: Slot, length: number): void {
+  update(id: number, memory: SharedArrayBuffer, length: number): void {
     if (this.dead) throw this.dead;
+    const slot = slotOfMemory.get(memory)!;
     slot.given = false;
+    this.hashing.set(slot.number, memory);
     this.worker.postMessage({ id, kind: 'update', slot: slot.number, length });
   }
 
@@ -112,28 +128,42 @@ class HashingThread {
     if (this.sessions.size === 0) this.worker.unref();
   }
 
-  private make(capacity: number): Slot {
-    const memory = new SharedArrayBuffer(capacity);
-    const slot: Slot = { number: this.nextSlot++, thread: this, bytes: Buffer.from(memory), given: false };
-    this.slots.set(slot.number, slot);
-    slotOfMemory.set(memory, slot);
-    this.worker.postMessage({ kind: 'slot', slot: slot.number, memory });
-    return slot;
+  /** The thread lets go of a slot's memory (no longer pooled, or dropped by its caller). */
+  forget(number: number): void {
+    const capacity = this.capacities.get(number);
+    if (capacity === undefined) return;
+    this.capacities.delete(number);
+    this.liveBytes -= capacity;
+    if (!this.dead) this.worker.postMessage({ kind: 'forget', slot: number });
   }
 
-  private release(slot: Slot): void {
-    if (slot.bytes.length === POOLED_BYTES && this.free.length < MAX_POOLED) return void this.free.push(slot);
-    this.slots.delete(slot.number);
-    this.worker.postMessage({ kind: 'forget', slot: slot.number });
+  private make(capacity: number): SharedArrayBuffer {
+    const memory = new SharedArrayBuffer(capacity);
+    const slot: Slot = { number: this.nextSlot++, thread: this, given: false };
+    slotOfMemory.set(memory, slot);
+    dropped.register(memory, slot, slot);
+    this.capacities.set(slot.number, capacity);
+    this.liveBytes += capacity;
+    this.worker.postMessage({ kind: 'slot', slot: slot.number, memory });
+    return memory;
+  }
+
+  private release(memory: SharedArrayBuffer): void {
+    if (memory.byteLength === POOLED_BYTES && this.free.length < MAX_POOLED)
+      return void this.free.push(memory);
+    const slot = slotOfMemory.get(memory)!;
+    dropped.unregister(slot);
+    this.forget(slot.number);
   }
 
   private receive(reply: Reply): void {
     const session = this.sessions.get(reply.id);
     if (reply.kind === 'hashed') {
-      const slot = this.slots.get(reply.slot);
-      if (slot) this.release(slot);
+      const memory = this.hashing.get(reply.slot);
+      this.hashing.delete(reply.slot);
+      if (memory) this.release(memory);
       if (!session) return;
-      session.inFlight -= slot?.bytes.length ?? 0;
+      session.inFlight -= memory?.byteLength ?? 0;
       session.onHashed?.();
     } else session?.onDigest?.(reply.sha256);
   }
@@ -173,12 +203,13 @@ export class OffThreadSha256 {
   /** Hands `bytes` over; resolves when little enough of what was handed over waits to be hashed. */
   async update(bytes: Buffer): Promise<void> {
     this.check();
-    const slot = slotOfMemory.get(bytes.buffer);
+    const memory = bytes.buffer as SharedArrayBuffer;
+    const slot = slotOfMemory.get(memory);
     if (bytes.byteOffset !== 0 || !slot?.given || slot.thread !== this.thread)
       throw new Error('OffThreadSha256.update takes the buffers batchBuffer or emptyBatch gives, once');
     // The memory handed over, not just the bytes to hash: it is what waits in the queue.
-    this.session.inFlight += slot.bytes.length;
-    this.thread.update(this.id, slot, bytes.length);
+    this.session.inFlight += memory.byteLength;
+    this.thread.update(this.id, memory, bytes.length);
     while (this.session.inFlight > MAX_IN_FLIGHT_BYTES && !this.failure)
       await new Promise<void>((resolve) => (this.session.onHashed = resolve));
     this.session.onHashed = undefined;
@@ -220,7 +251,7 @@ export class OffThreadSha256 {
 
 /** The chunks copied into one batch of the hashing thread's memory (see emptyBatch). */
 export function batchBuffer(chunks: readonly Buffer[], length: number): Buffer {
-  const batch = currentThread().give(length).bytes.subarray(0, length);
+  const batch = Buffer.from(currentThread().give(length), 0, length);
   let offset = 0;
   for (const chunk of chunks) offset += chunk.copy(batch, offset);
   return batch;
@@ -231,5 +262,10 @@ export function batchBuffer(chunks: readonly Buffer[], length: number): Buffer {
  * takes it, or any prefix of it (`subarray(0, n)`), once. Writing to it after that corrupts the hash.
  */
 export function emptyBatch(): Buffer {
-  return currentThread().give(POOLED_BYTES).bytes;
+  return Buffer.from(currentThread().give(POOLED_BYTES));
+}
+
+/** Bytes of batch memory the hashing thread shares now (pooled, being hashed or given out). */
+export function sharedBatchBytes(): number {
+  return thread?.sharedBytes ?? 0;
 }

@@ -1,5 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { OffThreadSha256, batchBuffer, emptyBatch } from './offThreadSha256';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { OffThreadSha256, batchBuffer, emptyBatch, sharedBatchBytes } from './offThreadSha256';
 
 const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
 
@@ -60,4 +62,21 @@ test('batch memory comes back to the pool once hashed, and a batch larger than t
   // Hashed: the same shared memory is given again (nothing new is allocated per batch).
   const again = [emptyBatch(), emptyBatch()];
   expect(again.some((batch) => batch.buffer === first.buffer)).toBe(true);
+});
+
+test('a batch given out and dropped without being handed over is reclaimed, not kept by the pool', async () => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const before = sharedBatchBytes();
+  // More than the pool keeps, all given out at once, then dropped (as a failed upload drops its batches).
+  let batches: Buffer[] | undefined = Array.from({ length: 40 }, () => emptyBatch());
+  expect(sharedBatchBytes()).toBeGreaterThanOrEqual(before + 20 * 2 * 1024 * 1024);
+  batches.length = 0;
+  batches = undefined;
+  const deadline = Date.now() + 10_000;
+  while (sharedBatchBytes() > before && Date.now() < deadline) {
+    gc();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  expect(sharedBatchBytes()).toBeLessThanOrEqual(before);
 });
