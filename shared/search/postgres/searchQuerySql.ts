@@ -117,6 +117,7 @@ export function listSql(query: SearchQuery, documents: string, counts: string): 
 export interface SearchSources {
   readonly documents: string;
   readonly words: string;
+  readonly lexemes: string;
 }
 
 /**
@@ -129,17 +130,42 @@ export interface SearchSources {
 const WORD_TEXT = /^[a-z0-9]{3,}$/i;
 
 /**
- * With text: every way of matching is an OR of index-backed conditions (full text GIN, the name's
- * words, the readable_id btree, the primary key), matched once into a CTE that the page, the total
- * and the facets all read. Typos and substrings are looked up in the small dictionary of the
- * names' words first (pg_trgm's "Text Search Integration"); their documents then come from the
- * GIN index of the documents' words, instead of a trigram recheck of every candidate's name.
- * A typo matches when every word of the text is like some word of the name (word similarity at
- * pg_trgm's threshold; Elasticsearch's fuzzy match also asks every word to match). Tiers rank
- * exact id / readable_id / name first, then name or readable_id prefixes, then full-text rank,
- * then typo similarity.
+ * A word prefix starting more lexemes than this is matched as a prefix (a one-letter word must not
+ * become thousands of lexemes); below, as the lexemes themselves.
  */
-export function searchSql(query: SearchQuery, search: SearchText, sources: SearchSources): SqlStatement {
+export const EXPANDED_LEXEMES = 64;
+
+/**
+ * The layout a statement reads: 4 (the lexemes' dictionary) by default, 3 while an upgrade
+ * rebuilds v4 beside a live v3 generation (textSearch.ts).
+ */
+export type SearchLayout = 3 | 4;
+
+/**
+ * With text: every way of matching is an OR of index-backed conditions (full text and the name's
+ * words in the GIN index with the filters, the readable_id btree, the primary key), matched once
+ * into a CTE that the page, the total and the facets all read. Typos and substrings are looked up
+ * in the small dictionary of the names' words first (pg_trgm's "Text Search Integration"); their
+ * documents then come from the GIN index of the documents' words, instead of a trigram recheck of
+ * every candidate's name. A typo matches when every word of the text is like some word of the name
+ * (word similarity at pg_trgm's threshold; Elasticsearch's fuzzy match also asks every word to
+ * match). Tiers rank exact id / readable_id / name first, then name or readable_id prefixes, then
+ * full-text rank, then typo similarity.
+ * Each word of the text matches as a word prefix (`q.tsq`). The documents are found with `e.match`,
+ * the same query with each prefix replaced by the lexemes of the dictionary it starts
+ * (expandedQuerySql): the GIN index then reads those lexemes' entries together with the filters'
+ * instead of collecting every document a prefix matches before the filters apply. Tiers and ranks
+ * read q.tsq itself: ts_rank counts a query's operands, which the expansion changes.
+ * Layout 3 (no lexemes' dictionary) matches with q.tsq; its `v4_live` column says whether the
+ * views point at a v4 generation by now (catalogue lookups, no round trip of their own), so that
+ * the search after a swap sends the v4 statement.
+ */
+export function searchSql(
+  query: SearchQuery,
+  search: SearchText,
+  sources: SearchSources,
+  layout: SearchLayout = 4,
+): SqlStatement {
   const p = new Parameters();
   const where = filterConditions(query.filters ?? {}, p);
   const text = p.add(search.text);
@@ -161,100 +187,119 @@ export function searchSql(query: SearchQuery, search: SearchText, sources: Searc
   const typo = typoWords.length === 0 ? 'false' : `(${typoWords.join(' AND ')})`;
   const idMatch =
     search.numericId === undefined ? 'false' : `d.brain_id = ${p.add(search.numericId)}::integer`;
-  const exact = `(${idMatch} OR d.readable_id = lower(${text}) OR lower(d.name) = lower(${text}))`;
   const fullText = `(d.search_vector @@ q.tsq OR ${substring})`;
-  const matches = `(${fullText} OR ${typo} OR d.readable_id = lower(${text}) OR ${idMatch})`;
-  const order = explicitOrder(query, 'm') ?? relevanceOrder(text);
+  const fullTextMatch = layout === 4 ? `(d.search_vector @@ e.match OR ${substring})` : fullText;
+  const matches = `(${fullTextMatch} OR ${typo} OR d.readable_id = lower(${text}) OR ${idMatch})`;
+  const explicit = explicitOrder(query, 'm');
+  const order =
+    explicit ?? 'm.tier, m.text_rank DESC, m.similarity DESC, m.date_uploaded DESC, m.brain_id DESC';
   const selects = [
-    `ARRAY(SELECT m.brain_id FROM matched m CROSS JOIN q ORDER BY ${order} LIMIT ${p.add(query.limit)} OFFSET ${p.add(query.offset)}) AS ids`,
+    `ARRAY(SELECT m.brain_id FROM matched m ORDER BY ${order} LIMIT ${p.add(query.limit)} OFFSET ${p.add(query.offset)}) AS ids`,
     '(SELECT count(*) FROM matched) AS total',
     ...(query.facets ?? []).map((facet) => facetSelect(facet, 'matched', 'true')),
+    ...(layout === 3 ? [`(to_regclass(${p.add(sources.lexemes)}) IS NOT NULL) AS v4_live`] : []),
   ];
   return {
     text: `
-      WITH q AS (
+      WITH RECURSIVE q AS (
         SELECT ${[tsQuerySql(text), ...lookups].join(',\n               ')}
-      ),
+      ),${layout === 4 ? expandedQuerySql(text, sources.lexemes) : ''}
       matched AS MATERIALIZED (
-        SELECT d.brain_id, d.date_uploaded, d.name, d.readable_id, d.species_id, d.atlas_id, d.category_id, d.verified,
-               d.search_vector,
-               CASE WHEN ${exact} THEN 0
-                    WHEN d.name ILIKE ${prefix} OR d.readable_id ILIKE ${prefix} THEN 1
-                    WHEN ${fullText} THEN 2
-                    ELSE 3 END AS tier
-          FROM ${sources.documents} d CROSS JOIN q
-         WHERE ${[...where, matches].join(' AND ')}
+        SELECT ${[...MATCHED_COLUMNS.map((c) => `t.${c}`), ...(explicit ? [] : relevanceRanks(text))].join(', ')}
+          FROM (
+            SELECT ${MATCHED_COLUMNS.filter((c) => c !== 'tier')
+              .map((c) => `d.${c}`)
+              .join(', ')},
+                   d.search_vector, q.tsq, ${tierSql(text, prefix, idMatch, fullText)} AS tier
+              FROM ${sources.documents} d CROSS JOIN q${layout === 4 ? ' CROSS JOIN e' : ''}
+             WHERE ${[...where, matches].join(' AND ')}
+            OFFSET 0) t
       )
       SELECT ${selects.join(',\n')}`,
     values: p.values,
   };
 }
 
+/** What the page, the total and the facets read of each match (the ranks besides, by relevance). */
+const MATCHED_COLUMNS = [
+  'brain_id',
+  'date_uploaded',
+  'name',
+  'readable_id',
+  'species_id',
+  'atlas_id',
+  'category_id',
+  'verified',
+  'tier',
+] as const;
+
 /**
- * Tiers (see searchSql), the full-text tier by text rank, the typo tier by similarity, the few
- * exact and prefix matches by both; then newest first. Each rank is computed only for the rows
- * whose tier it orders (ORDER BY evaluates its CASE per row): the full-text tier is most of a
- * common word's matches, and a similarity per row cost as much as the matching.
+ * The tier of a match (see searchSql): 0 exact, 1 a prefix of the name or readable_id, 2 full
+ * text or substring, 3 a typo only. An exact name is a prefix too, so the name is lowercased once
+ * for most rows; `lower(x) LIKE lower(pattern)` is what ILIKE computes in a multibyte encoding,
+ * where it lowercases both (a copy each) on every call, pattern included.
  */
-function relevanceOrder(text: string): string {
-  return `m.tier,
-    CASE WHEN m.tier < 3 THEN coalesce(ts_rank(m.search_vector, q.tsq), 0) ELSE 0 END DESC,
-    CASE WHEN m.tier <> 2 THEN word_similarity(${text}, m.name) ELSE 0 END DESC,
-    m.date_uploaded DESC, m.brain_id DESC`;
+function tierSql(text: string, prefix: string, idMatch: string, fullText: string): string {
+  return `CASE WHEN ${idMatch} OR d.readable_id = lower(${text}) THEN 0
+                    WHEN lower(d.name) LIKE lower(${prefix})
+                      THEN CASE WHEN lower(d.name) = lower(${text}) THEN 0 ELSE 1 END
+                    WHEN lower(d.readable_id) LIKE lower(${prefix}) THEN 1
+                    WHEN ${fullText} THEN 2
+                    ELSE 3 END`;
 }
+
+/**
+ * The relevance order's ranks (of the matched rows `t`): the full-text tier by text rank, the typo
+ * tier by similarity, the few exact and prefix matches by both; then newest first. Each rank is
+ * computed only for the rows whose tier it orders: the full-text tier is most of a common word's
+ * matches, and a similarity per row cost as much as the matching. Computed as the matches are
+ * (the tier once, in the subquery), only they are kept: not each match's tsvector.
+ */
+function relevanceRanks(text: string): string[] {
+  return [
+    'CASE WHEN t.tier < 3 THEN coalesce(ts_rank(t.search_vector, t.tsq), 0) ELSE 0 END AS text_rank',
+    `CASE WHEN t.tier <> 2 THEN word_similarity(${text}, t.name) ELSE 0 END AS similarity`,
+  ];
+}
+
+/** A lexeme (an SQL expression) quoted as a tsquery operand. */
+const quotedLexeme = (lexeme: string): string =>
+  `'''' || replace(replace(${lexeme}, '\\', '\\\\'), '''', '''''') || ''''`;
 
 /** Every word of the text as a word prefix, all of them required: `tsq`, NULL for no word. */
 function tsQuerySql(text: string): string {
   return `to_tsquery('simple', nullif(array_to_string(ARRAY(
-          SELECT '''' || replace(replace(lexeme, '\\', '\\\\'), '''', '''''') || ''':*'
+          SELECT ${quotedLexeme('lexeme')} || ':*'
             FROM unnest(tsvector_to_array(to_tsvector('simple', ${text}))) AS lexeme), ' & '), '')) AS tsq`;
 }
 
 /**
- * The text search of the v2 layout (no `name_words`, no words dictionary: trigram GIN on the name
- * for typos and substrings), sent while the live generation is v2, as it stays while an upgrade
- * rebuilds v3 beside it (textSearch.ts). Kept until every deployment has swapped to v3; delete
- * with the next layout change. Its `v3_live` column says whether the views point at a v3
- * generation by now (catalogue lookups, no round trip of their own), so that the search after a
- * swap sends searchSql.
+ * The CTEs after `q` ending with `e.match`: q.tsq with each prefix operand rewritten (ts_rewrite,
+ * one rule after the other) to the lexemes of the dictionary that start with it, or to the word
+ * itself when none does (no document has it then either). The lexemes a word starts follow it in
+ * byte order: the first EXPANDED_LEXEMES + 1 from the word on are read, and a word starting more
+ * keeps its prefix. A document matches e.match exactly when it matches q.tsq, since the dictionary
+ * holds every lexeme of the live documents. (ts_rewrite finds an operand by its lexeme: all of
+ * q.tsq's are prefixes, and a later rule rewriting a lexeme that an earlier one brought in only
+ * adds lexemes which the earlier prefix starts as well.)
  */
-export function searchSqlV2(query: SearchQuery, search: SearchText, sources: SearchSources): SqlStatement {
-  const p = new Parameters();
-  const where = filterConditions(query.filters ?? {}, p);
-  const text = p.add(search.text);
-  const prefix = p.add(`${escapeLike(search.text)}%`);
-  const substring = `d.name ILIKE ${p.add(`%${escapeLike(search.text)}%`)}`;
-  const idMatch =
-    search.numericId === undefined ? 'false' : `d.brain_id = ${p.add(search.numericId)}::integer`;
-  const exact = `(${idMatch} OR d.readable_id = lower(${text}) OR lower(d.name) = lower(${text}))`;
-  const fullText = `(d.search_vector @@ q.tsq OR ${substring})`;
-  const matches = `(${fullText} OR d.name %> ${text} OR d.readable_id = lower(${text}) OR ${idMatch})`;
-  const order =
-    explicitOrder(query, '') ?? 'tier, text_rank DESC, similarity DESC, date_uploaded DESC, brain_id DESC';
-  const v3Live = `to_regclass(${p.add(sources.words)}) IS NOT NULL AND EXISTS (
-      SELECT FROM pg_attribute WHERE attrelid = to_regclass(${p.add(sources.documents)})
-         AND attname = 'name_words' AND NOT attisdropped)`;
-  const selects = [
-    `ARRAY(SELECT brain_id FROM matched ORDER BY ${order} LIMIT ${p.add(query.limit)} OFFSET ${p.add(query.offset)}) AS ids`,
-    '(SELECT count(*) FROM matched) AS total',
-    ...(query.facets ?? []).map((facet) => facetSelect(facet, 'matched', 'true')),
-    `(${v3Live}) AS v3_live`,
-  ];
-  return {
-    text: `
-      WITH q AS (SELECT ${tsQuerySql(text)}),
-      matched AS MATERIALIZED (
-        SELECT d.brain_id, d.date_uploaded, d.name, d.readable_id, d.species_id, d.atlas_id, d.category_id, d.verified,
-               CASE WHEN ${exact} THEN 0
-                    WHEN d.name ILIKE ${prefix} OR d.readable_id ILIKE ${prefix} THEN 1
-                    WHEN ${fullText} THEN 2
-                    ELSE 3 END AS tier,
-               coalesce(ts_rank(d.search_vector, q.tsq), 0) AS text_rank,
-               word_similarity(${text}, d.name) AS similarity
-          FROM ${sources.documents} d CROSS JOIN q
-         WHERE ${[...where, matches].join(' AND ')}
-      )
-      SELECT ${selects.join(',\n')}`,
-    values: p.values,
-  };
+function expandedQuerySql(text: string, lexemes: string): string {
+  return `
+      rules AS (
+        SELECT row_number() OVER () AS i, (${quotedLexeme('w')} || ':*')::tsquery AS target,
+               coalesce(x.lexemes, ${quotedLexeme('w')})::tsquery AS substitute
+          FROM unnest(tsvector_to_array(to_tsvector('simple', ${text}))) AS w
+         CROSS JOIN LATERAL (
+           SELECT string_agg(${quotedLexeme('l.lexeme')}, ' | ') FILTER (WHERE l.lexeme ^@ w) AS lexemes,
+                  count(*) FILTER (WHERE l.lexeme ^@ w) AS n
+             FROM (SELECT l.lexeme FROM ${lexemes} l WHERE l.lexeme >= w COLLATE "C"
+                    ORDER BY l.lexeme LIMIT ${EXPANDED_LEXEMES + 1}) l) x
+         WHERE x.n <= ${EXPANDED_LEXEMES}
+      ),
+      rewritten AS (
+        SELECT 0::bigint AS i, q.tsq FROM q
+        UNION ALL
+        SELECT r.i, ts_rewrite(w.tsq, r.target, r.substitute) FROM rewritten w JOIN rules r ON r.i = w.i + 1
+      ),
+      e AS (SELECT (SELECT w.tsq FROM rewritten w ORDER BY w.i DESC LIMIT 1) AS match),`;
 }
