@@ -171,25 +171,37 @@ export function searchSql(
   const text = p.add(search.text);
   const prefix = p.add(`${escapeLike(search.text)}%`);
   const lookups: string[] = [];
-  /** The documents having one of the dictionary's words that meet `condition` (on `w.word`). */
-  const withWordWhere = (condition: string): string => {
-    const column = `words${lookups.length}`;
-    lookups.push(`ARRAY(SELECT w.word FROM ${sources.words} w WHERE ${condition}) AS ${column}`);
-    return `d.name_words && q.${column}`;
+  /** A column of `q`: the dictionary's words that meet `condition` (on `w.word`). */
+  const wordsWhere = (condition: string): string => {
+    const column = `q.words${lookups.length}`;
+    lookups.push(`ARRAY(SELECT w.word FROM ${sources.words} w WHERE ${condition}) AS words${lookups.length}`);
+    return column;
   };
   // Any substring of the name matches (decisions.md); below three characters no trigram index can
   // help and this condition is checked row by row.
-  const substring = WORD_TEXT.test(search.text)
-    ? withWordWhere(`w.word LIKE '%' || lower(${text}) || '%'`)
+  const substringWords = WORD_TEXT.test(search.text)
+    ? wordsWhere(`w.word LIKE '%' || lower(${text}) || '%'`)
+    : undefined;
+  const substring = substringWords
+    ? `d.name_words && ${substringWords}`
     : `d.name ILIKE ${p.add(`%${escapeLike(search.text)}%`)}`;
   // `word %> $1` is `$1 <% word` (word similarity) as the trigram index's condition reads it.
-  const typoWords = searchWords(search.text).map((word) => withWordWhere(`w.word %> ${p.add(word)}`));
-  const typo = typoWords.length === 0 ? 'false' : `(${typoWords.join(' AND ')})`;
+  const typoWords = searchWords(search.text).map((word) => wordsWhere(`w.word %> ${p.add(word)}`));
+  const typo =
+    typoWords.length === 0
+      ? 'false'
+      : `(${typoWords.map((words) => `d.name_words && ${words}`).join(' AND ')})`;
   const idMatch =
     search.numericId === undefined ? 'false' : `d.brain_id = ${p.add(search.numericId)}::integer`;
   const fullText = `(d.search_vector @@ q.tsq OR ${substring})`;
-  const fullTextMatch = layout === 4 ? `(d.search_vector @@ e.match OR ${substring})` : fullText;
-  const matches = `(${fullTextMatch} OR ${typo} OR d.readable_id = lower(${text}) OR ${idMatch})`;
+  // One word: its substring and typo words are one lookup of the documents' words, not two.
+  const [typoWord, ...more] = typoWords;
+  const nameWords =
+    substringWords && typoWord && more.length === 0
+      ? `d.name_words && (${substringWords} || ${typoWord})`
+      : `${substring} OR ${typo}`;
+  const textMatch = layout === 4 ? 'd.search_vector @@ e.match' : 'd.search_vector @@ q.tsq';
+  const matches = `(${textMatch} OR ${nameWords} OR d.readable_id = lower(${text}) OR ${idMatch})`;
   const explicit = explicitOrder(query, 'm');
   const order =
     explicit ?? 'm.tier, m.text_rank DESC, m.similarity DESC, m.date_uploaded DESC, m.brain_id DESC';
