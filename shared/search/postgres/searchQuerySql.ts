@@ -169,7 +169,9 @@ export function searchSql(
   const p = new Parameters();
   const where = filterConditions(query.filters ?? {}, p);
   const text = p.add(search.text);
-  const prefix = p.add(`${escapeLike(search.text)}%`);
+  const explicit = explicitOrder(query, 'm');
+  // Its parameter exists only where the tier is computed: PostgreSQL refuses a parameter it cannot type.
+  const prefix = explicit ? '' : p.add(`${escapeLike(search.text)}%`);
   const lookups: string[] = [];
   /** A column of `q`: the dictionary's words that meet `condition` (on `w.word`). */
   const wordsWhere = (condition: string): string => {
@@ -202,7 +204,7 @@ export function searchSql(
       : `${substring} OR ${typo}`;
   const textMatch = layout === 4 ? 'd.search_vector @@ e.match' : 'd.search_vector @@ q.tsq';
   const matches = `(${textMatch} OR ${nameWords} OR d.readable_id = lower(${text}) OR ${idMatch})`;
-  const explicit = explicitOrder(query, 'm');
+  const { kept, read } = matchedColumns(explicit !== undefined, query.facets ?? []);
   const order =
     explicit ?? 'm.tier, m.text_rank DESC, m.similarity DESC, m.date_uploaded DESC, m.brain_id DESC';
   const selects = [
@@ -217,12 +219,12 @@ export function searchSql(
         SELECT ${[tsQuerySql(text), ...lookups].join(',\n               ')}
       ),${layout === 4 ? expandedQuerySql(text, sources.lexemes) : ''}
       matched AS MATERIALIZED (
-        SELECT ${[...MATCHED_COLUMNS.map((c) => `t.${c}`), ...(explicit ? [] : relevanceRanks(text))].join(', ')}
+        SELECT ${[...kept.map((c) => `t.${c}`), ...(explicit ? [] : ['t.tier', ...relevanceRanks(text)])].join(', ')}
           FROM (
-            SELECT ${MATCHED_COLUMNS.filter((c) => c !== 'tier')
-              .map((c) => `d.${c}`)
-              .join(', ')},
-                   d.search_vector, q.tsq, ${tierSql(text, prefix, idMatch, fullText)} AS tier
+            SELECT ${[
+              ...read.map((c) => `d.${c}`),
+              ...(explicit ? [] : [`q.tsq, ${tierSql(text, prefix, idMatch, fullText)} AS tier`]),
+            ].join(', ')}
               FROM ${sources.documents} d CROSS JOIN q${layout === 4 ? ' CROSS JOIN e' : ''}
              WHERE ${[...where, matches].join(' AND ')}
             OFFSET 0) t
@@ -232,18 +234,20 @@ export function searchSql(
   };
 }
 
-/** What the page, the total and the facets read of each match (the ranks besides, by relevance). */
-const MATCHED_COLUMNS = [
-  'brain_id',
-  'date_uploaded',
-  'name',
-  'readable_id',
-  'species_id',
-  'atlas_id',
-  'category_id',
-  'verified',
-  'tier',
-] as const;
+/**
+ * The columns of each match that the page and the facets read (`kept`; the tier and ranks besides,
+ * by relevance), and those read of the documents to compute them: the matches are materialized,
+ * narrow rows cost less to keep and sort.
+ */
+function matchedColumns(explicit: boolean, facets: readonly SearchFacet[]) {
+  const kept = [
+    'brain_id',
+    'date_uploaded',
+    ...(explicit ? ['name', 'readable_id'] : []),
+    ...facets.map((facet) => FACET_COLUMNS[facet]),
+  ];
+  return { kept, read: [...new Set([...kept, ...(explicit ? [] : ['name', 'search_vector'])])] };
+}
 
 /**
  * The tier of a match (see searchSql): 0 exact, 1 a prefix of the name or readable_id, 2 full
