@@ -7,17 +7,20 @@ import {
   createPostgresSearchIndex,
   createPostgresSearchReader,
 } from '../../shared/search/postgres/postgresSearchIndex';
+import { searchSql } from '../../shared/search/postgres/searchQuerySql';
 import { searchTableNames } from '../../shared/search/postgres/searchTables';
 import type {
   BrainSearchDocument,
   SearchFilters,
   SearchIndex,
+  SearchQuery,
   SearchReader,
   SearchUpsert,
 } from '../../shared/search/searchIndex';
+import { parseSearchText } from '../../shared/search/searchText';
 import { serverUrl } from '../support/testPostgres';
 
-/** The service connects as a role that is not a superuser: pg_trgm must still install (it is trusted). */
+/** The service connects as a role that is not a superuser: pg_trgm and btree_gin must still install (they are trusted). */
 const suffix = randomBytes(4).toString('hex');
 const roles = { owner: `t_owner_${suffix}`, app: `t_app_${suffix}` };
 const passwords = { [roles.owner]: randomPassword(), [roles.app]: randomPassword() };
@@ -80,7 +83,7 @@ afterAll(async () => {
   await appPool?.end();
 });
 
-test("the service's own role (not a superuser) installs pg_trgm and the index, and typo search works", async () => {
+test("the service's own role (not a superuser) installs pg_trgm, btree_gin and the index, and typo search works", async () => {
   const { rows } = await appPool.query<{ rolsuper: boolean }>(
     'SELECT rolsuper FROM pg_roles WHERE rolname = current_user',
   );
@@ -94,8 +97,10 @@ test("the service's own role (not a superuser) installs pg_trgm and the index, a
     },
   ]);
 
-  const extension = await appPool.query("SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm'");
-  expect(extension.rowCount).toBe(1);
+  const extensions = await appPool.query(
+    "SELECT extname FROM pg_extension WHERE extname IN ('pg_trgm', 'btree_gin') ORDER BY 1",
+  );
+  expect(extensions.rows.map((r) => r.extname)).toEqual(['btree_gin', 'pg_trgm']);
   expect((await index.query({ text: 'somatosensry', limit: 10, offset: 0 })).ids).toEqual([1]);
 });
 
@@ -205,7 +210,102 @@ describe("substrings and typos through the dictionary of the names' words", () =
   });
 });
 
-describe('an upgrade: text search answers while the live generation still has the v2 layout', () => {
+describe('word prefixes matched as the lexemes of the dictionary they start', () => {
+  const name = 'lexemes_test';
+  const names = searchTableNames(name);
+  const sources = { documents: names.documentsView, words: names.wordsView, lexemes: names.lexemesView };
+  let lexemes: SearchIndex;
+  let position = 1n;
+  const put = (brainId: number, brainName: string, description = '') =>
+    lexemes.upsert([
+      {
+        document: { ...document(brainId, generator(brainId)), name: brainName, description },
+        position: { commit: position++, prepare: 0n },
+      },
+    ]);
+  /** The dictionary, and the lexemes of the live documents counted from their vectors. */
+  const dictionaries = async () => {
+    const kept = await appPool.query<{ lexeme: string; n: string }>(
+      `SELECT lexeme, n FROM ${names.lexemesView} ORDER BY lexeme`,
+    );
+    const counted = await appPool.query<{ lexeme: string; n: string }>(
+      `SELECT l AS lexeme, count(*)::bigint AS n FROM ${names.documentsView} d
+         CROSS JOIN unnest(tsvector_to_array(d.search_vector)) AS l WHERE NOT d.removed GROUP BY l ORDER BY l COLLATE "C"`,
+    );
+    return { kept: kept.rows, counted: counted.rows };
+  };
+  /** The answer of one layout's statement (3 matches the prefixes themselves). */
+  const answer = async (query: SearchQuery, layout: 3 | 4) => {
+    const { rows } = await appPool.query<{ ids: number[]; total: string }>(
+      searchSql(query, parseSearchText(query.text)!, sources, layout),
+    );
+    return { ids: rows[0]!.ids, total: Number(rows[0]!.total) };
+  };
+
+  beforeAll(async () => {
+    lexemes = createPostgresSearchIndex({ pool: appPool, name });
+    await lexemes.install();
+  });
+
+  test('the dictionary holds the lexemes of the live documents, each with its count, through renames and removals', async () => {
+    await put(1, 'Motor-cortex left', 'cortical layers of the motor cortex');
+    await put(2, "O'Brien's v1.2 sample", 'back\\slash');
+    await put(3, 'Ventral pons');
+    const { kept, counted } = await dictionaries();
+    expect(kept).toEqual(counted);
+    expect(kept.map((r) => r.lexeme)).toEqual(expect.arrayContaining(['motor-cortex', 'v1.2', 'back']));
+
+    await put(1, 'Dorsal amygdala');
+    await lexemes.remove([{ brainId: 3, position: { commit: position++, prepare: 0n } }]);
+    const after = await dictionaries();
+    expect(after.kept).toEqual(after.counted);
+    expect(after.kept.map((r) => r.lexeme)).not.toContain('pons');
+  });
+
+  test('every text finds the same documents in the same order as the prefixes themselves: many lexemes, none, phrases, several words, quotes', async () => {
+    // Brains 100..299: "Sample <id>" gives more than EXPANDED_LEXEMES lexemes starting with "1" and "2".
+    await lexemes.upsert(
+      Array.from({ length: 200 }, (_, i) => ({
+        document: {
+          ...document(100 + i, generator(100 + i)),
+          name: `${i % 3 === 0 ? 'Cortical' : 'Cortex'} sample ${100 + i}`,
+          description: i % 4 === 0 ? 'motor-cortex and corticospinal tract' : 'pons',
+        },
+        position: { commit: position++, prepare: 0n },
+      })),
+    );
+    const texts = [
+      'cort',
+      'cortex',
+      'corti',
+      '1',
+      '12',
+      '2',
+      'motor-cortex',
+      'motor-cor',
+      'cortex sample 1',
+      'corticospinal tra',
+      'zzzz',
+      'cortex zzzz',
+      "o'brien",
+      'v1',
+      'back\\',
+      's',
+    ];
+    for (const text of texts)
+      for (const filters of [{}, { speciesIds: [1, 2] }, { verified: true }]) {
+        const query = { text, filters, limit: 500, offset: 0 };
+        expect({ text, filters, ...(await answer(query, 4)) }).toEqual({
+          text,
+          filters,
+          ...(await answer(query, 3)),
+        });
+      }
+    expect((await answer({ text: 'cort', limit: 500, offset: 0 }, 4)).total).toBe(200);
+  });
+});
+
+describe('an upgrade: text search answers while the live generation still has the v3 layout', () => {
   const name = 'upgrade_test';
   const names = searchTableNames(name);
   let upgraded: SearchIndex;
@@ -231,32 +331,39 @@ describe('an upgrade: text search answers while the live generation still has th
     '5',
     'ventral striatum',
     'cortex',
+    'hippo',
+    'ca1-ca3 bord',
   ];
   const answers = async (reader: SearchReader) => {
     const answered = [];
     for (const text of texts) {
       const { ids, total, facets: counts } = await reader.query({ text, limit: 10, offset: 0, facets });
-      answered.push({ text, ids: [...ids].sort((a, b) => a - b), total, counts });
+      answered.push({ text, ids, total, counts });
     }
     return answered;
   };
-  /** The two layouts differ here: v3 asks every word of a typo to be like a word of the name. */
-  const typoWithAStrayWord = async (reader: SearchReader) =>
-    [...(await reader.query({ text: 'hippocampus rat', limit: 10, offset: 0 })).ids].sort((a, b) => a - b);
+  /** A reader whose statements are recorded by the layout they read (the v3 one asks `v4_live`). */
+  const recordingReader = () => {
+    const sent: (3 | 4)[] = [];
+    const pool = {
+      query: (statement: { text: string }) => {
+        sent.push(statement.text.includes('v4_live') ? 3 : 4);
+        return appPool.query(statement);
+      },
+    } as unknown as pg.Pool;
+    return { sent, reader: createPostgresSearchReader({ pool, name }) };
+  };
 
-  /** The live generation as a v2 deployment left it: no words dictionary, no `name_words`. */
-  async function makeLiveGenerationV2(): Promise<void> {
+  /** The live generation as a v3 deployment left it: no lexemes' dictionary. */
+  async function makeLiveGenerationV3(): Promise<void> {
     const { rows } = await appPool.query<{ generation: number }>(
       `SELECT generation FROM ${names.generations} WHERE status = 'live'`,
     );
-    const documents = names.documents(rows[0]!.generation);
-    await appPool.query(`DROP VIEW ${names.wordsView}`);
-    await appPool.query(`DROP TABLE ${names.words(rows[0]!.generation)}`);
+    const generation = rows[0]!.generation;
+    await appPool.query(`DROP VIEW ${names.lexemesView}`);
+    await appPool.query(`DROP TABLE ${names.lexemes(generation)}`);
     for (const op of ['insert', 'update', 'delete'])
-      await appPool.query(`DROP TRIGGER "words_${op}" ON ${documents}`);
-    // The documents view reads every column: it goes with name_words and comes back without it.
-    await appPool.query(`ALTER TABLE ${documents} DROP COLUMN name_words CASCADE`);
-    await appPool.query(`CREATE VIEW ${names.documentsView} AS SELECT * FROM ${documents}`);
+      await appPool.query(`DROP TRIGGER "lexemes_${op}" ON ${names.documents(generation)}`);
   }
 
   beforeAll(async () => {
@@ -264,29 +371,31 @@ describe('an upgrade: text search answers while the live generation still has th
     await upgraded.install();
   });
 
-  test('substring, typo, exact and faceted searches keep their answers through the rebuild, and the swap to v3 is picked up without a restart', async () => {
+  test('substring, typo, exact, prefix and faceted searches keep their answers through the rebuild, and the swap to v4 is picked up without a restart', async () => {
     await upgraded.upsert(catalogue);
-    const v3Answers = await answers(upgraded);
-    expect(v3Answers.map((a) => a.total)).toEqual([2, 1, 2, 1, 1, 1, 1, 2]);
-    expect(await typoWithAStrayWord(upgraded)).toEqual([]);
+    const v4Answers = await answers(upgraded);
+    expect(v4Answers.map((a) => a.total)).toEqual([2, 1, 2, 1, 1, 1, 1, 2, 2, 1]);
 
-    await makeLiveGenerationV2();
-    // A process that has seen v3 already, and one started during the upgrade.
-    const started = createPostgresSearchReader({ pool: appPool, name });
-    for (const reader of [upgraded, started]) {
-      expect(await answers(reader)).toEqual(v3Answers);
-      expect(await typoWithAStrayWord(reader)).toEqual([1, 2]);
-    }
+    // A process that has seen v4 already, and one started during the upgrade.
+    const seen = recordingReader();
+    await seen.reader.query({ text: 'cortex', limit: 1, offset: 0 });
+    expect(seen.sent).toEqual([4]);
+    seen.sent.length = 0;
+    await makeLiveGenerationV3();
+    const started = recordingReader();
+    for (const { reader } of [seen, started]) expect(await answers(reader)).toEqual(v4Answers);
+    expect(seen.sent).toEqual([4, ...texts.map(() => 3)]);
+    expect(started.sent).toEqual([4, ...texts.map(() => 3)]);
 
     const rebuild = await upgraded.beginRebuild();
     await rebuild.upsert(catalogue);
-    // The v3 generation exists beside the live v2 one (as a projector's rebuild leaves it).
-    expect(await answers(started)).toEqual(v3Answers);
+    // The v4 generation exists beside the live v3 one (as a projector's rebuild leaves it).
+    expect(await answers(started.reader)).toEqual(v4Answers);
     await rebuild.finish();
 
-    for (const reader of [upgraded, started]) {
-      expect(await answers(reader)).toEqual(v3Answers);
-      expect(await typoWithAStrayWord(reader)).toEqual([]);
-    }
+    started.sent.length = 0;
+    expect(await answers(started.reader)).toEqual(v4Answers);
+    // The first search after the swap is answered by the v3 statement, which sees v4 live.
+    expect(started.sent).toEqual([3, ...texts.slice(1).map(() => 4)]);
   });
 });

@@ -1,11 +1,16 @@
 import type { Projection, ProjectionContext } from '../../../shared/projections/projection';
 import type { SearchWriter } from '../../../shared/search/searchIndex';
-import { createSearchIndexes, createSearchTables } from '../../../shared/search/postgres/searchTables';
+import {
+  createSearchExtensions,
+  createSearchIndexes,
+  createSearchTables,
+} from '../../../shared/search/postgres/searchTables';
 import { SearchBatch, type SearchProjectionTables } from './searchBatch';
 
 /**
- * Logical tables: the documents, counts and name words are what the PostgreSQL SearchIndex reads
- * (through the views `brain_search`, `brain_search_counts` and `brain_search_words`,
+ * Logical tables: the documents, counts, name words and lexemes are what the PostgreSQL SearchIndex
+ * reads (through the views `brain_search`, `brain_search_counts`, `brain_search_words` and
+ * `brain_search_lexemes`,
  * createPostgresSearchReader); the lookups hold the names a document denormalises, so the
  * projection never reads another projection's tables (a rebuild of this one alone sees names as
  * they were at each event). Species, atlases and categories
@@ -17,6 +22,7 @@ const TABLES = {
   documents: SEARCH_INDEX_NAME,
   counts: `${SEARCH_INDEX_NAME}_counts`,
   words: `${SEARCH_INDEX_NAME}_words`,
+  lexemes: `${SEARCH_INDEX_NAME}_lexemes`,
   species: `${SEARCH_INDEX_NAME}_species`,
   atlases: `${SEARCH_INDEX_NAME}_atlases`,
   categories: `${SEARCH_INDEX_NAME}_categories`,
@@ -40,7 +46,9 @@ export function createSearchProjection(options: SearchProjectionOptions = {}): P
   return {
     name: 'search',
     // v3: the name's words and their dictionary (typo and substring search through them).
-    version: 3,
+    // v4: the lexemes' dictionary (a word prefix matched as the lexemes it starts) and the text
+    // and placement columns in one GIN index.
+    version: 4,
     tables: Object.values(TABLES),
     eventTypes: new Set([
       'CategoryCreated',
@@ -52,11 +60,12 @@ export function createSearchProjection(options: SearchProjectionOptions = {}): P
     ]),
 
     async createTables({ client, table }) {
-      await client.query('CREATE EXTENSION IF NOT EXISTS pg_trgm');
+      await createSearchExtensions(client);
       const search = {
         documents: table(TABLES.documents),
         counts: table(TABLES.counts),
         words: table(TABLES.words),
+        lexemes: table(TABLES.lexemes),
       };
       await createSearchTables(client, search);
       await createSearchIndexes(client, search);

@@ -43,12 +43,16 @@ export async function headPosition(db: SqlExecutor, names: SqlNames): Promise<Gl
 /**
  * True when committed events exist that readAll cannot return yet, because an older transaction is
  * still open. That transaction may never NOTIFY (it need not be an append), so the caller polls.
+ * Asked as "is the newest transaction id at or past the horizon": one row from the end of the
+ * (transaction_id, global_position) index. An EXISTS over `transaction_id >= horizon` cannot know
+ * the horizon when planned and scanned every event when none was held back (60 ms at 300k events,
+ * four times a second per subscription).
  */
 export async function hasHeldBackEvents(db: SqlExecutor, names: SqlNames): Promise<boolean> {
   const { rows } = await db.query<{ held_back: boolean }>({
     name: `heldBack:${names.schema}`,
-    text: `SELECT EXISTS (SELECT 1 FROM ${names.events}
-            WHERE transaction_id >= pg_snapshot_xmin(pg_current_snapshot())) AS held_back`,
+    text: `SELECT coalesce((SELECT e.transaction_id FROM ${names.events} e
+            ORDER BY e.transaction_id DESC LIMIT 1) >= pg_snapshot_xmin(pg_current_snapshot()), false) AS held_back`,
   });
   return rows[0]?.held_back ?? false;
 }

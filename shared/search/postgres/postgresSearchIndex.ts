@@ -66,7 +66,8 @@ export function createPostgresSearchIndex({
 }
 
 /**
- * Queries alone, over the views `<name>`, `<name>_counts` and `<name>_words` whoever keeps them:
+ * Queries alone, over the views `<name>`, `<name>_counts`, `<name>_words` and `<name>_lexemes`
+ * whoever keeps them:
  * the search projection (services/projector/projections/searchProjection.ts) in the service.
  */
 export function createPostgresSearchReader({
@@ -79,7 +80,11 @@ export function createPostgresSearchReader({
 }
 
 const textSearchOver = (pool: Pool, names: SearchTableNames): TextSearch =>
-  createTextSearch(pool, { documents: names.documentsView, words: names.wordsView });
+  createTextSearch(pool, {
+    documents: names.documentsView,
+    words: names.wordsView,
+    lexemes: names.lexemesView,
+  });
 
 function writerFor(pool: Pool, names: SearchTableNames, generation: number | 'live'): SearchWriter {
   const write = (writes: readonly DocumentWrite[]): Promise<void> =>

@@ -4,6 +4,7 @@ import { SQLSTATE, sqlState } from '../../infra/postgres/sqlState';
 import { READ_MODEL_SCHEMA } from '../../projections/projection';
 import {
   createGeneration,
+  createSearchExtensions,
   createSearchIndexes,
   dropGeneration,
   generationTables,
@@ -25,14 +26,14 @@ export class RebuildSupersededError extends Error {
 }
 
 /**
- * pg_trgm is a trusted extension: a role with CREATE on the database (the service's) may create it.
- * The first generation goes live at once, with its indexes.
+ * pg_trgm and btree_gin are trusted extensions: a role with CREATE on the database (the service's)
+ * may create them. The first generation goes live at once, with its indexes.
  */
 export async function installSearchTables(pool: Pool, names: SearchTableNames): Promise<void> {
   await inTransaction(
     pool,
     async (client) => {
-      await client.query('CREATE EXTENSION IF NOT EXISTS pg_trgm');
+      await createSearchExtensions(client);
       await client.query(`CREATE SCHEMA IF NOT EXISTS "${READ_MODEL_SCHEMA}"`);
       await client.query(
         `CREATE TABLE IF NOT EXISTS ${names.generations} (

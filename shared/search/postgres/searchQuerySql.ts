@@ -117,6 +117,7 @@ export function listSql(query: SearchQuery, documents: string, counts: string): 
 export interface SearchSources {
   readonly documents: string;
   readonly words: string;
+  readonly lexemes: string;
 }
 
 /**
@@ -129,61 +130,104 @@ export interface SearchSources {
 const WORD_TEXT = /^[a-z0-9]{3,}$/i;
 
 /**
- * With text: every way of matching is an OR of index-backed conditions (full text GIN, the name's
- * words, the readable_id btree, the primary key), matched once into a CTE that the page, the total
- * and the facets all read. Typos and substrings are looked up in the small dictionary of the
- * names' words first (pg_trgm's "Text Search Integration"); their documents then come from the
- * GIN index of the documents' words, instead of a trigram recheck of every candidate's name.
- * A typo matches when every word of the text is like some word of the name (word similarity at
- * pg_trgm's threshold; Elasticsearch's fuzzy match also asks every word to match). Tiers rank
- * exact id / readable_id / name first, then name or readable_id prefixes, then full-text rank,
- * then typo similarity.
+ * A word prefix starting more lexemes than this is matched as a prefix (a one-letter word must not
+ * become thousands of lexemes); below, as the lexemes themselves.
  */
-export function searchSql(query: SearchQuery, search: SearchText, sources: SearchSources): SqlStatement {
+export const EXPANDED_LEXEMES = 64;
+
+/**
+ * The layout a statement reads: 4 (the lexemes' dictionary) by default, 3 while an upgrade
+ * rebuilds v4 beside a live v3 generation (textSearch.ts).
+ */
+export type SearchLayout = 3 | 4;
+
+/**
+ * With text: every way of matching is an OR of index-backed conditions (full text and the name's
+ * words in the GIN index with the filters, the readable_id btree, the primary key), matched once
+ * into a CTE that the page, the total and the facets all read. Typos and substrings are looked up
+ * in the small dictionary of the names' words first (pg_trgm's "Text Search Integration"); their
+ * documents then come from the GIN index of the documents' words, instead of a trigram recheck of
+ * every candidate's name. A typo matches when every word of the text is like some word of the name
+ * (word similarity at pg_trgm's threshold; Elasticsearch's fuzzy match also asks every word to
+ * match). Tiers rank exact id / readable_id / name first, then name or readable_id prefixes, then
+ * full-text rank, then typo similarity.
+ * Each word of the text matches as a word prefix (`q.tsq`). The documents are found with `e.match`,
+ * the same query with each prefix replaced by the lexemes of the dictionary it starts
+ * (expandedQuerySql): the GIN index then reads those lexemes' entries together with the filters'
+ * instead of collecting every document a prefix matches before the filters apply. Tiers and ranks
+ * read q.tsq itself: ts_rank counts a query's operands, which the expansion changes.
+ * Layout 3 (no lexemes' dictionary) matches with q.tsq; its `v4_live` column says whether the
+ * views point at a v4 generation by now (catalogue lookups, no round trip of their own), so that
+ * the search after a swap sends the v4 statement.
+ */
+export function searchSql(
+  query: SearchQuery,
+  search: SearchText,
+  sources: SearchSources,
+  layout: SearchLayout = 4,
+): SqlStatement {
   const p = new Parameters();
   const where = filterConditions(query.filters ?? {}, p);
   const text = p.add(search.text);
-  const prefix = p.add(`${escapeLike(search.text)}%`);
+  const explicit = explicitOrder(query, 'm');
+  // Its parameter exists only where the tier is computed: PostgreSQL refuses a parameter it cannot type.
+  const prefix = explicit ? '' : p.add(`${escapeLike(search.text)}%`);
   const lookups: string[] = [];
-  /** The documents having one of the dictionary's words that meet `condition` (on `w.word`). */
-  const withWordWhere = (condition: string): string => {
-    const column = `words${lookups.length}`;
-    lookups.push(`ARRAY(SELECT w.word FROM ${sources.words} w WHERE ${condition}) AS ${column}`);
-    return `d.name_words && q.${column}`;
+  /** A column of `q`: the dictionary's words that meet `condition` (on `w.word`). */
+  const wordsWhere = (condition: string): string => {
+    const column = `q.words${lookups.length}`;
+    lookups.push(`ARRAY(SELECT w.word FROM ${sources.words} w WHERE ${condition}) AS words${lookups.length}`);
+    return column;
   };
   // Any substring of the name matches (decisions.md); below three characters no trigram index can
   // help and this condition is checked row by row.
-  const substring = WORD_TEXT.test(search.text)
-    ? withWordWhere(`w.word LIKE '%' || lower(${text}) || '%'`)
+  const substringWords = WORD_TEXT.test(search.text)
+    ? wordsWhere(`w.word LIKE '%' || lower(${text}) || '%'`)
+    : undefined;
+  const substring = substringWords
+    ? `d.name_words && ${substringWords}`
     : `d.name ILIKE ${p.add(`%${escapeLike(search.text)}%`)}`;
   // `word %> $1` is `$1 <% word` (word similarity) as the trigram index's condition reads it.
-  const typoWords = searchWords(search.text).map((word) => withWordWhere(`w.word %> ${p.add(word)}`));
-  const typo = typoWords.length === 0 ? 'false' : `(${typoWords.join(' AND ')})`;
+  const typoWords = searchWords(search.text).map((word) => wordsWhere(`w.word %> ${p.add(word)}`));
+  const typo =
+    typoWords.length === 0
+      ? 'false'
+      : `(${typoWords.map((words) => `d.name_words && ${words}`).join(' AND ')})`;
   const idMatch =
     search.numericId === undefined ? 'false' : `d.brain_id = ${p.add(search.numericId)}::integer`;
-  const exact = `(${idMatch} OR d.readable_id = lower(${text}) OR lower(d.name) = lower(${text}))`;
   const fullText = `(d.search_vector @@ q.tsq OR ${substring})`;
-  const matches = `(${fullText} OR ${typo} OR d.readable_id = lower(${text}) OR ${idMatch})`;
-  const order = explicitOrder(query, 'm') ?? relevanceOrder(text);
+  // One word: its substring and typo words are one lookup of the documents' words, not two.
+  const [typoWord, ...more] = typoWords;
+  const nameWords =
+    substringWords && typoWord && more.length === 0
+      ? `d.name_words && (${substringWords} || ${typoWord})`
+      : `${substring} OR ${typo}`;
+  const textMatch = layout === 4 ? 'd.search_vector @@ e.match' : 'd.search_vector @@ q.tsq';
+  const matches = `(${textMatch} OR ${nameWords} OR d.readable_id = lower(${text}) OR ${idMatch})`;
+  const { kept, read } = matchedColumns(explicit !== undefined, query.facets ?? []);
+  const order =
+    explicit ?? 'm.tier, m.text_rank DESC, m.similarity DESC, m.date_uploaded DESC, m.brain_id DESC';
   const selects = [
-    `ARRAY(SELECT m.brain_id FROM matched m CROSS JOIN q ORDER BY ${order} LIMIT ${p.add(query.limit)} OFFSET ${p.add(query.offset)}) AS ids`,
+    `ARRAY(SELECT m.brain_id FROM matched m ORDER BY ${order} LIMIT ${p.add(query.limit)} OFFSET ${p.add(query.offset)}) AS ids`,
     '(SELECT count(*) FROM matched) AS total',
     ...(query.facets ?? []).map((facet) => facetSelect(facet, 'matched', 'true')),
+    ...(layout === 3 ? [`(to_regclass(${p.add(sources.lexemes)}) IS NOT NULL) AS v4_live`] : []),
   ];
   return {
     text: `
-      WITH q AS (
+      WITH RECURSIVE q AS (
         SELECT ${[tsQuerySql(text), ...lookups].join(',\n               ')}
-      ),
+      ),${layout === 4 ? expandedQuerySql(text, sources.lexemes) : ''}
       matched AS MATERIALIZED (
-        SELECT d.brain_id, d.date_uploaded, d.name, d.readable_id, d.species_id, d.atlas_id, d.category_id, d.verified,
-               d.search_vector,
-               CASE WHEN ${exact} THEN 0
-                    WHEN d.name ILIKE ${prefix} OR d.readable_id ILIKE ${prefix} THEN 1
-                    WHEN ${fullText} THEN 2
-                    ELSE 3 END AS tier
-          FROM ${sources.documents} d CROSS JOIN q
-         WHERE ${[...where, matches].join(' AND ')}
+        SELECT ${[...kept.map((c) => `t.${c}`), ...(explicit ? [] : ['t.tier', ...relevanceRanks(text)])].join(', ')}
+          FROM (
+            SELECT ${[
+              ...read.map((c) => `d.${c}`),
+              ...(explicit ? [] : [`q.tsq, ${tierSql(text, prefix, idMatch, fullText)} AS tier`]),
+            ].join(', ')}
+              FROM ${sources.documents} d CROSS JOIN q${layout === 4 ? ' CROSS JOIN e' : ''}
+             WHERE ${[...where, matches].join(' AND ')}
+            OFFSET 0) t
       )
       SELECT ${selects.join(',\n')}`,
     values: p.values,
@@ -191,70 +235,87 @@ export function searchSql(query: SearchQuery, search: SearchText, sources: Searc
 }
 
 /**
- * Tiers (see searchSql), the full-text tier by text rank, the typo tier by similarity, the few
- * exact and prefix matches by both; then newest first. Each rank is computed only for the rows
- * whose tier it orders (ORDER BY evaluates its CASE per row): the full-text tier is most of a
- * common word's matches, and a similarity per row cost as much as the matching.
+ * The columns of each match that the page and the facets read (`kept`; the tier and ranks besides,
+ * by relevance), and those read of the documents to compute them: the matches are materialized,
+ * narrow rows cost less to keep and sort.
  */
-function relevanceOrder(text: string): string {
-  return `m.tier,
-    CASE WHEN m.tier < 3 THEN coalesce(ts_rank(m.search_vector, q.tsq), 0) ELSE 0 END DESC,
-    CASE WHEN m.tier <> 2 THEN word_similarity(${text}, m.name) ELSE 0 END DESC,
-    m.date_uploaded DESC, m.brain_id DESC`;
+function matchedColumns(explicit: boolean, facets: readonly SearchFacet[]) {
+  const kept = [
+    'brain_id',
+    'date_uploaded',
+    ...(explicit ? ['name', 'readable_id'] : []),
+    ...facets.map((facet) => FACET_COLUMNS[facet]),
+  ];
+  return { kept, read: [...new Set([...kept, ...(explicit ? [] : ['name', 'search_vector'])])] };
 }
+
+/**
+ * The tier of a match (see searchSql): 0 exact, 1 a prefix of the name or readable_id, 2 full
+ * text or substring, 3 a typo only. An exact name is a prefix too, so the name is lowercased once
+ * for most rows; `lower(x) LIKE lower(pattern)` is what ILIKE computes in a multibyte encoding,
+ * where it lowercases both (a copy each) on every call, pattern included.
+ */
+function tierSql(text: string, prefix: string, idMatch: string, fullText: string): string {
+  return `CASE WHEN ${idMatch} OR d.readable_id = lower(${text}) THEN 0
+                    WHEN lower(d.name) LIKE lower(${prefix})
+                      THEN CASE WHEN lower(d.name) = lower(${text}) THEN 0 ELSE 1 END
+                    WHEN lower(d.readable_id) LIKE lower(${prefix}) THEN 1
+                    WHEN ${fullText} THEN 2
+                    ELSE 3 END`;
+}
+
+/**
+ * The relevance order's ranks (of the matched rows `t`): the full-text tier by text rank, the typo
+ * tier by similarity, the few exact and prefix matches by both; then newest first. Each rank is
+ * computed only for the rows whose tier it orders: the full-text tier is most of a common word's
+ * matches, and a similarity per row cost as much as the matching. Computed as the matches are
+ * (the tier once, in the subquery), only they are kept: not each match's tsvector.
+ */
+function relevanceRanks(text: string): string[] {
+  return [
+    'CASE WHEN t.tier < 3 THEN coalesce(ts_rank(t.search_vector, t.tsq), 0) ELSE 0 END AS text_rank',
+    `CASE WHEN t.tier <> 2 THEN word_similarity(${text}, t.name) ELSE 0 END AS similarity`,
+  ];
+}
+
+/** A lexeme (an SQL expression) quoted as a tsquery operand. */
+const quotedLexeme = (lexeme: string): string =>
+  `'''' || replace(replace(${lexeme}, '\\', '\\\\'), '''', '''''') || ''''`;
 
 /** Every word of the text as a word prefix, all of them required: `tsq`, NULL for no word. */
 function tsQuerySql(text: string): string {
   return `to_tsquery('simple', nullif(array_to_string(ARRAY(
-          SELECT '''' || replace(replace(lexeme, '\\', '\\\\'), '''', '''''') || ''':*'
+          SELECT ${quotedLexeme('lexeme')} || ':*'
             FROM unnest(tsvector_to_array(to_tsvector('simple', ${text}))) AS lexeme), ' & '), '')) AS tsq`;
 }
 
 /**
- * The text search of the v2 layout (no `name_words`, no words dictionary: trigram GIN on the name
- * for typos and substrings), sent while the live generation is v2, as it stays while an upgrade
- * rebuilds v3 beside it (textSearch.ts). Kept until every deployment has swapped to v3; delete
- * with the next layout change. Its `v3_live` column says whether the views point at a v3
- * generation by now (catalogue lookups, no round trip of their own), so that the search after a
- * swap sends searchSql.
+ * The CTEs after `q` ending with `e.match`: q.tsq with each prefix operand rewritten (ts_rewrite,
+ * one rule after the other) to the lexemes of the dictionary that start with it, or to the word
+ * itself when none does (no document has it then either). The lexemes a word starts follow it in
+ * byte order: the first EXPANDED_LEXEMES + 1 from the word on are read, and a word starting more
+ * keeps its prefix. A document matches e.match exactly when it matches q.tsq, since the dictionary
+ * holds every lexeme of the live documents. (ts_rewrite finds an operand by its lexeme: all of
+ * q.tsq's are prefixes, and a later rule rewriting a lexeme that an earlier one brought in only
+ * adds lexemes which the earlier prefix starts as well.)
  */
-export function searchSqlV2(query: SearchQuery, search: SearchText, sources: SearchSources): SqlStatement {
-  const p = new Parameters();
-  const where = filterConditions(query.filters ?? {}, p);
-  const text = p.add(search.text);
-  const prefix = p.add(`${escapeLike(search.text)}%`);
-  const substring = `d.name ILIKE ${p.add(`%${escapeLike(search.text)}%`)}`;
-  const idMatch =
-    search.numericId === undefined ? 'false' : `d.brain_id = ${p.add(search.numericId)}::integer`;
-  const exact = `(${idMatch} OR d.readable_id = lower(${text}) OR lower(d.name) = lower(${text}))`;
-  const fullText = `(d.search_vector @@ q.tsq OR ${substring})`;
-  const matches = `(${fullText} OR d.name %> ${text} OR d.readable_id = lower(${text}) OR ${idMatch})`;
-  const order =
-    explicitOrder(query, '') ?? 'tier, text_rank DESC, similarity DESC, date_uploaded DESC, brain_id DESC';
-  const v3Live = `to_regclass(${p.add(sources.words)}) IS NOT NULL AND EXISTS (
-      SELECT FROM pg_attribute WHERE attrelid = to_regclass(${p.add(sources.documents)})
-         AND attname = 'name_words' AND NOT attisdropped)`;
-  const selects = [
-    `ARRAY(SELECT brain_id FROM matched ORDER BY ${order} LIMIT ${p.add(query.limit)} OFFSET ${p.add(query.offset)}) AS ids`,
-    '(SELECT count(*) FROM matched) AS total',
-    ...(query.facets ?? []).map((facet) => facetSelect(facet, 'matched', 'true')),
-    `(${v3Live}) AS v3_live`,
-  ];
-  return {
-    text: `
-      WITH q AS (SELECT ${tsQuerySql(text)}),
-      matched AS MATERIALIZED (
-        SELECT d.brain_id, d.date_uploaded, d.name, d.readable_id, d.species_id, d.atlas_id, d.category_id, d.verified,
-               CASE WHEN ${exact} THEN 0
-                    WHEN d.name ILIKE ${prefix} OR d.readable_id ILIKE ${prefix} THEN 1
-                    WHEN ${fullText} THEN 2
-                    ELSE 3 END AS tier,
-               coalesce(ts_rank(d.search_vector, q.tsq), 0) AS text_rank,
-               word_similarity(${text}, d.name) AS similarity
-          FROM ${sources.documents} d CROSS JOIN q
-         WHERE ${[...where, matches].join(' AND ')}
-      )
-      SELECT ${selects.join(',\n')}`,
-    values: p.values,
-  };
+function expandedQuerySql(text: string, lexemes: string): string {
+  return `
+      rules AS (
+        SELECT row_number() OVER () AS i, (${quotedLexeme('w')} || ':*')::tsquery AS target,
+               coalesce(x.lexemes, ${quotedLexeme('w')})::tsquery AS substitute
+          FROM unnest(tsvector_to_array(to_tsvector('simple', ${text}))) AS w
+         CROSS JOIN LATERAL (
+           SELECT string_agg(${quotedLexeme('l.lexeme')}, ' | ') FILTER (WHERE l.lexeme ^@ w) AS lexemes,
+                  count(*) FILTER (WHERE l.lexeme ^@ w) AS n
+             FROM (SELECT l.lexeme FROM ${lexemes} l WHERE l.lexeme >= w COLLATE "C"
+                    ORDER BY l.lexeme LIMIT ${EXPANDED_LEXEMES + 1}) l) x
+         WHERE x.n <= ${EXPANDED_LEXEMES}
+      ),
+      rewritten AS (
+        SELECT 0::bigint AS i, q.tsq FROM q
+        UNION ALL
+        SELECT r.i, ts_rewrite(w.tsq, r.target, r.substitute) FROM rewritten w JOIN rules r ON r.i = w.i + 1
+      ),
+      e AS (SELECT (SELECT w.tsq FROM rewritten w ORDER BY w.i DESC LIMIT 1) AS match),`;
 }

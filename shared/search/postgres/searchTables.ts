@@ -14,16 +14,22 @@ export interface SearchTableNames {
   readonly documentsView: string;
   readonly countsView: string;
   readonly wordsView: string;
+  readonly lexemesView: string;
   documents(generation: number): string;
   counts(generation: number): string;
   words(generation: number): string;
+  lexemes(generation: number): string;
 }
 
-/** One generation's physical tables: the documents, their trigger-kept counts and name words. */
+/**
+ * One generation's physical tables: the documents and what triggers keep from them, their counts,
+ * their names' words and their full-text lexemes.
+ */
 export interface SearchTables {
   readonly documents: string;
   readonly counts: string;
   readonly words: string;
+  readonly lexemes: string;
 }
 
 type TriggerOp = 'insert' | 'update' | 'delete';
@@ -40,9 +46,11 @@ export function searchTableNames(name: string): SearchTableNames {
     documentsView: `public."${name}"`,
     countsView: `public."${name}_counts"`,
     wordsView: `public."${name}_words"`,
+    lexemesView: `public."${name}_lexemes"`,
     documents: (generation) => rm(`${name}_g${generation}`),
     counts: (generation) => rm(`${name}_counts_g${generation}`),
     words: (generation) => rm(`${name}_words_g${generation}`),
+    lexemes: (generation) => rm(`${name}_lexemes_g${generation}`),
   };
 }
 
@@ -142,76 +150,118 @@ const COUNT_FUNCTION_SQL = `CREATE OR REPLACE FUNCTION ${COUNT_FUNCTION}() RETUR
     RETURN NULL;
   END $body$`;
 
-/** Every generation's word triggers call this one function, naming their words table. */
-const WORDS_FUNCTION = `"${READ_MODEL_SCHEMA}"."search_word_deltas"`;
+/**
+ * A dictionary kept by triggers: the distinct values (`column`) of an array over the live documents
+ * (`values`, of a row `r`), each with its number of occurrences. Every generation's triggers of
+ * one dictionary call its one function, naming their table.
+ */
+interface Dictionary {
+  readonly function: string;
+  readonly column: string;
+  readonly values: string;
+}
+
+/** The names' words: typo and substring search look them up (searchQuerySql.ts). */
+const WORDS: Dictionary = {
+  function: `"${READ_MODEL_SCHEMA}"."search_word_deltas"`,
+  column: 'word',
+  values: 'r.name_words',
+};
+
+/** The full-text lexemes: a word prefix is expanded to those it starts (searchQuerySql.ts). */
+const LEXEMES: Dictionary = {
+  function: `"${READ_MODEL_SCHEMA}"."search_lexeme_deltas"`,
+  column: 'lexeme',
+  values: 'tsvector_to_array(r.search_vector)',
+};
 
 /**
- * One statement adding the changed rows' name words to the dictionary's counts (occurrences among
- * live documents), in word order like the counts; it returns the words whose count reached zero.
+ * One statement adding the changed rows' values to the dictionary's counts (occurrences among
+ * live documents), in value order like the counts; it returns the values whose count reached zero.
  */
-function wordDeltasSql(sources: readonly ['old_rows' | 'new_rows', 1 | -1][]): string {
+function dictionaryDeltasSql(
+  { column, values }: Dictionary,
+  sources: readonly ['old_rows' | 'new_rows', 1 | -1][],
+): string {
   const deltas = sources.map(
-    ([rows, sign]) => `SELECT w, ${sign} AS delta FROM ${rows} r CROSS JOIN unnest(r.name_words) AS w
-       WHERE NOT r.removed AND w <> ''`,
+    ([rows, sign]) => `SELECT v, ${sign} AS delta FROM ${rows} r CROSS JOIN unnest(${values}) AS v
+       WHERE NOT r.removed AND v <> ''`,
   );
   return `WITH changed AS (
-      INSERT INTO %s AS t (word, n)
-      SELECT w, sum(delta) FROM (${deltas.join(' UNION ALL ')}) d
-       GROUP BY w HAVING sum(delta) <> 0 ORDER BY w
-      ON CONFLICT (word) DO UPDATE SET n = t.n + EXCLUDED.n
-      RETURNING t.word, t.n)
-    SELECT coalesce(array_agg(word), '{}') FROM changed WHERE n = 0`;
+      INSERT INTO %s AS t (${column}, n)
+      SELECT v, sum(delta) FROM (${deltas.join(' UNION ALL ')}) d
+       GROUP BY v HAVING sum(delta) <> 0 ORDER BY v
+      ON CONFLICT (${column}) DO UPDATE SET n = t.n + EXCLUDED.n
+      RETURNING t.${column}, t.n)
+    SELECT coalesce(array_agg(${column}), '{}') FROM changed WHERE n = 0`;
 }
 
 /**
- * The dictionary holds exactly the words of the live documents' names (a rebuild compares equal
- * row for row), so a word that no name has any more is deleted, by the statement after the one
- * that brought its count to zero (a statement cannot see its own update of a row).
+ * A dictionary holds exactly the values of the live documents (a rebuild compares equal row for
+ * row), so a value that no document has any more is deleted, by the statement after the one that
+ * brought its count to zero (a statement cannot see its own update of a row).
  */
-const WORDS_FUNCTION_SQL = `CREATE OR REPLACE FUNCTION ${WORDS_FUNCTION}() RETURNS trigger LANGUAGE plpgsql AS $body$
+const dictionaryFunctionSql = (dictionary: Dictionary): string => {
+  const deltas = (op: TriggerOp): string =>
+    dictionaryDeltasSql(dictionary, TRIGGERS[op].sources).replaceAll("'", "''");
+  return `CREATE OR REPLACE FUNCTION ${dictionary.function}() RETURNS trigger LANGUAGE plpgsql AS $body$
   DECLARE
     unused text[];
   BEGIN
-    IF TG_OP = 'INSERT' THEN EXECUTE format('${wordDeltasSql(TRIGGERS.insert.sources).replaceAll("'", "''")}', TG_ARGV[0]) INTO unused;
-    ELSIF TG_OP = 'UPDATE' THEN EXECUTE format('${wordDeltasSql(TRIGGERS.update.sources).replaceAll("'", "''")}', TG_ARGV[0]) INTO unused;
-    ELSE EXECUTE format('${wordDeltasSql(TRIGGERS.delete.sources).replaceAll("'", "''")}', TG_ARGV[0]) INTO unused;
+    IF TG_OP = 'INSERT' THEN EXECUTE format('${deltas('insert')}', TG_ARGV[0]) INTO unused;
+    ELSIF TG_OP = 'UPDATE' THEN EXECUTE format('${deltas('update')}', TG_ARGV[0]) INTO unused;
+    ELSE EXECUTE format('${deltas('delete')}', TG_ARGV[0]) INTO unused;
     END IF;
     IF cardinality(unused) > 0 THEN
-      EXECUTE format('DELETE FROM %s WHERE word = ANY($1) AND n = 0', TG_ARGV[0]) USING unused;
+      EXECUTE format('DELETE FROM %s WHERE ${dictionary.column} = ANY($1) AND n = 0', TG_ARGV[0]) USING unused;
     END IF;
     RETURN NULL;
   END $body$`;
+};
+
+/** Statement-level triggers of `documents` calling `fn` with `table` as argument, named `<prefix>_<op>`. */
+async function createTriggers(
+  client: PoolClient,
+  documents: string,
+  prefix: string,
+  fn: string,
+  table: string,
+): Promise<void> {
+  for (const [op, trigger] of Object.entries(TRIGGERS) as [TriggerOp, (typeof TRIGGERS)[TriggerOp]][])
+    await client.query(
+      `CREATE TRIGGER "${prefix}_${op}" AFTER ${op.toUpperCase()} ON ${documents}
+       REFERENCING ${trigger.referencing} FOR EACH STATEMENT
+       EXECUTE FUNCTION ${fn}('${table.replaceAll("'", "''")}')`,
+    );
+}
 
 /**
  * Creates one generation's tables (the caller holds the projections' schema lock: the shared
- * count and words functions are replaced under it). Counts per placement are kept exact by
+ * count and dictionary functions are replaced under it). Counts per placement are kept exact by
  * statement-level triggers, so a page without text or uploader reads its total and facets from a
- * few hundred rows instead of counting the documents it filters; so is the dictionary of the
- * names' words, which text search looks typos and substrings up in.
+ * few hundred rows instead of counting the documents it filters; so are the dictionaries of the
+ * names' words, which text search looks typos and substrings up in, and of the full-text lexemes,
+ * which it expands a word prefix to. The lexemes compare byte-wise ("C"): a prefix is then a
+ * range of their primary key.
  * Secondary indexes come apart (createSearchIndexes): a rebuild may load faster without them.
  */
 export async function createSearchTables(client: PoolClient, tables: SearchTables): Promise<void> {
   await client.query(`CREATE SCHEMA IF NOT EXISTS "${READ_MODEL_SCHEMA}"`);
   await client.query(COUNT_FUNCTION_SQL);
-  await client.query(WORDS_FUNCTION_SQL);
+  await client.query(dictionaryFunctionSql(WORDS));
+  await client.query(dictionaryFunctionSql(LEXEMES));
   await client.query(`CREATE TABLE ${tables.documents} (${DOCUMENT_COLUMNS})`);
   await client.query(`CREATE TABLE ${tables.words} (word text PRIMARY KEY, n bigint NOT NULL)`);
+  await client.query(
+    `CREATE TABLE ${tables.lexemes} (lexeme text COLLATE "C" PRIMARY KEY, n bigint NOT NULL)`,
+  );
   await client.query(
     `CREATE TABLE ${tables.counts} (species_id integer, atlas_id integer, category_id integer, verified boolean,
        n bigint NOT NULL, UNIQUE NULLS NOT DISTINCT (${PLACEMENT}))`,
   );
-  for (const [op, trigger] of Object.entries(TRIGGERS) as [TriggerOp, (typeof TRIGGERS)[TriggerOp]][])
-    await client.query(
-      `CREATE TRIGGER "count_${op}" AFTER ${op.toUpperCase()} ON ${tables.documents}
-       REFERENCING ${trigger.referencing} FOR EACH STATEMENT
-       EXECUTE FUNCTION ${COUNT_FUNCTION}('${tables.counts.replaceAll("'", "''")}')`,
-    );
-  for (const [op, trigger] of Object.entries(TRIGGERS) as [TriggerOp, (typeof TRIGGERS)[TriggerOp]][])
-    await client.query(
-      `CREATE TRIGGER "words_${op}" AFTER ${op.toUpperCase()} ON ${tables.documents}
-       REFERENCING ${trigger.referencing} FOR EACH STATEMENT
-       EXECUTE FUNCTION ${WORDS_FUNCTION}('${tables.words.replaceAll("'", "''")}')`,
-    );
+  await createTriggers(client, tables.documents, 'count', COUNT_FUNCTION, tables.counts);
+  await createTriggers(client, tables.documents, 'words', WORDS.function, tables.words);
+  await createTriggers(client, tables.documents, 'lexemes', LEXEMES.function, tables.lexemes);
 }
 
 /** A generation of a standalone index (see createSearchTables). */
@@ -228,27 +278,30 @@ export function generationTables(names: SearchTableNames, generation: number): S
     documents: names.documents(generation),
     counts: names.counts(generation),
     words: names.words(generation),
+    lexemes: names.lexemes(generation),
   };
 }
 
 /**
- * Full text (GIN on the tsvector), the name's words (GIN: the documents having a word the
- * dictionary proposed), the dictionary's trigrams (which words are like or contain the text),
- * trigrams of the name (substrings that are not one word), the exact readable_id,
- * and recency within each filter for pages without text. The recency ones hold live documents
- * only (every query asks for NOT removed), so a page's ids come from an index-only scan, `removed`
- * being implied by the predicate rather than read from the heap. The text ones stay whole: partial,
- * they made the planner filter a species' documents row by row (typo similarity on each) instead
- * of ANDing the species with the text's bitmaps.
+ * The text conditions and the placement filters in one GIN index (btree_gin): each way a text
+ * matches (full text, the name's words the dictionary proposed) is looked up together with the
+ * filters, so a species' matches come out of the index as such rather than as all the text's
+ * matches ANDed with all the species' documents afterwards; without filters it serves the text
+ * alone. Beside it: the dictionary's trigrams (which words are like or contain the text), trigrams
+ * of the name (substrings that are not one word), the exact readable_id, and recency within each
+ * filter for pages without text. The recency ones hold live documents only (every query asks for
+ * NOT removed), so a page's ids come from an index-only scan, `removed` being implied by the
+ * predicate rather than read from the heap. The text ones stay whole: partial, they made the
+ * planner filter a species' documents row by row (typo similarity on each) instead of ANDing the
+ * species with the text's bitmaps.
  */
 export async function createSearchIndexes(
   client: PoolClient,
   { documents, words }: SearchTables,
 ): Promise<void> {
   const live = 'WHERE NOT removed';
-  await client.query(`CREATE INDEX ON ${documents} USING gin (search_vector)`);
+  await client.query(`CREATE INDEX ON ${documents} USING gin (${PLACEMENT}, search_vector, name_words)`);
   await client.query(`CREATE INDEX ON ${documents} USING gin (name gin_trgm_ops)`);
-  await client.query(`CREATE INDEX ON ${documents} USING gin (name_words)`);
   await client.query(`CREATE INDEX ON ${words} USING gin (word gin_trgm_ops)`);
   await client.query(`CREATE INDEX ON ${documents} (readable_id)`);
   await client.query(`CREATE INDEX ON ${documents} (date_uploaded DESC, brain_id DESC) ${live}`);
@@ -256,6 +309,12 @@ export async function createSearchIndexes(
     await client.query(`CREATE INDEX ON ${documents} (${column}, date_uploaded DESC, brain_id DESC) ${live}`);
   await client.query(`ANALYZE ${documents}`);
   await client.query(`ANALYZE ${words}`);
+}
+
+/** The extensions the tables and indexes need: trusted, so the service's role may create them. */
+export async function createSearchExtensions(client: PoolClient): Promise<void> {
+  await client.query('CREATE EXTENSION IF NOT EXISTS pg_trgm');
+  await client.query('CREATE EXTENSION IF NOT EXISTS btree_gin');
 }
 
 export async function pointViews(
@@ -270,6 +329,9 @@ export async function pointViews(
     `CREATE OR REPLACE VIEW ${names.countsView} AS SELECT * FROM ${names.counts(generation)}`,
   );
   await client.query(`CREATE OR REPLACE VIEW ${names.wordsView} AS SELECT * FROM ${names.words(generation)}`);
+  await client.query(
+    `CREATE OR REPLACE VIEW ${names.lexemesView} AS SELECT * FROM ${names.lexemes(generation)}`,
+  );
 }
 
 export async function dropGeneration(
@@ -277,6 +339,6 @@ export async function dropGeneration(
   names: SearchTableNames,
   generation: number,
 ): Promise<void> {
-  const { documents, counts, words } = generationTables(names, generation);
-  await client.query(`DROP TABLE IF EXISTS ${documents}, ${counts}, ${words}`);
+  const { documents, counts, words, lexemes } = generationTables(names, generation);
+  await client.query(`DROP TABLE IF EXISTS ${documents}, ${counts}, ${words}, ${lexemes}`);
 }

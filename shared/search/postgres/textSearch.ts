@@ -2,7 +2,7 @@ import type { Pool, QueryResultRow } from 'pg';
 import type { SearchQuery } from '../searchIndex';
 import type { SearchText } from '../searchText';
 import { SQLSTATE, sqlState } from '../../infra/postgres/sqlState';
-import { searchSql, searchSqlV2, type SearchSources, type SqlStatement } from './searchQuerySql';
+import { searchSql, type SearchSources, type SqlStatement } from './searchQuerySql';
 
 export type TextSearch = <Row extends QueryResultRow>(
   query: SearchQuery,
@@ -16,21 +16,23 @@ const isLayoutError = (error: unknown): boolean => {
 };
 
 /**
- * Text search whatever layout the live generation has. After an upgrade, v3 is rebuilt beside the
- * live v2 generation, which the views keep pointing at until the swap; until then the v3
- * statement cannot even be parsed. This process remembers which layout it last saw (starting
- * with v3, the steady state, where a search costs nothing more): a v3 statement refused for an
- * unknown column or relation sends the v2 statement instead, whose answer says whether the
- * views are v3 by now, so the first search after a swap (made by any process) returns to v3.
+ * Text search whatever layout the live generation has. After an upgrade, v4 is rebuilt beside the
+ * live v3 generation, which the views keep pointing at until the swap; until then the v4
+ * statement names a view that does not exist yet. This process remembers which layout it last saw
+ * (starting with v4, the steady state, where a search costs nothing more): a v4 statement refused
+ * for an unknown column or relation sends the v3 statement instead, whose answer says whether the
+ * views are v4 by now, so the first search after a swap (made by any process) returns to v4.
  * Each process asks the database itself: several query APIs need no coordination.
+ * The v3 statement is kept until every deployment has swapped to v4: delete it with the next
+ * layout change.
  */
 export function createTextSearch(pool: Pool, sources: SearchSources): TextSearch {
-  let v3Live = true;
+  let v4Live = true;
   const rowsOf = async <Row extends QueryResultRow>(statement: SqlStatement): Promise<Row[]> =>
     (await pool.query<Row>(statement)).rows;
   return async <Row extends QueryResultRow>(query: SearchQuery, search: SearchText): Promise<Row[]> => {
     let refused = false;
-    if (v3Live) {
+    if (v4Live) {
       try {
         return await rowsOf<Row>(searchSql(query, search, sources));
       } catch (error) {
@@ -38,10 +40,10 @@ export function createTextSearch(pool: Pool, sources: SearchSources): TextSearch
         refused = true;
       }
     }
-    const rows = await rowsOf<Row & { v3_live?: boolean }>(searchSqlV2(query, search, sources));
-    v3Live = rows[0]?.v3_live === true;
-    // Refused, yet the views are v3: they were swapped between the two statements, or the v3
+    const rows = await rowsOf<Row & { v4_live?: boolean }>(searchSql(query, search, sources, 3));
+    v4Live = rows[0]?.v4_live === true;
+    // Refused, yet the views are v4: they were swapped between the two statements, or the v4
     // statement itself is wrong. Its second answer (rows or error) is the one to give.
-    return v3Live && refused ? rowsOf<Row>(searchSql(query, search, sources)) : rows;
+    return v4Live && refused ? rowsOf<Row>(searchSql(query, search, sources)) : rows;
   };
 }

@@ -4,7 +4,7 @@ import type { TestService } from '../../support/testService';
 import { startCuratedService } from '../../support/curatedService';
 import { Client as PgClient } from 'pg';
 import { differencesFromFreshRebuild } from '../../support/faults/freshRebuild';
-import { searchIndexDifferences } from '../../support/readModelAudit';
+import { searchIndexDifferences, waitUntilCaughtUp } from '../../support/readModelAudit';
 import { createTestDatabase } from '../../support/testPostgres';
 import { brainForm, fresh, nifti } from './brainFixtures';
 
@@ -309,11 +309,31 @@ describe('400s', () => {
   });
 });
 
+/**
+ * The upload processor works through the brains' files in the background, appending events as it
+ * goes: the live read models are compared with a rebuild once it has finished and they have caught
+ * up, not while they still move (a rebuild would miss the events appended after it read the store).
+ */
+async function waitUntilUploadsSettled(db: PgClient, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let pending = -1;
+  while (Date.now() < deadline) {
+    const { rows } = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM file_uploads WHERE status IN ('uploaded', 'processing')`,
+    );
+    pending = rows[0]?.n ?? 0;
+    if (pending === 0) return waitUntilCaughtUp(db, Math.max(1000, deadline - Date.now()));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${pending} uploads still pending after ${timeoutMs} ms`);
+}
+
 describe('the index after all of the above', () => {
   test('agrees with the brains read model and equals a fresh rebuild; the audit sees a corrupted document', async () => {
     const db = new PgClient({ connectionString: service.databaseUrl });
     await db.connect();
     try {
+      await waitUntilUploadsSettled(db, 40_000);
       expect(await searchIndexDifferences(db)).toEqual([]);
       expect(
         await differencesFromFreshRebuild(service.databaseUrl, await createTestDatabase('rebuild')),
