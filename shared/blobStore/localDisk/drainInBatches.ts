@@ -12,7 +12,7 @@ export interface DrainOptions {
 /**
  * Reads `body` to its end, copying its chunks straight into pooled batches (see emptyBatch) and
  * handing each full batch, then the last partial one, to `onBatch`, one at a time and in order: the
- * stream is paused while one batch waits to be handed on and the next is full. Resolves with the byte count once the last batch
+ * stream is paused while a batch is being handed on. Resolves with the byte count once the last batch
  * is taken; on any failure (stream, limit, onBatch) rejects with the first one and destroys `body`.
  *
  * One 'data' listener does what a size-limit Transform and an async iterator did: per 64 KiB
@@ -45,14 +45,13 @@ export function drainInBatches(
     };
 
     const handOn = (bytes: Buffer): void => {
-      // One batch may wait while the next one fills: pausing at every hand-off would stop and
-      // restart the socket's reads every MiB, even when the hand-off takes no time at all.
-      if (++waiting > 1) body.pause();
+      body.pause();
+      waiting++;
       handing = handing
         .then(async () => {
           if (failed) return;
           await onBatch(bytes);
-          if (--waiting <= 1 && !failed && body.isPaused()) body.resume();
+          if (--waiting === 0 && !failed) body.resume();
         })
         .catch(fail);
     };
