@@ -1,11 +1,12 @@
 import { mkdir, open, rename } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { PutOptions } from '../blobStore';
 import { DEFAULT_CONTENT_TYPE } from '../defaultContentType';
-import { OffThreadSha256 } from '../offThreadSha256';
+import { SizeLimiter } from '../hashingLimiter';
+import { OffThreadSha256, batchBuffer } from '../offThreadSha256';
 import { tempPathFor, type BlobPaths } from './blobPaths';
-import { drainInBatches } from './drainInBatches';
 import { fsyncDirectory, removeIfPresent, writeFileDurably } from './durableFs';
 import { PipelinedFileWrite } from './pipelinedFileWrite';
 import type { BlobFileMeta } from './readBlobMeta';
@@ -42,7 +43,8 @@ export async function writeBlobFile(
   }
 }
 
-/** Received chunks (64 KiB from a socket) are copied into batches of this size: one write each. */
+const READ_AHEAD_BYTES = 1024 * 1024;
+/** Received chunks (64 KiB from a socket) are copied into batches of about this size: one write each. */
 const WRITE_BATCH_BYTES = 1024 * 1024;
 
 async function streamIntoFile(body: Readable, file: string, maxBytes: number | undefined) {
@@ -51,11 +53,23 @@ async function streamIntoFile(body: Readable, file: string, maxBytes: number | u
   const hash = new OffThreadSha256();
   const output = new PipelinedFileWrite(handle, hash);
   try {
-    const size = await drainInBatches(body, { batchBytes: WRITE_BATCH_BYTES, maxBytes }, (batch) =>
-      output.append(batch),
-    );
+    // Up to 1 MiB may wait while the writes are at their limit, so the upload keeps being received.
+    const limiter = new SizeLimiter(maxBytes, READ_AHEAD_BYTES);
+    await pipeline(body, limiter, async (source: AsyncIterable<Buffer>) => {
+      let batch: Buffer[] = [];
+      let batchBytes = 0;
+      for await (const chunk of source) {
+        batch.push(chunk);
+        batchBytes += chunk.length;
+        if (batchBytes < WRITE_BATCH_BYTES) continue;
+        await output.append(batchBuffer(batch, batchBytes));
+        batch = [];
+        batchBytes = 0;
+      }
+      if (batchBytes > 0) await output.append(batchBuffer(batch, batchBytes));
+    });
     await output.finish();
-    return { size, sha256: await hash.digest() };
+    return { size: limiter.size, sha256: await hash.digest() };
   } catch (error) {
     hash.abort();
     await output.quiesce();
