@@ -1,16 +1,14 @@
-import { open, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
-import { drainInBatches } from '../../shared/blobStore/localDisk/drainInBatches';
-import { PipelinedFileWrite } from '../../shared/blobStore/localDisk/pipelinedFileWrite';
-import { OffThreadSha256 } from '../../shared/blobStore/offThreadSha256';
+import { streamIntoFile } from '../../shared/blobStore/localDisk/writeBlobFile';
 import { tuneHeapGrowth } from '../../shared/runtime/heapGrowth';
 
 /**
  * The least any upload endpoint must do with a body, for the upload bench to hold the service
  * against: a bare Node HTTP server that streams each POSTed body, as it arrives, into a file with
- * the local disk BlobStore's own pieces (batches, writes in flight, SHA-256 on the hashing thread,
- * fsync), and answers 201 with the hash. No framework, no multipart parsing, no authentication, no
+ * the local disk BlobStore's own streamIntoFile (batches, writes in flight, SHA-256 on the hashing
+ * thread, fsync), and answers 201 with the hash. No framework, no multipart parsing, no authentication, no
  * event. Environment: PORT, DATA_DIR. GET /health/ answers 200.
  */
 tuneHeapGrowth();
@@ -20,19 +18,9 @@ let next = 0;
 
 async function store(req: http.IncomingMessage): Promise<{ size: number; sha256: string }> {
   const file = path.join(dataDir, `bare-${process.pid}-${next++}.bin`);
-  const handle = await open(file, 'wx');
-  const hash = new OffThreadSha256();
-  const output = new PipelinedFileWrite(handle, hash);
   try {
-    const size = await drainInBatches(req, { batchBytes: 1024 * 1024 }, (batch) => output.append(batch));
-    await output.finish();
-    return { size, sha256: await hash.digest() };
-  } catch (error) {
-    hash.abort();
-    await output.quiesce();
-    throw error;
+    return await streamIntoFile(req, file, undefined);
   } finally {
-    await handle.close();
     await rm(file, { force: true });
   }
 }

@@ -47,7 +47,15 @@ const READ_AHEAD_BYTES = 1024 * 1024;
 /** Received chunks (64 KiB from a socket) are copied into batches of about this size: one write each. */
 const WRITE_BATCH_BYTES = 1024 * 1024;
 
-async function streamIntoFile(body: Readable, file: string, maxBytes: number | undefined) {
+/**
+ * Streams body into a new file (created, never overwritten): size, SHA-256 and the file durable
+ * when it resolves. The caller removes the file when it rejects.
+ */
+export async function streamIntoFile(
+  body: Readable,
+  file: string,
+  maxBytes: number | undefined,
+): Promise<{ size: number; sha256: string }> {
   const handle = await open(file, 'wx', 0o644);
   // Hashed on another thread, each batch once it is on disk: the event loop only parses and copies.
   const hash = new OffThreadSha256();
