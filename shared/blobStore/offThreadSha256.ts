@@ -32,7 +32,7 @@ parentPort.on('message', (message) => {
 /** Memory a session may have handed over and not had back before `update` makes its caller wait. */
 const MAX_IN_FLIGHT_BYTES = 8 * 1024 * 1024;
 /** The capacity of a pooled batch (batches are filled to about 1 MiB; a larger one gets its own memory). */
-export const POOLED_BYTES = 2 * 1024 * 1024;
+const POOLED_BYTES = 2 * 1024 * 1024;
 /** Free pooled slots kept for the next batches; one freed beyond these is forgotten on both sides. */
 const MAX_POOLED = 16;
 
@@ -55,7 +55,7 @@ interface Slot {
   given: boolean;
 }
 
-/** The slot of each piece of memory emptyBatch/batchBuffer gave out, for update to recognise. */
+/** The slot of each piece of memory batchBuffer gave out, for update to recognise. */
 const slotOfMemory = new WeakMap<SharedArrayBuffer, Slot>();
 
 /**
@@ -72,7 +72,6 @@ class HashingThread {
   private readonly free: SharedArrayBuffer[] = [];
   private readonly hashing = new Map<number, SharedArrayBuffer>();
   private nextSlot = 1;
-  private liveBytes = 0;
   private readonly capacities = new Map<number, number>();
   private dead: Error | undefined;
 
@@ -92,7 +91,9 @@ class HashingThread {
 
   /** Bytes of shared memory the thread knows: pooled, being hashed, or out with callers. */
   get sharedBytes(): number {
-    return this.liveBytes;
+    let bytes = 0;
+    for (const capacity of this.capacities.values()) bytes += capacity;
+    return bytes;
   }
 
   open(id: number, session: Session): void {
@@ -133,7 +134,6 @@ class HashingThread {
     const capacity = this.capacities.get(number);
     if (capacity === undefined) return;
     this.capacities.delete(number);
-    this.liveBytes -= capacity;
     if (!this.dead) this.worker.postMessage({ kind: 'forget', slot: number });
   }
 
@@ -143,7 +143,6 @@ class HashingThread {
     slotOfMemory.set(memory, slot);
     dropped.register(memory, slot, slot);
     this.capacities.set(slot.number, capacity);
-    this.liveBytes += capacity;
     this.worker.postMessage({ kind: 'slot', slot: slot.number, memory });
     return memory;
   }
@@ -177,7 +176,7 @@ const currentThread = (): HashingThread => (thread ??= new HashingThread(() => (
 /**
  * SHA-256 computed on a worker thread, so hashing a large upload never holds the event loop that
  * answers requests (it costs about half a second per GiB). Each buffer given to `update` is memory
- * the thread shares (see emptyBatch): the caller hands it over and must not touch it again.
+ * the thread shares (see batchBuffer): the caller hands it over and must not touch it again.
  */
 export class OffThreadSha256 {
   private readonly id = nextId++;
@@ -206,7 +205,7 @@ export class OffThreadSha256 {
     const memory = bytes.buffer as SharedArrayBuffer;
     const slot = slotOfMemory.get(memory);
     if (bytes.byteOffset !== 0 || !slot?.given || slot.thread !== this.thread)
-      throw new Error('OffThreadSha256.update takes the buffers batchBuffer or emptyBatch gives, once');
+      throw new Error('OffThreadSha256.update takes the buffers batchBuffer gives, once');
     // The memory handed over, not just the bytes to hash: it is what waits in the queue.
     this.session.inFlight += memory.byteLength;
     this.thread.update(this.id, memory, bytes.length);
@@ -249,20 +248,15 @@ export class OffThreadSha256 {
   }
 }
 
-/** The chunks copied into one batch of the hashing thread's memory (see emptyBatch). */
+/**
+ * The chunks copied into one batch of memory the hashing thread shares (pooled when it fits):
+ * `update` takes it once. Writing to it after that corrupts the hash.
+ */
 export function batchBuffer(chunks: readonly Buffer[], length: number): Buffer {
   const batch = Buffer.from(currentThread().give(length), 0, length);
   let offset = 0;
   for (const chunk of chunks) offset += chunk.copy(batch, offset);
   return batch;
-}
-
-/**
- * A pooled batch of POOLED_BYTES of memory the hashing thread shares, to fill in place: `update`
- * takes it, or any prefix of it (`subarray(0, n)`), once. Writing to it after that corrupts the hash.
- */
-export function emptyBatch(): Buffer {
-  return Buffer.from(currentThread().give(POOLED_BYTES));
 }
 
 /** Bytes of batch memory the hashing thread shares now (pooled, being hashed or given out). */

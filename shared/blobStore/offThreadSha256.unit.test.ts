@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { OffThreadSha256, batchBuffer, emptyBatch, sharedBatchBytes } from './offThreadSha256';
+import { OffThreadSha256, batchBuffer, sharedBatchBytes } from './offThreadSha256';
 
 const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
 
@@ -36,7 +36,9 @@ test('a batch is handed over once, and only batch memory is taken', async () => 
   const batch = batchBuffer([Buffer.from('abc')], 3);
   await hash.update(batch);
   await expect(hash.update(batch)).rejects.toThrow('batchBuffer');
-  await expect(hash.update(emptyBatch().subarray(1, 2))).rejects.toThrow('batchBuffer');
+  await expect(hash.update(batchBuffer([Buffer.from('xy')], 2).subarray(1, 2))).rejects.toThrow(
+    'batchBuffer',
+  );
   await expect(hash.update(Buffer.from('not pooled memory'))).rejects.toThrow('batchBuffer');
   expect(await hash.digest()).toBe(sha256(Buffer.from('abc')));
 });
@@ -52,15 +54,14 @@ test('an aborted session can no longer be used, and others go on', async () => {
 });
 
 test('batch memory comes back to the pool once hashed, and a batch larger than the pool is hashed whole', async () => {
-  const first = emptyBatch();
-  first.fill(1);
+  const first = batchBuffer([Buffer.alloc(10, 1)], 10);
   const hash = new OffThreadSha256();
-  await hash.update(first.subarray(0, 10));
+  await hash.update(first);
   const large = randomBytes(5 * 1024 * 1024);
   await hash.update(batchBuffer([large], large.length));
   expect(await hash.digest()).toBe(sha256(Buffer.concat([Buffer.alloc(10, 1), large])));
   // Hashed: the same shared memory is given again (nothing new is allocated per batch).
-  const again = [emptyBatch(), emptyBatch()];
+  const again = [batchBuffer([], 0), batchBuffer([], 0)];
   expect(again.some((batch) => batch.buffer === first.buffer)).toBe(true);
 });
 
@@ -70,7 +71,7 @@ test('a batch given out and dropped without being handed over is reclaimed, not 
   const before = sharedBatchBytes();
   // More than the pool keeps, all given out at once, then dropped (as a failed upload drops its batches).
   const giveOutAndDrop = (): number => {
-    const batches = Array.from({ length: 40 }, () => emptyBatch());
+    const batches = Array.from({ length: 40 }, () => batchBuffer([], 0));
     expect(batches).toHaveLength(40);
     return sharedBatchBytes() - before;
   };
