@@ -78,6 +78,19 @@ export async function measureUploads(
     const token = await account(server.url);
     await postUpload(server.url, token, CHUNK); // warm-up: code paths loaded, pools open
     await postUpload(bare.url, token, CHUNK);
+    const gibibytes = options.bytes / 2 ** 30;
+    /** One upload of the bench's bytes: its id, MB/s, and the receiving process's CPU per GiB. */
+    const timedUpload = async (target: { url: string; pid: number }) => {
+      const cpuBefore = cpuSecondsOf(target.pid);
+      const started = process.hrtime.bigint();
+      const id = await postUpload(target.url, token, options.bytes);
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      return {
+        id,
+        rate: options.bytes / MB / seconds,
+        cpu: (cpuSecondsOf(target.pid) - cpuBefore) / gibibytes,
+      };
+    };
     for (let round = 0; round < options.rounds; round++) {
       // The disk's speed drifts (writeback, a shared VM disk): the plain write runs before and
       // after the upload, and the upload is held against their mean.
@@ -85,35 +98,25 @@ export async function measureUploads(
       const before = await plainWrite(plainFile, options.bytes);
       // The bare server and the service take turns going first: whichever follows the plain
       // write meets the page cache it left.
-      const storeBare = async (): Promise<number> => {
-        const cpuBefore = cpuSecondsOf(bare.pid);
-        const started = process.hrtime.bigint();
-        await postUpload(bare.url, token, options.bytes);
-        upload.bareCpu.push((cpuSecondsOf(bare.pid) - cpuBefore) / (options.bytes / 2 ** 30));
-        return options.bytes / MB / (Number(process.hrtime.bigint() - started) / 1e9);
-      };
-      const bareFirst = round % 2 === 1;
-      const bareRateFirst = bareFirst ? await storeBare() : 0;
+      const bareFirst = round % 2 === 1 ? await timedUpload(bare) : undefined;
       const baseline = rssOf(server.pid);
       const sampler = sampleRss(server.pid);
-      const cpuBefore = cpuSecondsOf(server.pid);
-      const started = process.hrtime.bigint();
-      const id = await postUpload(server.url, token, options.bytes);
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const service = await timedUpload(server);
       const peak = sampler.stop();
-      upload.cpu.push((cpuSecondsOf(server.pid) - cpuBefore) / (options.bytes / 2 ** 30));
-      await remove(server.url, token, id);
-      const bareRate = bareFirst ? bareRateFirst : await storeBare();
+      await remove(server.url, token, service.id);
+      const bareRun = bareFirst ?? (await timedUpload(bare));
       const plain = (before + (await plainWrite(plainFile, options.bytes))) / 2;
-      upload.rate.push(options.bytes / MB / seconds);
+      upload.rate.push(service.rate);
+      upload.cpu.push(service.cpu);
       upload.plain.push(plain);
-      upload.ratio.push(options.bytes / MB / seconds / plain);
-      upload.bare.push(bareRate);
-      upload.ofBare.push(options.bytes / MB / seconds / bareRate);
-      upload.bareOfPlain.push(bareRate / plain);
+      upload.ratio.push(service.rate / plain);
+      upload.bare.push(bareRun.rate);
+      upload.bareCpu.push(bareRun.cpu);
+      upload.ofBare.push(service.rate / bareRun.rate);
+      upload.bareOfPlain.push(bareRun.rate / plain);
       upload.rss.push((peak - baseline) / MB);
       printDetail(
-        `round ${round + 1}: upload ${(options.bytes / MB / seconds).toFixed(0)} MB/s, bare storing server ${bareRate.toFixed(0)} MB/s, plain write ${plain.toFixed(0)} MB/s (mean of before and after), server RSS ${(baseline / MB).toFixed(0)} → peak ${(peak / MB).toFixed(0)} MB`,
+        `round ${round + 1}: upload ${service.rate.toFixed(0)} MB/s, bare storing server ${bareRun.rate.toFixed(0)} MB/s, plain write ${plain.toFixed(0)} MB/s (mean of before and after), server RSS ${(baseline / MB).toFixed(0)} → peak ${(peak / MB).toFixed(0)} MB`,
       );
     }
   } finally {
