@@ -5,7 +5,8 @@ import type { Logger } from '../../shared/logging/logger';
 import { createMetrics } from '../../shared/metrics/metrics';
 import { openInfrastructure } from '../../shared/runtime/openInfrastructure';
 import type { RunningPostgres } from '../../shared/infra/postgres/embeddedPostgres';
-import { createGateway, createHttpServer } from '../../shared/http';
+import { closeHttpServer, createGateway, createHttpServer } from '../../shared/http';
+import { closeInOrder } from '../../shared/runtime/closeInOrder';
 import { createServicePlatform } from '../../shared/runtime/servicePlatform';
 import { ensureConfiguredStaff } from '../command-api/features/account/ensureStaffAccount';
 import { createCommandDeps } from '../command-api/commandDeps';
@@ -90,13 +91,14 @@ export async function startAllInOne(
     server,
     embeddedPostgres: infra.embeddedPostgres,
     async close() {
-      server.closeIdleConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await processor?.stop();
-      await projector.stop();
-      await search.close();
-      await platform.close();
-      await infra.close();
+      await closeInOrder(logger, [
+        ['http server', () => closeHttpServer(server)],
+        ['upload processor', async () => processor?.stop()],
+        ['projector', () => projector.stop()],
+        ['search backend', () => search.close()],
+        ['service platform', () => platform.close()],
+        ['infrastructure', () => infra.close()],
+      ]);
     },
   };
 }

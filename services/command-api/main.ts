@@ -1,5 +1,6 @@
 import { loadConfig } from '../../shared/config/config';
-import { createHttpServer } from '../../shared/http';
+import { closeHttpServer, createHttpServer } from '../../shared/http';
+import { closeInOrder } from '../../shared/runtime/closeInOrder';
 import { createLogger } from '../../shared/logging/logger';
 import { createMetrics } from '../../shared/metrics/metrics';
 import { openInfrastructure } from '../../shared/runtime/openInfrastructure';
@@ -39,9 +40,11 @@ void runUntilSignal('command-api', async () => {
     logger,
     service: {
       async close() {
-        await new Promise<void>((resolve) => server.close(() => resolve()));
-        await platform.close();
-        await infra.close();
+        await closeInOrder(logger, [
+          ['http server', () => closeHttpServer(server)],
+          ['service platform', () => platform.close()],
+          ['infrastructure', () => infra.close()],
+        ]);
       },
     },
   };

@@ -1,5 +1,6 @@
-import http from 'node:http';
 import { loadConfig } from '../../shared/config/config';
+import { closeHttpServer, createHttpServer } from '../../shared/http';
+import { closeInOrder } from '../../shared/runtime/closeInOrder';
 import { instrumentEventStore } from '../../shared/eventStore/instrumentedEventStore';
 import { createLogger } from '../../shared/logging/logger';
 import { createMetrics } from '../../shared/metrics/metrics';
@@ -26,17 +27,20 @@ void runUntilSignal('processor', async () => {
     blob_store: () => infra.blobs.ping(),
     [PROCESSOR_LOOP]: processor.healthCheck,
   };
-  const server = http
-    .createServer(projectorHttpHandler(metrics, healthChecks))
-    .listen(config.port, config.host);
+  const server = createHttpServer(projectorHttpHandler(metrics, healthChecks)).listen(
+    config.port,
+    config.host,
+  );
   logger.info('processor started', { processor_id: processor.processorId, port: config.port });
   return {
     logger,
     service: {
       async close() {
-        server.close();
-        await processor.stop();
-        await infra.close();
+        await closeInOrder(logger, [
+          ['http server', () => closeHttpServer(server)],
+          ['upload processor', () => processor.stop()],
+          ['infrastructure', () => infra.close()],
+        ]);
       },
     },
   };

@@ -1,5 +1,6 @@
-import http from 'node:http';
 import { loadConfig } from '../../shared/config/config';
+import { closeHttpServer, createHttpServer } from '../../shared/http';
+import { closeInOrder } from '../../shared/runtime/closeInOrder';
 import { createLogger } from '../../shared/logging/logger';
 import { createMetrics } from '../../shared/metrics/metrics';
 import { dependencyHealthChecks } from '../../shared/runtime/dependencyHealthChecks';
@@ -34,17 +35,20 @@ void runUntilSignal('projector', async () => {
     }),
     projection_runner: projectionRunnerHealthCheck(runner),
   };
-  const server = http
-    .createServer(projectorHttpHandler(metrics, healthChecks))
-    .listen(config.port, config.host);
+  const server = createHttpServer(projectorHttpHandler(metrics, healthChecks)).listen(
+    config.port,
+    config.host,
+  );
   return {
     logger,
     service: {
       async close() {
-        server.close();
-        await runner.stop();
-        await search.close();
-        await infra.close();
+        await closeInOrder(logger, [
+          ['http server', () => closeHttpServer(server)],
+          ['projection runner', () => runner.stop()],
+          ['search backend', () => search.close()],
+          ['infrastructure', () => infra.close()],
+        ]);
       },
     },
   };

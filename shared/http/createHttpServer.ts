@@ -44,7 +44,44 @@ export function answerClientErrors(server: http.Server): http.Server {
   return server;
 }
 
-/** http.createServer with the JSON answer to parser errors: every service's server is made here. */
+/**
+ * http.createServer with the JSON answer to parser errors and a shutdown that does not linger:
+ * every service's server is made here and closed with closeHttpServer.
+ */
 export function createHttpServer(listener: http.RequestListener): http.Server {
-  return answerClientErrors(http.createServer(listener));
+  return releaseConnectionsWhenClosed(answerClientErrors(http.createServer(listener)));
+}
+
+/**
+ * Once the server is closed, a connection is closed as soon as its response is done. Node's close()
+ * closes only the connections idle at that moment: one whose request was still being answered (or
+ * whose finished response Node had not yet marked done: the client may read it first) is kept alive
+ * afterwards for keepAliveTimeout, and close() waits for it.
+ */
+function releaseConnectionsWhenClosed(server: http.Server): http.Server {
+  server.on('request', (_request: http.IncomingMessage, response: http.ServerResponse) => {
+    response.once('finish', () => {
+      if (!server.listening) server.closeIdleConnections();
+    });
+  });
+  return server;
+}
+
+/** How long requests in flight at shutdown may take to finish before their connections are cut. */
+export const SHUTDOWN_GRACE_MS = 10_000;
+
+/**
+ * Stops accepting connections, lets the requests in flight finish (each connection is closed when
+ * its response is done), and after `graceMs` cuts what is left (a slow upload, a stalled client).
+ * Resolves once every connection is gone.
+ */
+export function closeHttpServer(server: http.Server, graceMs = SHUTDOWN_GRACE_MS): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const cut = setTimeout(() => server.closeAllConnections(), graceMs);
+    // An error means it was not listening: there is nothing left to wait for either way.
+    server.close(() => {
+      clearTimeout(cut);
+      resolve();
+    });
+  });
 }

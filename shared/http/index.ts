@@ -1,6 +1,6 @@
 /** The HTTP framework of every service: import from here. */
 export { type ApiAppOptions, createApiApp } from './createApiApp';
-export { answerClientErrors, createHttpServer } from './createHttpServer';
+export { SHUTDOWN_GRACE_MS, answerClientErrors, closeHttpServer, createHttpServer } from './createHttpServer';
 export { type GatewayOptions, type RequestListener, createGateway } from './createGateway';
 export { type OpenApiDocument, type OpenApiInfo, buildOpenApiDocument } from './openapi/buildOpenApiDocument';
 export { DEFAULT_API_DESCRIPTION } from './openapi/apiDescription';

@@ -21,7 +21,10 @@ export async function runUntilSignal(
     if (stopping) return;
     stopping = true;
     started.logger.info('stopping', { signal });
-    const force = setTimeout(() => process.exit(1), 15_000);
+    const force = setTimeout(() => {
+      started.logger.error('stopping took longer than 15 s: exiting without finishing');
+      process.exit(1);
+    }, 15_000);
     force.unref();
     started.service.close().then(
       () => process.exit(0),
