@@ -20,11 +20,12 @@ export function createProcessor(
     store,
     pool: infra.readModels,
     blobs: infra.blobs,
-    inspect: workerInspector({
+    inspector: workerInspector({
       blobs: blobSettingsOf(config),
       inspectorModule: processor.inspectorModule,
       timeoutMs: processor.timeoutSeconds * 1000,
       memoryMb: processor.workerMemoryMb,
+      nice: processor.workerNice,
     }),
     config: processor,
     logger: logger.child({ component: 'processor' }),

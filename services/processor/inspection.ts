@@ -35,3 +35,10 @@ export type InspectionOutcome =
 
 /** Runs one inspection somewhere off the caller's event loop. */
 export type InspectFile = (job: ProcessingJob, signal: AbortSignal) => Promise<InspectionOutcome>;
+
+/** Where inspections run, and what it keeps between them (worker threads). */
+export interface Inspector {
+  readonly inspect: InspectFile;
+  /** After the last inspection: ends what it keeps. */
+  close(): Promise<void>;
+}

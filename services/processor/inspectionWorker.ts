@@ -6,35 +6,41 @@ import { type BlobSettings, openBlobStore } from './blobSettings';
 import type { InspectUpload, InspectionOutcome, ProcessingJob } from './inspection';
 
 /**
- * Worker-thread entry: inspects one upload, reading its bytes from the BlobStore itself (only the
- * result crosses back), and posts one InspectionOutcome. Started by workerInspector.
+ * Worker-thread entry, kept by workerInspector's pool: loads the inspector once, then inspects the
+ * uploads it is sent one at a time, reading each upload's bytes from the BlobStore itself (only the
+ * result crosses back), and posts one InspectionOutcome per job.
  */
 export interface InspectionWorkerData {
   readonly blobs: BlobSettings;
-  readonly job: ProcessingJob;
   /** Absolute path of a module exporting `inspectUpload`. */
   readonly inspectorModule: string;
+  /** The nice value of this thread (0 to 19). */
+  readonly nice: number;
 }
 
 const loadModule = createRequire(__filename);
 
 /**
- * The lowest CPU priority for this thread only (Linux keeps a nice value per thread), so requests on
+ * A lower CPU priority for this thread only (Linux keeps a nice value per thread), so requests on
  * the process's main thread go first when the cores are busy. Elsewhere it may fail: then it stays.
  */
-function yieldToRequests(): void {
+function lowerPriority(nice: number): void {
+  if (nice === 0) return;
   try {
-    setPriority(19);
+    setPriority(nice);
   } catch {
     // Not permitted or not supported here: processing runs at the normal priority.
   }
 }
 
-async function inspect(data: InspectionWorkerData): Promise<InspectionOutcome> {
-  // Loaded as CommonJS like this file (the build's output; tsx's require hook from sources).
-  const inspector = loadModule(data.inspectorModule) as { inspectUpload: InspectUpload };
-  const blobs = openBlobStore(data.blobs);
-  const { job } = data;
+const data = workerData as InspectionWorkerData;
+lowerPriority(data.nice);
+// Loaded as CommonJS like this file (the build's output; tsx's require hook from sources). A throw
+// here (the inspector module cannot load) reaches the parent as the worker's 'error'.
+const inspector = loadModule(data.inspectorModule) as { inspectUpload: InspectUpload };
+const blobs = openBlobStore(data.blobs);
+
+async function inspect(job: ProcessingJob): Promise<InspectionOutcome> {
   const source = {
     size: job.sizeBytes,
     open: (range?: { start: number; end?: number }) => blobs.get(job.blobKey, range),
@@ -50,6 +56,6 @@ async function inspect(data: InspectionWorkerData): Promise<InspectionOutcome> {
   }
 }
 
-yieldToRequests();
-// A throw here (the inspector module cannot load) reaches the parent as the worker's 'error'.
-void inspect(workerData as InspectionWorkerData).then((outcome) => parentPort?.postMessage(outcome));
+parentPort?.on('message', (job: ProcessingJob) => {
+  void inspect(job).then((outcome) => parentPort?.postMessage(outcome));
+});

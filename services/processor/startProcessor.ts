@@ -11,7 +11,7 @@ import { type Backoff, DEFAULT_BACKOFF } from '../../shared/runtime/backoff';
 import { loopHealthCheck } from '../../shared/runtime/loopHealthCheck';
 import { type LoopBody, type SupervisedLoop, startSupervisedLoop } from '../../shared/runtime/supervisedLoop';
 import { FaultReporter } from './faultReporter';
-import type { InspectFile } from './inspection';
+import type { Inspector } from './inspection';
 import { PendingUploads } from './pendingUploads';
 import { ProcessorCheckpoint } from './processorCheckpoint';
 import { type ProcessUploadDeps, processUpload } from './processUpload';
@@ -23,7 +23,7 @@ export interface ProcessorDeps {
   /** The read models' database: the processor keeps its checkpoint there. */
   readonly pool: Pool;
   readonly blobs: BlobStore;
-  readonly inspect: InspectFile;
+  readonly inspector: Inspector;
   readonly config: ProcessorConfig;
   readonly logger: Logger;
   readonly metrics: Metrics;
@@ -91,7 +91,7 @@ class Processor {
     this.jobDeps = {
       store: deps.store,
       blobs: deps.blobs,
-      inspect: deps.inspect,
+      inspect: (job, signal) => deps.inspector.inspect(job, signal),
       config: deps.config,
       processorId: this.processorId,
       clock: deps.clock ?? (() => new Date()),
@@ -131,6 +131,7 @@ class Processor {
     clearTimeout(this.wakeTimer);
     clearInterval(this.saveTimer);
     await Promise.all(this.jobs);
+    await this.deps.inspector.close();
     await this.saveCheckpoint().catch(() => undefined);
   }
 

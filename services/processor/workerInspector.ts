@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { BlobSettings } from './blobSettings';
-import type { InspectFile, InspectionOutcome, ProcessingJob } from './inspection';
+import type { InspectionOutcome, Inspector, ProcessingJob } from './inspection';
 import type { InspectionWorkerData } from './inspectionWorker';
 
 export interface WorkerInspectorOptions {
@@ -11,6 +11,12 @@ export interface WorkerInspectorOptions {
   readonly timeoutMs: number;
   /** Heap limit of each worker. */
   readonly memoryMb: number;
+  /** The nice value of the worker threads (0 to 19): how far requests go first. */
+  readonly nice: number;
+  /** A worker idle this long is ended (default 30 s). */
+  readonly idleMs?: number;
+  /** A worker is replaced after this many inspections (default 100). */
+  readonly jobsPerWorker?: number;
 }
 
 /** .ts under jest and tsx (the worker then needs tsx to load it), .js from the build. */
@@ -24,65 +30,166 @@ export const DEFAULT_INSPECTOR_MODULE = path.resolve(
   `../../shared/formats/inspectUpload${OWN_EXTENSION}`,
 );
 
+const IDLE_MS = 30_000;
+const JOBS_PER_WORKER = 100;
+
 /**
- * Inspects each upload in a worker thread of its own, never on the caller's event loop: a heap
- * limit, and a deadline after which the worker is terminated. Memory a run leaves behind goes with
- * its worker.
+ * Inspects uploads in worker threads, never on the caller's event loop: each worker has a heap limit,
+ * and one still inspecting at its deadline (or when the processor stops) is terminated. Workers are
+ * kept for the next upload (starting one, with the format readers, costs far more CPU than
+ * inspecting a small file); a worker that crashed, timed out or was stopped is never reused, one is
+ * replaced after `jobsPerWorker` inspections, and one idle for `idleMs` is ended, so an idle
+ * processor holds no worker memory.
  */
-export function workerInspector(options: WorkerInspectorOptions): InspectFile {
-  return (job, signal) => runWorker(options, job, signal);
+export function workerInspector(options: WorkerInspectorOptions): Inspector {
+  return new WorkerPool(options);
 }
 
-function runWorker(
-  options: WorkerInspectorOptions,
-  job: ProcessingJob,
-  signal: AbortSignal,
-): Promise<InspectionOutcome> {
-  if (signal.aborted) return Promise.resolve({ kind: 'aborted' });
-  const data: InspectionWorkerData = {
-    blobs: options.blobs,
-    job,
-    inspectorModule: options.inspectorModule ?? DEFAULT_INSPECTOR_MODULE,
-  };
-  const worker = new Worker(WORKER_ENTRY, {
-    eval: OWN_EXTENSION === '.ts',
-    workerData: data,
-    resourceLimits: { maxOldGenerationSizeMb: options.memoryMb },
-    stdout: false,
-    stderr: false,
-  });
-  return new Promise<InspectionOutcome>((resolve) => {
-    let settled = false;
-    const finish = (outcome: InspectionOutcome): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-      void worker.terminate();
-      resolve(outcome);
+class WorkerPool implements Inspector {
+  private readonly idle: PooledWorker[] = [];
+  private readonly all = new Set<PooledWorker>();
+  private closed = false;
+
+  constructor(private readonly options: WorkerInspectorOptions) {}
+
+  async inspect(job: ProcessingJob, signal: AbortSignal): Promise<InspectionOutcome> {
+    if (signal.aborted || this.closed) return { kind: 'aborted' };
+    const worker = this.idle.pop() ?? this.spawn();
+    worker.take();
+    const { outcome, reusable } = await worker.run(job, signal, this.options.timeoutMs);
+    if (reusable && !this.closed && worker.inspections < (this.options.jobsPerWorker ?? JOBS_PER_WORKER))
+      this.park(worker);
+    else void worker.end();
+    return outcome;
+  }
+
+  /** Ends the idle workers now and every other one when its inspection ends; resolves when all are gone. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const busy = [...this.all].filter((worker) => !this.idle.includes(worker));
+    await Promise.all([...this.idle.map((worker) => worker.end()), ...busy.map((worker) => worker.gone())]);
+  }
+
+  private spawn(): PooledWorker {
+    const worker = new PooledWorker(this.options, () => this.forget(worker));
+    this.all.add(worker);
+    return worker;
+  }
+
+  private park(worker: PooledWorker): void {
+    this.idle.push(worker);
+    worker.rest(this.options.idleMs ?? IDLE_MS, () => void worker.end());
+  }
+
+  private forget(worker: PooledWorker): void {
+    this.all.delete(worker);
+    const at = this.idle.indexOf(worker);
+    if (at >= 0) this.idle.splice(at, 1);
+  }
+}
+
+type Settle = (outcome: InspectionOutcome, answered: boolean) => void;
+
+/** One worker thread: one inspection at a time; the outcome of a crash goes to the inspection running. */
+class PooledWorker {
+  inspections = 0;
+  private readonly worker: Worker;
+  private settle: Settle | undefined;
+  private restTimer: NodeJS.Timeout | undefined;
+  private readonly exited: Promise<void>;
+
+  constructor(options: WorkerInspectorOptions, onExit: () => void) {
+    const workerData: InspectionWorkerData = {
+      blobs: options.blobs,
+      inspectorModule: options.inspectorModule ?? DEFAULT_INSPECTOR_MODULE,
+      nice: options.nice,
     };
-    const timer = setTimeout(
-      () => finish({ kind: 'timed_out', seconds: options.timeoutMs / 1000 }),
-      options.timeoutMs,
+    this.worker = new Worker(WORKER_ENTRY, {
+      eval: OWN_EXTENSION === '.ts',
+      workerData,
+      resourceLimits: { maxOldGenerationSizeMb: options.memoryMb },
+      stdout: false,
+      stderr: false,
+    });
+    this.worker.on('message', (outcome: InspectionOutcome) => this.finish(withPreviewBuffer(outcome), true));
+    this.worker.on('error', (error: Error & { code?: string }) =>
+      this.finish(crashed(error, options), false),
     );
-    const onAbort = (): void => finish({ kind: 'aborted' });
-    signal.addEventListener('abort', onAbort);
-    worker.once('message', (outcome: InspectionOutcome) => finish(withPreviewBuffer(outcome)));
-    worker.once('error', (error: Error & { code?: string }) =>
-      finish(
-        error.code === 'ERR_WORKER_OUT_OF_MEMORY'
-          ? {
-              kind: 'crashed',
-              reason: `processing needed more than the ${options.memoryMb} MB of memory it is allowed`,
-              again: false,
-            }
-          : { kind: 'crashed', reason: `processing failed unexpectedly: ${error.message}`, again: true },
-      ),
+    this.exited = new Promise<void>((resolve) =>
+      this.worker.once('exit', (code) => {
+        clearTimeout(this.restTimer);
+        onExit();
+        this.finish(
+          { kind: 'crashed', reason: `processing stopped unexpectedly (exit code ${code})`, again: true },
+          false,
+        );
+        resolve();
+      }),
     );
-    worker.once('exit', (code) =>
-      finish({ kind: 'crashed', reason: `processing stopped unexpectedly (exit code ${code})`, again: true }),
-    );
-  });
+  }
+
+  /** Leaves the idle state: keeps the process alive again while it works. */
+  take(): void {
+    clearTimeout(this.restTimer);
+    this.worker.ref();
+  }
+
+  /** Idle: does not keep the process alive, and is ended after `ms` unless taken. */
+  rest(ms: number, expire: () => void): void {
+    this.worker.unref();
+    this.restTimer = setTimeout(expire, ms);
+    this.restTimer.unref();
+  }
+
+  /** Runs one inspection; `reusable` when the worker answered it (not crashed, timed out or stopped). */
+  run(
+    job: ProcessingJob,
+    signal: AbortSignal,
+    timeoutMs: number,
+  ): Promise<{ outcome: InspectionOutcome; reusable: boolean }> {
+    this.inspections += 1;
+    return new Promise((resolve) => {
+      const timer = setTimeout(
+        () => this.finish({ kind: 'timed_out', seconds: timeoutMs / 1000 }, false),
+        timeoutMs,
+      );
+      const onAbort = (): void => this.finish({ kind: 'aborted' }, false);
+      signal.addEventListener('abort', onAbort);
+      this.settle = (outcome, answered) => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        resolve({ outcome, reusable: answered });
+      };
+      this.worker.postMessage(job);
+    });
+  }
+
+  /** Terminates the thread (at once, even mid-inspection); resolves once it has exited. */
+  end(): Promise<void> {
+    void this.worker.terminate();
+    return this.exited;
+  }
+
+  /** Resolves once the thread has exited. */
+  gone(): Promise<void> {
+    return this.exited;
+  }
+
+  private finish(outcome: InspectionOutcome, answered: boolean): void {
+    const settle = this.settle;
+    this.settle = undefined;
+    settle?.(outcome, answered);
+  }
+}
+
+function crashed(error: Error & { code?: string }, options: WorkerInspectorOptions): InspectionOutcome {
+  return error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+    ? {
+        kind: 'crashed',
+        reason: `processing needed more than the ${options.memoryMb} MB of memory it is allowed`,
+        again: false,
+      }
+    : { kind: 'crashed', reason: `processing failed unexpectedly: ${error.message}`, again: true };
 }
 
 /** Structured clone turns a Buffer into a plain Uint8Array. */

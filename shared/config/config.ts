@@ -80,6 +80,11 @@ export interface ProcessorConfig {
   /** Heap limit of each worker thread. */
   readonly workerMemoryMb: number;
   /**
+   * Nice value of the worker threads, 0 to 19: under contention requests go first, and processing
+   * still gets a share (19 would all but stop it while the cores are busy with requests).
+   */
+  readonly workerNice: number;
+  /**
    * TEST-ONLY (PROCESSOR_INSPECTOR_MODULE): absolute path of a module exporting `inspectUpload`,
    * used instead of shared/formats (a deterministic or slow inspector for crash tests).
    */
@@ -122,6 +127,13 @@ function int(env: Env, name: string, fallback: number, min = 0): number {
   if (!/^\d+$/.test(raw.trim()) || Number(raw) < min)
     throw new ConfigError(name, `must be an integer >= ${min}, got "${raw}"`);
   return Number(raw);
+}
+
+/** A Linux nice value a process may lower itself to: 0 (as the requests) to 19 (only when idle). */
+function niceValue(env: Env, name: string, fallback: number): number {
+  const nice = int(env, name, fallback);
+  if (nice > 19) throw new ConfigError(name, `must be a nice value from 0 to 19, got "${env[name]}"`);
+  return nice;
 }
 
 function optionalPort(env: Env, name: string): number | undefined {
@@ -315,6 +327,7 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
       timeoutSeconds: int(env, 'PROCESSOR_TIMEOUT_SECONDS', 600, 1),
       maxAttempts: int(env, 'PROCESSOR_MAX_ATTEMPTS', 3, 1),
       workerMemoryMb: int(env, 'PROCESSOR_WORKER_MEMORY_MB', 512, 32),
+      workerNice: niceValue(env, 'PROCESSOR_NICE', 10),
       inspectorModule: env.PROCESSOR_INSPECTOR_MODULE
         ? path.resolve(cwd, env.PROCESSOR_INSPECTOR_MODULE)
         : undefined,

@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../../shared/config/config';
 
-test('processor defaults: enabled, a one-minute lease, one core left to requests', () => {
+test('processor defaults: enabled, a one-minute lease, one core left to requests, workers at nice 10', () => {
   expect(loadConfig({}, '/srv').processor).toEqual({
     enabled: true,
     leaseSeconds: 60,
@@ -10,6 +10,7 @@ test('processor defaults: enabled, a one-minute lease, one core left to requests
     timeoutSeconds: 600,
     maxAttempts: 3,
     workerMemoryMb: 512,
+    workerNice: 10,
     inspectorModule: undefined,
   });
 });
@@ -23,6 +24,7 @@ test('processor settings come from PROCESSOR_* variables', () => {
       PROCESSOR_TIMEOUT_SECONDS: '30',
       PROCESSOR_MAX_ATTEMPTS: '1',
       PROCESSOR_WORKER_MEMORY_MB: '64',
+      PROCESSOR_NICE: '19',
       PROCESSOR_INSPECTOR_MODULE: 'tests/inspector.ts',
     },
     '/srv',
@@ -34,6 +36,7 @@ test('processor settings come from PROCESSOR_* variables', () => {
     timeoutSeconds: 30,
     maxAttempts: 1,
     workerMemoryMb: 64,
+    workerNice: 19,
     inspectorModule: path.resolve('/srv', 'tests/inspector.ts'),
   });
 });
@@ -44,6 +47,8 @@ test.each([
   ['PROCESSOR_MAX_ATTEMPTS', 'many'],
   ['PROCESSOR_WORKER_MEMORY_MB', '16'],
   ['PROCESSOR_ENABLED', 'maybe'],
+  ['PROCESSOR_NICE', '20'],
+  ['PROCESSOR_NICE', '-5'],
 ])('%s=%s stops start-up with a message naming it', (name, value) => {
   expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
   expect(() => loadConfig({ [name]: value })).toThrow(name);

@@ -31,6 +31,7 @@ export const testProcessorConfig = (overrides: Partial<ProcessorConfig> = {}): P
   timeoutSeconds: 60,
   maxAttempts: 3,
   workerMemoryMb: 256,
+  workerNice: 10,
   inspectorModule: TEST_INSPECTOR,
   ...overrides,
 });
@@ -121,11 +122,12 @@ export class ProcessorFixture {
       store: options.store ?? this.store,
       pool: this.pool,
       blobs: this.blobs,
-      inspect: workerInspector({
+      inspector: workerInspector({
         blobs: { kind: 'local', rootDir: path.join(this.dataDir, 'blobs') },
         inspectorModule: config.inspectorModule,
         timeoutMs: config.timeoutSeconds * 1000,
         memoryMb: config.workerMemoryMb,
+        nice: config.workerNice,
       }),
       config,
       logger: createLogger({

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { existsSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { getPriority, tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { threadId } from 'node:worker_threads';
 import type { ByteSource, Inspection } from '../../../services/processor/inspection';
 
 /**
@@ -13,7 +14,8 @@ import type { ByteSource, Inspection } from '../../../services/processor/inspect
  * - `bad-…`: an expected format failure;
  * - `flaky-…`: the source fails once per file name (a marker in the temp dir), then works;
  * - `hog-…`: allocates until the worker's heap limit ends it;
- * - `preview-…`: returns a preview (small PNG-like bytes).
+ * - `preview-…`: returns a preview (small PNG-like bytes);
+ * - `…thread-…`: adds the worker thread's id and nice value to the metadata (which worker ran it).
  * Otherwise: `{format: 'test', bytes, sha256}`.
  */
 export const TEST_PREVIEW = Buffer.from('\x89PNG\r\n\x1a\n test preview', 'latin1');
@@ -45,7 +47,12 @@ export async function inspectUpload(source: ByteSource, filename: string): Promi
   if (filename.startsWith('bad-')) return { ok: false, reason: 'not a test file: its name says bad' };
   return {
     ok: true,
-    metadata: { format: 'test', bytes, sha256: hash.digest('hex') },
+    metadata: {
+      format: 'test',
+      bytes,
+      sha256: hash.digest('hex'),
+      ...(filename.includes('thread-') ? { thread: threadId, nice: getPriority() } : {}),
+    },
     preview: filename.startsWith('preview-') ? TEST_PREVIEW : null,
   };
 }
