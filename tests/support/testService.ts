@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../shared/config/config';
-import { createSilentLogger } from '../../shared/logging/logger';
+import { createLogger } from '../../shared/logging/logger';
 import { startAllInOne } from '../../services/all-in-one/startAllInOne';
 import { createTestDatabase } from './testPostgres';
 
@@ -44,7 +44,7 @@ export async function startTestService(
     ...RELAXED_LIMITS,
     ...env,
   });
-  const service = await startAllInOne(config, createSilentLogger(), options);
+  const service = await startAllInOne(config, errorsToStderr(), options);
   return {
     url: service.url,
     databaseUrl,
@@ -54,4 +54,12 @@ export async function startTestService(
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Errors only, on stderr: what went wrong where a test does not look (a shutdown step that hangs, an
+ * unexpected 500), next to the failure it explains. Tests that inject faults print a few on purpose.
+ */
+function errorsToStderr() {
+  return createLogger({ service: 'e2e', level: 'error', sink: (line) => process.stderr.write(`${line}\n`) });
 }
