@@ -78,13 +78,21 @@ class WorkerPool implements Inspector {
 
   private park(worker: PooledWorker): void {
     this.idle.push(worker);
-    worker.rest(this.options.idleMs ?? IDLE_MS, () => void worker.end());
+    worker.rest(this.options.idleMs ?? IDLE_MS, () => {
+      // Out of the idle list first: no inspection may be given a worker that is being terminated.
+      this.unpark(worker);
+      void worker.end();
+    });
+  }
+
+  private unpark(worker: PooledWorker): void {
+    const at = this.idle.indexOf(worker);
+    if (at >= 0) this.idle.splice(at, 1);
   }
 
   private forget(worker: PooledWorker): void {
     this.all.delete(worker);
-    const at = this.idle.indexOf(worker);
-    if (at >= 0) this.idle.splice(at, 1);
+    this.unpark(worker);
   }
 }
 
