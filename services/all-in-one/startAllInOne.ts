@@ -18,6 +18,8 @@ import { createProcessor } from '../processor/createProcessor';
 import { PROCESSOR_LOOP } from '../processor/startProcessor';
 import { serviceRoutes } from './serviceRoutes';
 import { openSearchBackend } from '../../shared/search/searchBackend';
+import { createRelay } from '../relay/createRelay';
+import { RELAY_LOOP } from '../relay/startRelay';
 
 export interface RunningService {
   readonly url: string;
@@ -61,6 +63,12 @@ export async function startAllInOne(
     ? createProcessor(config, infra, platform.store, logger, metrics)
     : undefined;
   if (processor) platform.addHealthCheck(PROCESSOR_LOOP, processor.healthCheck);
+  // Events out to Kafka for other consumers, when brokers are configured.
+  const relay = config.kafka ? createRelay(config.kafka, infra, platform.store, logger, metrics) : undefined;
+  if (relay) {
+    platform.addHealthCheck(RELAY_LOOP, relay.relay.healthCheck);
+    platform.addHealthCheck('kafka', () => relay.bus.ping());
+  }
   const commandDeps = createCommandDeps(config, infra, platform.store, logger, clock);
   await ensureConfiguredStaff(config.admin, commandDeps, logger);
 
@@ -94,6 +102,7 @@ export async function startAllInOne(
       await closeInOrder(logger, [
         ['http server', () => closeHttpServer(server)],
         ['upload processor', async () => processor?.stop()],
+        ['kafka relay', async () => relay?.close()],
         ['projector', () => projector.stop()],
         ['search backend', () => search.close()],
         ['service platform', () => platform.close()],

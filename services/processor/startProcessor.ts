@@ -13,7 +13,7 @@ import { type LoopBody, type SupervisedLoop, startSupervisedLoop } from '../../s
 import { FaultReporter } from './faultReporter';
 import type { Inspector } from './inspection';
 import { PendingUploads } from './pendingUploads';
-import { ProcessorCheckpoint } from './processorCheckpoint';
+import { FollowerCheckpoint } from '../../shared/runtime/followerCheckpoint';
 import { type ProcessUploadDeps, processUpload } from './processUpload';
 
 export const PROCESSOR_LOOP = 'upload_processor';
@@ -78,7 +78,7 @@ class Processor {
   private readonly busy = new Set<string>();
   private readonly jobs = new Set<Promise<void>>();
   private readonly stopping = new AbortController();
-  private readonly checkpoint: ProcessorCheckpoint;
+  private readonly checkpoint: FollowerCheckpoint;
   private readonly jobDeps: ProcessUploadDeps;
   private wakeTimer: NodeJS.Timeout | undefined;
   private readonly saveTimer: NodeJS.Timeout;
@@ -87,7 +87,7 @@ class Processor {
 
   constructor(private readonly deps: ProcessorDeps) {
     this.processorId = deps.processorId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-    this.checkpoint = new ProcessorCheckpoint(deps.pool);
+    this.checkpoint = new FollowerCheckpoint(deps.pool, 'processor_checkpoints', 'upload_processor');
     this.jobDeps = {
       store: deps.store,
       blobs: deps.blobs,

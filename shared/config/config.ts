@@ -33,7 +33,8 @@ export interface Config {
   readonly uploaderEmailVisibility: 'everyone' | 'owner';
   /** LIST_CACHE_MB: memory for brains list answers kept until a change they show (0: none). */
   readonly listCacheBytes: number;
-  readonly kafkaBrokers: readonly string[];
+  /** KAFKA_BROKERS: the relay publishes events to Kafka (unset: no relay runs). */
+  readonly kafka: KafkaConfig | undefined;
   readonly admin: { email: string; password: string; username: string } | undefined;
   readonly loginTokenTtlMs: number;
   readonly passwordHashLogN: number;
@@ -91,6 +92,14 @@ export interface ProcessorConfig {
   readonly inspectorModule: string | undefined;
 }
 
+export interface KafkaConfig {
+  readonly brokers: readonly string[];
+  /** KAFKA_CLIENT_ID (default brain-catalogue). */
+  readonly clientId: string;
+  /** KAFKA_TOPIC_PREFIX (default catalogue): topics catalogue.brains, catalogue.uploads, … */
+  readonly topicPrefix: string;
+}
+
 export interface S3Config {
   readonly endPoint: string;
   readonly port: number;
@@ -127,6 +136,27 @@ function int(env: Env, name: string, fallback: number, min = 0): number {
   if (!/^\d+$/.test(raw.trim()) || Number(raw) < min)
     throw new ConfigError(name, `must be an integer >= ${min}, got "${raw}"`);
   return Number(raw);
+}
+
+function kafka(env: Env): KafkaConfig | undefined {
+  const brokers = (env.KAFKA_BROKERS ?? '')
+    .split(',')
+    .map((broker) => broker.trim())
+    .filter(Boolean);
+  if (brokers.length === 0) return undefined;
+  for (const broker of brokers)
+    if (!/^[^\s:/]+:\d{1,5}$/.test(broker))
+      throw new ConfigError(
+        'KAFKA_BROKERS',
+        `must be host:port entries separated by commas, got "${broker}"`,
+      );
+  const topicPrefix = env.KAFKA_TOPIC_PREFIX || 'catalogue';
+  if (!/^[A-Za-z0-9._-]{1,200}$/.test(topicPrefix))
+    throw new ConfigError(
+      'KAFKA_TOPIC_PREFIX',
+      `may hold letters, digits, '.', '_' and '-', got "${topicPrefix}"`,
+    );
+  return { brokers, clientId: env.KAFKA_CLIENT_ID || 'brain-catalogue', topicPrefix };
 }
 
 /** A Linux nice value a process may lower itself to: 0 (as the requests) to 19 (only when idle). */
@@ -302,10 +332,7 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
     searchBackend: searchBackend(env),
     uploaderEmailVisibility: oneOf(env, 'UPLOADER_EMAIL_VISIBILITY', ['everyone', 'owner'] as const),
     listCacheBytes: int(env, 'LIST_CACHE_MB', 64, 0) * 1024 * 1024,
-    kafkaBrokers: (env.KAFKA_BROKERS ?? '')
-      .split(',')
-      .map((b) => b.trim())
-      .filter(Boolean),
+    kafka: kafka(env),
     admin: admin(env),
     loginTokenTtlMs: int(env, 'LOGIN_TOKEN_TTL_DAYS', 30, 1) * PERIODS.day!,
     passwordHashLogN: int(env, 'PASSWORD_HASH_LOG_N', 15, 4),

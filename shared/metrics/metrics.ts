@@ -25,6 +25,8 @@ export interface Metrics extends LoopMetrics {
   /** Seconds between an event being recorded and the projection applying it. */
   setProjectionLag(projection: string, seconds: number): void;
   uploadProcessed(outcome: UploadOutcome, seconds?: number): void;
+  /** Events the relay delivered to the integration bus (Kafka), by topic. */
+  eventsPublished(topic: string, count: number): void;
   /** The text exposition of every metric. */
   render(): Promise<string>;
 }
@@ -117,6 +119,12 @@ export function createMetrics(serviceName: string): Metrics {
     buckets: LAG_BUCKETS,
     registers,
   });
+  const eventsPublished = new Counter({
+    name: 'events_published_total',
+    help: 'Events the relay delivered to the integration bus (Kafka), by topic.',
+    labelNames: ['topic'] as const,
+    registers,
+  });
   const uploadsProcessed = new Counter({
     name: 'upload_processing_total',
     help: 'Finished upload processing runs by outcome.',
@@ -166,6 +174,9 @@ export function createMetrics(serviceName: string): Metrics {
     uploadProcessed(outcome, seconds) {
       uploadsProcessed.inc({ outcome });
       if (seconds !== undefined) uploadDuration.observe({ outcome }, seconds);
+    },
+    eventsPublished(topic, count) {
+      eventsPublished.inc({ topic }, count);
     },
     setLoopUp(loop, up) {
       loopUp.set({ loop }, up ? 1 : 0);

@@ -1,17 +1,21 @@
 import type { Pool } from 'pg';
-import { inTransaction } from '../../shared/infra/postgres/inTransaction';
-import { type GlobalPosition, START } from '../../shared/eventStore/eventStore';
+import { inTransaction } from '../infra/postgres/inTransaction';
+import { type GlobalPosition, START } from '../eventStore/eventStore';
+
+/** The tables of the followers that keep a checkpoint (a fixed list: the name is put into SQL). */
+export type CheckpointTable = 'processor_checkpoints' | 'relay_checkpoints';
 
 /**
- * Where the processors resume following the global order, in the read models' database (present
- * whichever event store is configured). One row shared by every processor instance: each writes a
- * position before which every upload is finished, a fact that only grows, so the row only moves
- * forward whoever writes it.
+ * Where a follower of the global order (the upload processor, the Kafka relay) resumes, in the read
+ * models' database (present whichever event store is configured). One row per follower name, shared
+ * by its instances: each writes a position it has finished everything before, a fact that only
+ * grows, so the row only moves forward whoever writes it.
  */
-export class ProcessorCheckpoint {
+export class FollowerCheckpoint {
   constructor(
     private readonly pool: Pool,
-    private readonly name = 'upload_processor',
+    private readonly table: CheckpointTable,
+    private readonly name: string,
   ) {}
 
   async migrate(): Promise<void> {
@@ -19,21 +23,21 @@ export class ProcessorCheckpoint {
       this.pool,
       async (client) => {
         await client.query(`
-          CREATE TABLE IF NOT EXISTS processor_checkpoints (
+          CREATE TABLE IF NOT EXISTS ${this.table} (
             name text PRIMARY KEY,
             commit_position numeric(20) NOT NULL,
             prepare_position numeric(20) NOT NULL,
             updated_at timestamptz NOT NULL DEFAULT now()
           )`);
       },
-      'catalogue:processor:schema',
+      `catalogue:${this.table}:schema`,
     );
   }
 
   async read(): Promise<GlobalPosition> {
     const { rows } = await this.pool.query<{ c: string; p: string }>(
       `SELECT commit_position::text AS c, prepare_position::text AS p
-         FROM processor_checkpoints WHERE name = $1`,
+         FROM ${this.table} WHERE name = $1`,
       [this.name],
     );
     const row = rows[0];
@@ -43,7 +47,7 @@ export class ProcessorCheckpoint {
   /** Moves the checkpoint to `position` unless it is already there or beyond. */
   async advance(position: GlobalPosition): Promise<void> {
     await this.pool.query(
-      `INSERT INTO processor_checkpoints AS cp (name, commit_position, prepare_position)
+      `INSERT INTO ${this.table} AS cp (name, commit_position, prepare_position)
        VALUES ($1, $2, $3)
        ON CONFLICT (name) DO UPDATE
          SET commit_position = EXCLUDED.commit_position,

@@ -1,0 +1,48 @@
+import { loadConfig } from '../../shared/config/config';
+import { closeHttpServer, createHttpServer } from '../../shared/http';
+import { createLogger } from '../../shared/logging/logger';
+import { createMetrics } from '../../shared/metrics/metrics';
+import { closeInOrder } from '../../shared/runtime/closeInOrder';
+import { openInfrastructure } from '../../shared/runtime/openInfrastructure';
+import { runUntilSignal } from '../../shared/runtime/runUntilSignal';
+import { projectorHttpHandler } from '../projector/projectorHttp';
+import { createRelay } from './createRelay';
+import { RELAY_LOOP } from './startRelay';
+
+/**
+ * `npm run start:relay`: the Kafka relay alone (distributed mode; KAFKA_BROKERS required). Several
+ * may run: the one holding the leader lock publishes, the others stand by. Serves /metrics/,
+ * /health/ and /health/live/ on PORT.
+ */
+void runUntilSignal('relay', async () => {
+  const config = loadConfig(process.env);
+  if (!config.kafka) throw new Error('KAFKA_BROKERS is not set: the relay has nowhere to publish');
+  const logger = createLogger({ service: 'relay', level: config.logLevel });
+  const metrics = createMetrics('relay');
+  const infra = await openInfrastructure(config, logger, { poolSize: 4 });
+  const relayWithBus = createRelay(config.kafka, infra, infra.store, logger, metrics);
+  const { relay, bus } = relayWithBus;
+  const healthChecks = {
+    postgres: () => infra.readModels.query('SELECT 1'),
+    event_store: () => infra.store.headPosition(),
+    kafka: () => bus.ping(),
+    [RELAY_LOOP]: relay.healthCheck,
+  };
+  const server = createHttpServer(projectorHttpHandler(metrics, healthChecks)).listen(
+    config.port,
+    config.host,
+  );
+  logger.info('relay started', { brokers: config.kafka.brokers, port: config.port });
+  return {
+    logger,
+    service: {
+      async close() {
+        await closeInOrder(logger, [
+          ['http server', () => closeHttpServer(server)],
+          ['kafka relay', () => relayWithBus.close()],
+          ['infrastructure', () => infra.close()],
+        ]);
+      },
+    },
+  };
+});

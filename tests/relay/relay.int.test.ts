@@ -1,0 +1,160 @@
+import { randomUUID } from 'node:crypto';
+import type { BusMessage, IntegrationBus } from '../../shared/integrationBus/integrationBus';
+import { createLogger } from '../../shared/logging/logger';
+import { createMetrics } from '../../shared/metrics/metrics';
+import { type RunningRelay, startRelay } from '../../services/relay/startRelay';
+import { eventStoreDatabase } from '../support/eventStoreDatabase';
+
+/**
+ * The relay against the real PostgreSQL event store and checkpoint, with a bus that records what it
+ * was given (Kafka itself cannot run here: its adapter has its own contract suite,
+ * tests/contract/integrationBus.kafka.int.test.ts). `failNext` makes the next publishes fail after
+ * delivering part of the batch, as a broker can.
+ */
+class RecordingBus implements IntegrationBus {
+  readonly delivered: BusMessage[] = [];
+  readonly prepared: string[] = [];
+  failNext = 0;
+  prepare(topics: readonly string[]): Promise<void> {
+    this.prepared.push(...topics);
+    return Promise.resolve();
+  }
+  publish(messages: readonly BusMessage[]): Promise<void> {
+    if (this.failNext > 0) {
+      this.failNext -= 1;
+      this.delivered.push(...messages.slice(0, Math.ceil(messages.length / 2)));
+      return Promise.reject(new Error('broker not available'));
+    }
+    this.delivered.push(...messages);
+    return Promise.resolve();
+  }
+  async ping(): Promise<void> {}
+  async close(): Promise<void> {}
+}
+
+const db = eventStoreDatabase('relay');
+const relays: RunningRelay[] = [];
+afterEach(async () => {
+  await Promise.all(relays.splice(0).map((relay) => relay.stop()));
+});
+
+let prefix = 0;
+function relay(bus: IntegrationBus, topicPrefix: string): RunningRelay {
+  const running = startRelay({
+    store: db.store,
+    pool: db.pool,
+    bus,
+    topicPrefix,
+    logger: createLogger({ service: 'relay-test', level: 'silent' }),
+    metrics: createMetrics('relay_test'),
+    batchSize: 7,
+    backoff: { initialMs: 10, maxMs: 50 },
+    standbyPollMs: 20,
+  });
+  relays.push(running);
+  return running;
+}
+
+const METADATA = {
+  actor: 'system',
+  requestId: null,
+  correlationId: 'c',
+  causationId: null,
+  schemaVersion: 1,
+};
+
+/** Appends `count` events to each stream, interleaved; returns the published streams' event ids in order. */
+async function append(streams: readonly string[], count: number): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++)
+    for (const stream of streams) {
+      const id = randomUUID();
+      await db.store.appendToStream(stream, [{ id, type: 'Something', data: { i }, metadata: METADATA }]);
+      if (!stream.startsWith('reservation-')) ids.push(id);
+    }
+  return ids;
+}
+
+const idsOf = (messages: readonly BusMessage[]) => messages.map((m) => m.headers.event_id);
+
+async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** Each test gets streams and a topic prefix of its own; the checkpoint is shared, so the relay's
+ * first run in each test may first publish earlier tests' events: only this test's are compared. */
+function scope() {
+  const tag = `t${prefix++}${randomUUID().slice(0, 6)}`;
+  const mine = (messages: readonly BusMessage[]) => messages.filter((m) => m.key.includes(tag));
+  return {
+    tag,
+    mine,
+    streams: [`brain-${tag}1`, `upload-${tag}2`, `reservation-email-${tag}`, `user-${tag}3`],
+  };
+}
+
+test('every published event reaches the bus once, in the global order; internal streams stay in', async () => {
+  const { streams, mine } = scope();
+  const bus = new RecordingBus();
+  relay(bus, 'catalogue');
+  const expected = await append(streams, 10);
+  await until(() => mine(bus.delivered).length >= expected.length, 'the events');
+  expect(idsOf(mine(bus.delivered))).toEqual(expected);
+  expect(new Set(bus.prepared)).toEqual(
+    new Set(['users', 'categories', 'species', 'atlases', 'brains', 'uploads'].map((t) => `catalogue.${t}`)),
+  );
+});
+
+test('a restarted relay resumes after what the bus acknowledged: nothing again, nothing missed', async () => {
+  const { streams, mine } = scope();
+  const first = new RecordingBus();
+  const running = relay(first, 'catalogue');
+  const before = await append(streams, 5);
+  await until(() => mine(first.delivered).length >= before.length, 'the first events');
+  await running.stop();
+  const after = await append(streams, 5);
+  const second = new RecordingBus();
+  relay(second, 'catalogue');
+  await until(() => mine(second.delivered).length >= after.length, 'the later events');
+  expect(idsOf(mine(first.delivered))).toEqual(before);
+  expect(idsOf(mine(second.delivered))).toEqual(after);
+});
+
+test('a failed publish is sent again whole: at least once, in order, no gap', async () => {
+  const { streams, mine } = scope();
+  const bus = new RecordingBus();
+  relay(bus, 'catalogue');
+  await until(() => relays[0]!.leading(), 'the lead');
+  bus.failNext = 3;
+  const expected = await append(streams, 8);
+  await until(
+    () => new Set(idsOf(mine(bus.delivered))).size >= expected.length,
+    'the events after the faults',
+  );
+  const delivered = idsOf(mine(bus.delivered));
+  // Deduplicated by event id (as a consumer does), the order is the append order.
+  expect([...new Set(delivered)]).toEqual(expected);
+  expect(delivered.length).toBeGreaterThan(expected.length);
+  expect(bus.failNext).toBe(0);
+});
+
+test('of two relays one publishes; when it stops the other takes over from its checkpoint', async () => {
+  const { streams, mine } = scope();
+  const [busA, busB] = [new RecordingBus(), new RecordingBus()];
+  const a = relay(busA, 'catalogue');
+  await until(() => a.leading(), 'the first relay to lead');
+  const b = relay(busB, 'catalogue');
+  const early = await append(streams, 4);
+  await until(() => mine(busA.delivered).length >= early.length, 'the leader to publish');
+  expect(b.leading()).toBe(false);
+  expect(mine(busB.delivered)).toEqual([]);
+  await a.stop();
+  const late = await append(streams, 4);
+  await until(() => mine(busB.delivered).length >= late.length, 'the other relay to take over');
+  expect(idsOf(mine(busA.delivered))).toEqual(early);
+  expect(idsOf(mine(busB.delivered))).toEqual(late);
+});
