@@ -8,8 +8,12 @@ import { type Taxonomy, brainForm, createTaxonomy, fresh, nifti } from './brainF
 /**
  * The brains list keeps its answers (LIST_CACHE_MB) until something they show changes. Two
  * instances on one database: A's projector applies the events, B hears of them by notification,
- * so B is where an answer kept from before a write could outlive it.
+ * so B is where an answer kept from before a write could outlive it. Neither processes uploads:
+ * processing is a write of its own (a brain's metadata), and the tests here must be the only
+ * writers; the last test starts a processor to check that write too.
  */
+const ADMIN = { ADMIN_EMAIL: 'lists@example.org', ADMIN_PASSWORD: 'lists-password', ADMIN_USERNAME: 'lists' };
+const NO_PROCESSOR = { ...ADMIN, PROCESSOR_ENABLED: 'false' };
 let a: TestService;
 let b: TestService;
 let apiA: Client;
@@ -18,13 +22,8 @@ let staff: string;
 let taxonomy: Taxonomy;
 
 beforeAll(async () => {
-  const admin = {
-    ADMIN_EMAIL: 'lists@example.org',
-    ADMIN_PASSWORD: 'lists-password',
-    ADMIN_USERNAME: 'lists',
-  };
-  a = await startTestService(admin);
-  b = await startTestService(admin, a.databaseUrl);
+  a = await startTestService(NO_PROCESSOR);
+  b = await startTestService(NO_PROCESSOR, a.databaseUrl);
   apiA = client(a.url);
   apiB = client(b.url);
   const login = await apiA.post('/api/auth/login/', {
@@ -150,3 +149,29 @@ test('the pages of one search are slices of one ranking, and a write shows in it
   expect((await apiA.delete(`/api/brains/${exact.id}/`, { token: staff })).status).toBe(204);
   expect((await search(apiB, 'page=3&page_size=2')).body.count).toBe(5);
 });
+
+test('a file processed after an answer was kept shows its metadata in that answer', async () => {
+  const place = await createTaxonomy(apiA, staff);
+  const url = `/api/brains/?atlas=${place.atlas.id}&page=1&page_size=5`;
+  const res = await apiA.post('/api/brains/', {
+    token: staff,
+    body: brainForm({ name: fresh('processed '), atlas: place.atlas.id }, nifti()),
+  });
+  expect(res.status).toBe(201);
+  const kept = await apiB.get(url);
+  expect(kept.body.results[0].metadata).toEqual({});
+  expect((await apiB.get(url)).body).toEqual(kept.body);
+  // A processor of its own on A's database and files.
+  const processor = await startTestService({ ...ADMIN, DATA_DIR: a.dataDir }, a.databaseUrl);
+  try {
+    const deadline = Date.now() + 30_000;
+    let listed = kept;
+    while (Object.keys(listed.body.results[0].metadata).length === 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      listed = await apiB.get(url);
+    }
+    expect(listed.body.results[0].metadata).toMatchObject({ format: 'nifti', nifti_version: 1 });
+  } finally {
+    await processor.close();
+  }
+}, 60_000);
