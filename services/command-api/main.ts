@@ -1,10 +1,9 @@
 import { loadConfig } from '../../shared/config/config';
-import { closeHttpServer, createHttpServer } from '../../shared/http';
-import { closeInOrder } from '../../shared/runtime/closeInOrder';
+import { createHttpServer } from '../../shared/http';
 import { createLogger } from '../../shared/logging/logger';
 import { createMetrics } from '../../shared/metrics/metrics';
 import { openInfrastructure } from '../../shared/runtime/openInfrastructure';
-import { runUntilSignal } from '../../shared/runtime/runUntilSignal';
+import { runUntilSignal, servingUntilSignal } from '../../shared/runtime/runUntilSignal';
 import { createServicePlatform } from '../../shared/runtime/servicePlatform';
 import { API_DOCUMENT, routeKeysOf } from '../../shared/apiContract/apiContract';
 import { createCommandDeps } from './commandDeps';
@@ -36,16 +35,5 @@ void runUntilSignal('command-api', async () => {
   const server = createHttpServer(app).listen(config.port, config.host);
   server.requestTimeout = 0;
   logger.info('command-api listening', { port: config.port });
-  return {
-    logger,
-    service: {
-      async close() {
-        await closeInOrder(logger, [
-          ['http server', () => closeHttpServer(server)],
-          ['service platform', () => platform.close()],
-          ['infrastructure', () => infra.close()],
-        ]);
-      },
-    },
-  };
+  return servingUntilSignal(logger, server, [['service platform', () => platform.close()]], infra);
 });

@@ -1,11 +1,10 @@
 import { loadConfig } from '../../shared/config/config';
-import { closeHttpServer, createHttpServer } from '../../shared/http';
-import { closeInOrder } from '../../shared/runtime/closeInOrder';
+import { createHttpServer } from '../../shared/http';
 import { instrumentEventStore } from '../../shared/eventStore/instrumentedEventStore';
 import { createLogger } from '../../shared/logging/logger';
 import { createMetrics } from '../../shared/metrics/metrics';
 import { openInfrastructure } from '../../shared/runtime/openInfrastructure';
-import { runUntilSignal } from '../../shared/runtime/runUntilSignal';
+import { runUntilSignal, servingUntilSignal } from '../../shared/runtime/runUntilSignal';
 import { projectorHttpHandler } from '../projector/projectorHttp';
 import { createProcessor } from './createProcessor';
 import { PROCESSOR_LOOP } from './startProcessor';
@@ -32,16 +31,5 @@ void runUntilSignal('processor', async () => {
     config.host,
   );
   logger.info('processor started', { processor_id: processor.processorId, port: config.port });
-  return {
-    logger,
-    service: {
-      async close() {
-        await closeInOrder(logger, [
-          ['http server', () => closeHttpServer(server)],
-          ['upload processor', () => processor.stop()],
-          ['infrastructure', () => infra.close()],
-        ]);
-      },
-    },
-  };
+  return servingUntilSignal(logger, server, [['upload processor', () => processor.stop()]], infra);
 });

@@ -1,11 +1,10 @@
 import { loadConfig } from '../../shared/config/config';
-import { closeHttpServer, createHttpServer } from '../../shared/http';
-import { closeInOrder } from '../../shared/runtime/closeInOrder';
+import { createHttpServer } from '../../shared/http';
 import { createLogger } from '../../shared/logging/logger';
 import { createMetrics } from '../../shared/metrics/metrics';
 import { dependencyHealthChecks } from '../../shared/runtime/dependencyHealthChecks';
 import { openInfrastructure } from '../../shared/runtime/openInfrastructure';
-import { runUntilSignal } from '../../shared/runtime/runUntilSignal';
+import { runUntilSignal, servingUntilSignal } from '../../shared/runtime/runUntilSignal';
 import { openSearchBackend } from '../../shared/search/searchBackend';
 import { projectorHttpHandler } from './projectorHttp';
 import { projectionRunnerHealthCheck, startProjector } from './startProjector';
@@ -39,17 +38,13 @@ void runUntilSignal('projector', async () => {
     config.port,
     config.host,
   );
-  return {
+  return servingUntilSignal(
     logger,
-    service: {
-      async close() {
-        await closeInOrder(logger, [
-          ['http server', () => closeHttpServer(server)],
-          ['projection runner', () => runner.stop()],
-          ['search backend', () => search.close()],
-          ['infrastructure', () => infra.close()],
-        ]);
-      },
-    },
-  };
+    server,
+    [
+      ['projection runner', () => runner.stop()],
+      ['search backend', () => search.close()],
+    ],
+    infra,
+  );
 });

@@ -1,10 +1,9 @@
 import { loadConfig } from '../../shared/config/config';
-import { closeHttpServer, createHttpServer } from '../../shared/http';
+import { createHttpServer } from '../../shared/http';
 import { createLogger } from '../../shared/logging/logger';
 import { createMetrics } from '../../shared/metrics/metrics';
-import { closeInOrder } from '../../shared/runtime/closeInOrder';
 import { openInfrastructure } from '../../shared/runtime/openInfrastructure';
-import { runUntilSignal } from '../../shared/runtime/runUntilSignal';
+import { runUntilSignal, servingUntilSignal } from '../../shared/runtime/runUntilSignal';
 import { projectorHttpHandler } from '../projector/projectorHttp';
 import { createRelay } from './createRelay';
 import { RELAY_LOOP } from './startRelay';
@@ -33,16 +32,5 @@ void runUntilSignal('relay', async () => {
     config.host,
   );
   logger.info('relay started', { brokers: config.kafka.brokers, port: config.port });
-  return {
-    logger,
-    service: {
-      async close() {
-        await closeInOrder(logger, [
-          ['http server', () => closeHttpServer(server)],
-          ['kafka relay', () => relayWithBus.close()],
-          ['infrastructure', () => infra.close()],
-        ]);
-      },
-    },
-  };
+  return servingUntilSignal(logger, server, [['kafka relay', () => relayWithBus.close()]], infra);
 });

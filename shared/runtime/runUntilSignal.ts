@@ -1,4 +1,7 @@
+import type http from 'node:http';
+import { closeHttpServer } from '../http/createHttpServer';
 import type { Logger } from '../logging/logger';
+import { type CloseStep, closeInOrder } from './closeInOrder';
 import { tuneHeapGrowth } from './heapGrowth';
 
 /** Starts a service, and on SIGINT/SIGTERM closes it (flushing, stopping embedded PostgreSQL) before exiting. */
@@ -36,4 +39,27 @@ export async function runUntilSignal(
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+/**
+ * What a service's start gives runUntilSignal: its logger, and a shutdown that stops serving HTTP
+ * first (requests in flight finish), then runs `steps` in order, then closes the infrastructure.
+ */
+export function servingUntilSignal(
+  logger: Logger,
+  server: http.Server,
+  steps: readonly CloseStep[],
+  infra: { close(): Promise<void> },
+): { logger: Logger; service: { close(): Promise<void> } } {
+  return {
+    logger,
+    service: {
+      close: () =>
+        closeInOrder(logger, [
+          ['http server', () => closeHttpServer(server)],
+          ...steps,
+          ['infrastructure', () => infra.close()],
+        ]),
+    },
+  };
 }
