@@ -5,12 +5,11 @@ import { eventMessages, topicsOf } from '../../shared/integrationBus/eventMessag
 import type { IntegrationBus } from '../../shared/integrationBus/integrationBus';
 import type { Logger } from '../../shared/logging/logger';
 import type { Metrics } from '../../shared/metrics/metrics';
-import { LeaderLease } from '../../shared/projections/leaderLease';
-import { abortableSleep } from '../../shared/runtime/abortableSleep';
+import { LeaderLease, leadOrStandBy } from '../../shared/projections/leaderLease';
 import type { Backoff } from '../../shared/runtime/backoff';
 import { FollowerCheckpoint } from '../../shared/runtime/followerCheckpoint';
 import { loopHealthCheck } from '../../shared/runtime/loopHealthCheck';
-import { type LoopBody, type SupervisedLoop, startSupervisedLoop } from '../../shared/runtime/supervisedLoop';
+import { type SupervisedLoop, startSupervisedLoop } from '../../shared/runtime/supervisedLoop';
 
 export const RELAY_LOOP = 'kafka_relay';
 export const RELAY_LEADER_LOCK = 'catalogue:relay:leader';
@@ -85,27 +84,9 @@ export function startRelay(deps: RelayDeps): RunningRelay {
     });
   }
 
-  async function leadOrStandBy({ signal, up }: LoopBody): Promise<void> {
-    while (!signal.aborted) {
-      const lost = await lease.tryAcquire();
-      if (lost) {
-        try {
-          await publishFrom(AbortSignal.any([signal, lost]), up);
-          if (lost.aborted && !signal.aborted)
-            throw new Error('lost the leader connection', { cause: lost.reason });
-        } finally {
-          await lease.release();
-        }
-        return;
-      }
-      up();
-      await abortableSleep(deps.standbyPollMs ?? 1000, signal);
-    }
-  }
-
   const loop = startSupervisedLoop({
     name: RELAY_LOOP,
-    body: leadOrStandBy,
+    body: (body) => leadOrStandBy(lease, body, publishFrom, deps.standbyPollMs ?? 1000),
     logger: deps.logger,
     metrics: deps.metrics,
     backoff: deps.backoff,

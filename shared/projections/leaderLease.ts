@@ -1,4 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
+import { abortableSleep } from '../runtime/abortableSleep';
+import type { LoopBody } from '../runtime/supervisedLoop';
 
 export const LEADER_LOCK = 'catalogue:projector:leader';
 
@@ -76,5 +78,34 @@ export class LeaderLease {
     client.off('end', onLost);
     // Not unlocked: destroy the connection, which is the only other way to free a session lock.
     client.release(unlocked ? undefined : true);
+  }
+}
+
+/**
+ * A supervised loop's body for work only one process may do at a time. When the lease is free it
+ * takes it and runs `work` under it; the work's signal also aborts when the lease's connection dies,
+ * and then this throws so the loop retries. Otherwise it reports up (standing by is healthy) and
+ * looks again every `standbyPollMs`. The lease is released whenever the work ends.
+ */
+export async function leadOrStandBy(
+  lease: LeaderLease,
+  { signal, up }: LoopBody,
+  work: (signal: AbortSignal, up: () => void) => Promise<void>,
+  standbyPollMs: number,
+): Promise<void> {
+  while (!signal.aborted) {
+    const lost = await lease.tryAcquire();
+    if (lost) {
+      try {
+        await work(AbortSignal.any([signal, lost]), up);
+        if (lost.aborted && !signal.aborted)
+          throw new Error('lost the leader connection', { cause: lost.reason });
+      } finally {
+        await lease.release();
+      }
+      return;
+    }
+    up();
+    await abortableSleep(standbyPollMs, signal);
   }
 }

@@ -1,14 +1,13 @@
 import type { Pool } from 'pg';
 import type { EventStore, GlobalPosition, RecordedEvent } from '../eventStore/eventStore';
 import { comparePositions } from '../eventStore/eventStore';
-import { abortableSleep } from '../runtime/abortableSleep';
 import type { Backoff } from '../runtime/backoff';
-import type { LoopBody, LoopMetrics, LoopStatus, SupervisedLoop } from '../runtime/supervisedLoop';
+import type { LoopMetrics, LoopStatus, SupervisedLoop } from '../runtime/supervisedLoop';
 import { startSupervisedLoop } from '../runtime/supervisedLoop';
 import type { ActiveProjection } from './activeProjections';
 import { earliestPosition, livePosition, loadActiveProjections } from './activeProjections';
 import { applyBatch } from './applyBatch';
-import { LeaderLease } from './leaderLease';
+import { LeaderLease, leadOrStandBy } from './leaderLease';
 import type { Logger } from './logger';
 import type { Projection } from './projection';
 import type { ProjectionProgress } from './projectionProgress';
@@ -59,7 +58,8 @@ export class ProjectionRunner {
     if (this.loop) return;
     this.loop = startSupervisedLoop({
       name: PROJECTION_RUNNER_LOOP,
-      body: (loop) => this.leadOrStandBy(loop),
+      body: (loop) =>
+        leadOrStandBy(this.lease, loop, (signal, up) => this.follow(signal, up), STANDBY_POLL_MS),
       logger: this.options.logger,
       metrics: this.options.metrics,
       backoff: { ...RUNNER_BACKOFF, ...this.options.backoff },
@@ -99,24 +99,6 @@ export class ProjectionRunner {
       onProgress?.(applied, from);
     }
     return applied;
-  }
-
-  private async leadOrStandBy({ signal, up }: LoopBody): Promise<void> {
-    while (!signal.aborted) {
-      const lost = await this.lease.tryAcquire();
-      if (lost) {
-        try {
-          await this.follow(AbortSignal.any([signal, lost]), up);
-          if (lost.aborted && !signal.aborted)
-            throw new Error('lost the leader connection', { cause: lost.reason });
-        } finally {
-          await this.lease.release();
-        }
-        return;
-      }
-      up();
-      await abortableSleep(STANDBY_POLL_MS, signal);
-    }
   }
 
   /** Catch-up then live, from the checkpoints; ends when the signal aborts, throws on any failure. */
