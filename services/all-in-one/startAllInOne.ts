@@ -19,7 +19,6 @@ import { PROCESSOR_LOOP } from '../processor/startProcessor';
 import { serviceRoutes } from './serviceRoutes';
 import { openSearchBackend } from '../../shared/search/searchBackend';
 import { createRelay } from '../relay/createRelay';
-import { RELAY_LOOP } from '../relay/startRelay';
 
 export interface RunningService {
   readonly url: string;
@@ -65,10 +64,7 @@ export async function startAllInOne(
   if (processor) platform.addHealthCheck(PROCESSOR_LOOP, processor.healthCheck);
   // Events out to Kafka for other consumers, when brokers are configured.
   const relay = config.kafka ? createRelay(config.kafka, infra, platform.store, logger, metrics) : undefined;
-  if (relay) {
-    platform.addHealthCheck(RELAY_LOOP, relay.relay.healthCheck);
-    platform.addHealthCheck('kafka', () => relay.bus.ping());
-  }
+  for (const [name, check] of Object.entries(relay?.healthChecks ?? {})) platform.addHealthCheck(name, check);
   const commandDeps = createCommandDeps(config, infra, platform.store, logger, clock);
   await ensureConfiguredStaff(config.admin, commandDeps, logger);
 

@@ -1,15 +1,15 @@
 import type { KafkaConfig } from '../../shared/config/config';
 import type { EventStore } from '../../shared/eventStore/eventStore';
-import type { IntegrationBus } from '../../shared/integrationBus/integrationBus';
 import { createKafkaBus } from '../../shared/integrationBus/kafka/kafkaBus';
 import type { Logger } from '../../shared/logging/logger';
 import type { Metrics } from '../../shared/metrics/metrics';
 import type { Infrastructure } from '../../shared/runtime/openInfrastructure';
-import { type RunningRelay, startRelay } from './startRelay';
+import { RELAY_LOOP, startRelay } from './startRelay';
+import type { HealthCheck } from '../../shared/http/system/healthChecks';
 
 export interface RelayWithBus {
-  readonly relay: RunningRelay;
-  readonly bus: IntegrationBus;
+  /** /health/: the relay's loop and the broker. */
+  readonly healthChecks: Readonly<Record<string, HealthCheck>>;
   /** Stops the relay, then disconnects from the broker. */
   close(): Promise<void>;
 }
@@ -33,8 +33,7 @@ export function createRelay(
     metrics,
   });
   return {
-    relay,
-    bus,
+    healthChecks: { [RELAY_LOOP]: relay.healthCheck, kafka: () => bus.ping() },
     async close() {
       try {
         await relay.stop();

@@ -6,7 +6,6 @@ import { openInfrastructure } from '../../shared/runtime/openInfrastructure';
 import { runUntilSignal, servingUntilSignal } from '../../shared/runtime/runUntilSignal';
 import { projectorHttpHandler } from '../projector/projectorHttp';
 import { createRelay } from './createRelay';
-import { RELAY_LOOP } from './startRelay';
 
 /**
  * `npm run start:relay`: the Kafka relay alone (distributed mode; KAFKA_BROKERS required). Several
@@ -20,12 +19,10 @@ void runUntilSignal('relay', async () => {
   const metrics = createMetrics('relay');
   const infra = await openInfrastructure(config, logger, { poolSize: 4 });
   const relayWithBus = createRelay(config.kafka, infra, infra.store, logger, metrics);
-  const { relay, bus } = relayWithBus;
   const healthChecks = {
     postgres: () => infra.readModels.query('SELECT 1'),
     event_store: () => infra.store.headPosition(),
-    kafka: () => bus.ping(),
-    [RELAY_LOOP]: relay.healthCheck,
+    ...relayWithBus.healthChecks,
   };
   const server = createHttpServer(projectorHttpHandler(metrics, healthChecks)).listen(
     config.port,
