@@ -1,27 +1,35 @@
 import { Worker } from 'node:worker_threads';
 
+/** Bytes in one batch: received chunks are copied into batches of exactly this size (the last may be shorter). */
+export const BATCH_BYTES = 1024 * 1024;
 /**
- * The hashing thread: SHA-256 per session id, over the first `length` bytes of a slot of shared
- * memory, in the order they were sent. Each slot is shared with it once, when it is made; after that
- * a message names a slot by number, so no memory is copied, transferred or wrapped anew per batch
+ * What O_DIRECT asks to be aligned to: the memory written from, the file offset and the length. A
+ * page covers every logical block size in use (512 and 4096 bytes).
+ */
+export const DIRECT_IO_ALIGNMENT = 4096;
+
+/**
+ * The hashing thread: SHA-256 per session id, over bytes of arenas of shared memory, in the order
+ * they were sent. Each arena is shared with it once, when it is made; after that a message names a
+ * range of one by number and offset, so no memory is copied, transferred or wrapped anew per batch
  * (a transferred 2 MiB buffer came back as new external memory to the garbage collector each time,
- * and the collections it set off cost as much CPU as the hashing). It names the slot back once
+ * and the collections it set off cost as much CPU as the hashing). It names the range back once
  * hashed, so the sender reuses it.
  */
 const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const { createHash } = require('node:crypto');
 const sessions = new Map();
-const slots = new Map();
+const arenas = new Map();
 parentPort.on('message', (message) => {
   const { id, kind } = message;
-  if (kind === 'slot') slots.set(message.slot, new Uint8Array(message.memory));
-  else if (kind === 'forget') slots.delete(message.slot);
+  if (kind === 'arena') arenas.set(message.arena, message.memory);
+  else if (kind === 'forget') arenas.delete(message.arena);
   else if (kind === 'update') {
     let hash = sessions.get(id);
     if (!hash) sessions.set(id, (hash = createHash('sha256')));
-    hash.update(slots.get(message.slot).subarray(0, message.length));
-    parentPort.postMessage({ id, kind: 'hashed', slot: message.slot });
+    hash.update(new Uint8Array(arenas.get(message.arena), message.offset, message.length));
+    parentPort.postMessage({ id, kind: 'hashed', arena: message.arena, offset: message.offset });
   } else if (kind === 'digest') {
     const hash = sessions.get(id) ?? createHash('sha256');
     sessions.delete(id);
@@ -29,15 +37,17 @@ parentPort.on('message', (message) => {
   } else sessions.delete(id);
 });`;
 
-/** Memory a session may have handed over and not had back before `update` makes its caller wait. */
+/** Batch memory a session may have handed over and not had back before `update` makes its caller wait. */
 const MAX_IN_FLIGHT_BYTES = 8 * 1024 * 1024;
-/** The capacity of a pooled batch (batches are filled to about 1 MiB; a larger one gets its own memory). */
-const POOLED_BYTES = 2 * 1024 * 1024;
-/** Free pooled slots kept for the next batches; one freed beyond these is forgotten on both sides. */
-const MAX_POOLED = 16;
+/** Batches per arena: one upload keeps about 17 at a time (8 MiB being written, 8 MiB being hashed). */
+const ARENA_BATCHES = 32;
+const WASM_PAGE_BYTES = 64 * 1024;
+/** A slot's owner while the hashing thread has it. */
+const HASHING = -1;
+const FREE = 0;
 
 type Reply =
-  | { readonly id: number; readonly kind: 'hashed'; readonly slot: number }
+  | { readonly id: number; readonly kind: 'hashed'; readonly arena: number; readonly offset: number }
   | { readonly id: number; readonly kind: 'digest'; readonly sha256: string };
 
 interface Session {
@@ -47,32 +57,54 @@ interface Session {
   fail: (error: Error) => void;
 }
 
-/** What the main thread knows of a slot of shared memory, kept beside it (weakly). */
-interface Slot {
+/** Shared memory cut into ARENA_BATCHES batches, each owned by nobody, a session, or the hashing thread. */
+interface Arena {
   readonly number: number;
-  readonly thread: HashingThread;
-  /** Out with a caller to fill, not yet handed to update. */
-  given: boolean;
+  readonly memory: SharedArrayBuffer;
+  /** Starts on a page boundary, so its batches can be written with O_DIRECT. */
+  readonly aligned: boolean;
+  readonly owners: number[];
 }
 
-/** The slot of each piece of memory batchBuffer gave out, for update to recognise. */
-const slotOfMemory = new WeakMap<SharedArrayBuffer, Slot>();
+interface WasmMemoryApi {
+  readonly Memory: new (descriptor: { initial: number; maximum: number; shared: boolean }) => {
+    readonly buffer: SharedArrayBuffer;
+  };
+}
+
+/** The arena each piece of batch memory belongs to, for update and directWritable to recognise. */
+const arenaOfMemory = new WeakMap<SharedArrayBuffer, Arena>();
 
 /**
- * A batch given out and dropped without being handed over (a failed upload) is reclaimed once no
- * view of its memory is left: the thread then forgets the slot too.
+ * Memory the runtime maps whole pages for: shared WebAssembly memory starts on a page boundary, which
+ * O_DIRECT needs and no Buffer or SharedArrayBuffer allocation promises. Where WebAssembly is not
+ * available (node --jitless) or refuses, plain shared memory, written through the page cache.
  */
-const dropped = new FinalizationRegistry<Slot>((slot) => slot.thread.forget(slot.number));
+function arenaMemory(bytes: number): { memory: SharedArrayBuffer; aligned: boolean } {
+  const wasm = (globalThis as { WebAssembly?: WasmMemoryApi }).WebAssembly;
+  try {
+    if (wasm) {
+      const pages = bytes / WASM_PAGE_BYTES;
+      return {
+        memory: new wasm.Memory({ initial: pages, maximum: pages, shared: true }).buffer,
+        aligned: true,
+      };
+    }
+  } catch {
+    // Out of address space for WebAssembly memories: the plain kind below still works.
+  }
+  return { memory: new SharedArrayBuffer(bytes), aligned: false };
+}
 
 /** One thread for the process, started on first use; it keeps the process alive only while hashing. */
 class HashingThread {
   private readonly worker = new Worker(WORKER_SOURCE, { eval: true });
   private readonly sessions = new Map<number, Session>();
-  /** Memory held here while it is pooled or being hashed; a given batch is held by its caller only. */
-  private readonly free: SharedArrayBuffer[] = [];
-  private readonly hashing = new Map<number, SharedArrayBuffer>();
-  private nextSlot = 1;
-  private readonly capacities = new Map<number, number>();
+  /** The first arena is kept while the thread lives; a later one is let go once all of it is free. */
+  private readonly arenas = new Map<number, Arena>();
+  /** Free batches, the most recently freed last (its pages are the likeliest to be resident). */
+  private free: { arena: Arena; index: number }[] = [];
+  private nextArena = 1;
   private dead: Error | undefined;
 
   constructor(onDeath: () => void) {
@@ -89,11 +121,9 @@ class HashingThread {
     this.worker.on('exit', (code) => die(new Error(`the hashing thread exited (code ${code})`)));
   }
 
-  /** Bytes of shared memory the thread knows: pooled, being hashed, or out with callers. */
+  /** Bytes of shared memory in arenas now. */
   get sharedBytes(): number {
-    let bytes = 0;
-    for (const capacity of this.capacities.values()) bytes += capacity;
-    return bytes;
+    return this.arenas.size * ARENA_BATCHES * BATCH_BYTES;
   }
 
   open(id: number, session: Session): void {
@@ -102,21 +132,29 @@ class HashingThread {
     this.sessions.set(id, session);
   }
 
-  /** Memory of at least `bytes` to fill, pooled when it is of the usual size. */
-  give(bytes: number): SharedArrayBuffer {
+  /** A free batch, now owned by session `id`. */
+  give(id: number): Buffer {
     if (this.dead) throw this.dead;
-    const memory =
-      (bytes <= POOLED_BYTES ? this.free.pop() : undefined) ?? this.make(Math.max(bytes, POOLED_BYTES));
-    slotOfMemory.get(memory)!.given = true;
-    return memory;
+    const { arena, index } = this.free.pop() ?? this.makeArena();
+    arena.owners[index] = id;
+    return Buffer.from(arena.memory, index * BATCH_BYTES, BATCH_BYTES);
   }
 
-  update(id: number, memory: SharedArrayBuffer, length: number): void {
+  /** Starts hashing `batch`, a batch session `id` owns or the start of one. */
+  update(id: number, batch: Buffer): void {
     if (this.dead) throw this.dead;
-    const slot = slotOfMemory.get(memory)!;
-    slot.given = false;
-    this.hashing.set(slot.number, memory);
-    this.worker.postMessage({ id, kind: 'update', slot: slot.number, length });
+    const arena = arenaOfMemory.get(batch.buffer as SharedArrayBuffer);
+    const index = batch.byteOffset / BATCH_BYTES;
+    if (arena === undefined || arena.owners[index] !== id || batch.length > BATCH_BYTES)
+      throw new Error('OffThreadSha256.update takes a batch its session gave, once');
+    arena.owners[index] = HASHING;
+    this.worker.postMessage({
+      id,
+      kind: 'update',
+      arena: arena.number,
+      offset: batch.byteOffset,
+      length: batch.length,
+    });
   }
 
   send(id: number, kind: 'digest' | 'abort'): void {
@@ -124,45 +162,48 @@ class HashingThread {
     this.worker.postMessage({ id, kind });
   }
 
+  /** Ends session `id`: the batches it still owns are free again. */
   close(id: number): void {
     this.sessions.delete(id);
     if (this.sessions.size === 0) this.worker.unref();
+    for (const arena of this.arenas.values())
+      arena.owners.forEach((owner, index) => owner === id && this.release(arena, index));
   }
 
-  /** The thread lets go of a slot's memory (no longer pooled, or dropped by its caller). */
-  forget(number: number): void {
-    const capacity = this.capacities.get(number);
-    if (capacity === undefined) return;
-    this.capacities.delete(number);
-    if (!this.dead) this.worker.postMessage({ kind: 'forget', slot: number });
+  private makeArena(): { arena: Arena; index: number } {
+    const { memory, aligned } = arenaMemory(ARENA_BATCHES * BATCH_BYTES);
+    const arena: Arena = {
+      number: this.nextArena++,
+      memory,
+      aligned,
+      owners: new Array<number>(ARENA_BATCHES).fill(FREE),
+    };
+    arenaOfMemory.set(memory, arena);
+    this.arenas.set(arena.number, arena);
+    this.worker.postMessage({ kind: 'arena', arena: arena.number, memory });
+    // Handed out from the lowest index up, like a fresh pool.
+    for (let index = ARENA_BATCHES - 1; index > 0; index--) this.free.push({ arena, index });
+    return { arena, index: 0 };
   }
 
-  private make(capacity: number): SharedArrayBuffer {
-    const memory = new SharedArrayBuffer(capacity);
-    const slot: Slot = { number: this.nextSlot++, thread: this, given: false };
-    slotOfMemory.set(memory, slot);
-    dropped.register(memory, slot, slot);
-    this.capacities.set(slot.number, capacity);
-    this.worker.postMessage({ kind: 'slot', slot: slot.number, memory });
-    return memory;
-  }
-
-  private release(memory: SharedArrayBuffer): void {
-    if (memory.byteLength === POOLED_BYTES && this.free.length < MAX_POOLED)
-      return void this.free.push(memory);
-    const slot = slotOfMemory.get(memory)!;
-    dropped.unregister(slot);
-    this.forget(slot.number);
+  private release(arena: Arena, index: number): void {
+    arena.owners[index] = FREE;
+    if (this.arenas.get(arena.number) !== arena) return;
+    this.free.push({ arena, index });
+    const first = this.arenas.keys().next().value;
+    if (arena.number === first || arena.owners.some((owner) => owner !== FREE)) return;
+    this.free = this.free.filter((slot) => slot.arena !== arena);
+    this.arenas.delete(arena.number);
+    if (!this.dead) this.worker.postMessage({ kind: 'forget', arena: arena.number });
   }
 
   private receive(reply: Reply): void {
     const session = this.sessions.get(reply.id);
     if (reply.kind === 'hashed') {
-      const memory = this.hashing.get(reply.slot);
-      this.hashing.delete(reply.slot);
-      if (memory) this.release(memory);
+      const arena = this.arenas.get(reply.arena);
+      if (arena) this.release(arena, reply.offset / BATCH_BYTES);
       if (!session) return;
-      session.inFlight -= memory?.byteLength ?? 0;
+      session.inFlight -= BATCH_BYTES;
       session.onHashed?.();
     } else session?.onDigest?.(reply.sha256);
   }
@@ -175,8 +216,9 @@ const currentThread = (): HashingThread => (thread ??= new HashingThread(() => (
 
 /**
  * SHA-256 computed on a worker thread, so hashing a large upload never holds the event loop that
- * answers requests (it costs about half a second per GiB). Each buffer given to `update` is memory
- * the thread shares (see batchBuffer): the caller hands it over and must not touch it again.
+ * answers requests (it costs about half a second per GiB). The bytes are given to it in batches of
+ * memory the thread shares: `batch()` gives one to fill, `update` hands it over, and the caller must
+ * not touch it again. Batches not handed over are taken back when the session ends.
  */
 export class OffThreadSha256 {
   private readonly id = nextId++;
@@ -199,16 +241,21 @@ export class OffThreadSha256 {
     this.thread.open(this.id, this.session);
   }
 
-  /** Hands `bytes` over; resolves when little enough of what was handed over waits to be hashed. */
-  async update(bytes: Buffer): Promise<void> {
+  /** BATCH_BYTES of shared memory to fill (not zeroed), this session's until handed to `update`. */
+  batch(): Buffer {
     this.check();
-    const memory = bytes.buffer as SharedArrayBuffer;
-    const slot = slotOfMemory.get(memory);
-    if (bytes.byteOffset !== 0 || !slot?.given || slot.thread !== this.thread)
-      throw new Error('OffThreadSha256.update takes the buffers batchBuffer gives, once');
+    return this.thread.give(this.id);
+  }
+
+  /**
+   * Hands over a batch this session gave, or its first bytes (`batch.subarray(0, n)`); resolves when
+   * little enough of what was handed over waits to be hashed.
+   */
+  async update(batch: Buffer): Promise<void> {
+    this.check();
+    this.thread.update(this.id, batch);
     // The memory handed over, not just the bytes to hash: it is what waits in the queue.
-    this.session.inFlight += memory.byteLength;
-    this.thread.update(this.id, memory, bytes.length);
+    this.session.inFlight += BATCH_BYTES;
     while (this.session.inFlight > MAX_IN_FLIGHT_BYTES && !this.failure)
       await new Promise<void>((resolve) => (this.session.onHashed = resolve));
     this.session.onHashed = undefined;
@@ -230,7 +277,7 @@ export class OffThreadSha256 {
     }
   }
 
-  /** Forgets the session (an upload that failed). */
+  /** Forgets the session (an upload that failed); its batches still being written must be done with. */
   abort(): void {
     if (this.finished) return;
     if (!this.failure) this.thread.send(this.id, 'abort');
@@ -248,18 +295,18 @@ export class OffThreadSha256 {
   }
 }
 
-/**
- * The chunks copied into one batch of memory the hashing thread shares (pooled when it fits):
- * `update` takes it once. Writing to it after that corrupts the hash.
- */
-export function batchBuffer(chunks: readonly Buffer[], length: number): Buffer {
-  const batch = Buffer.from(currentThread().give(length), 0, length);
-  let offset = 0;
-  for (const chunk of chunks) offset += chunk.copy(batch, offset);
-  return batch;
+/** Whether `batch` (memory a session gave) may be written with O_DIRECT at an aligned file offset. */
+export function directWritable(batch: Buffer): boolean {
+  const arena = arenaOfMemory.get(batch.buffer as SharedArrayBuffer);
+  return (
+    arena !== undefined &&
+    arena.aligned &&
+    batch.byteOffset % DIRECT_IO_ALIGNMENT === 0 &&
+    batch.length % DIRECT_IO_ALIGNMENT === 0
+  );
 }
 
-/** Bytes of batch memory the hashing thread shares now (pooled, being hashed or given out). */
+/** Bytes of batch memory the hashing thread shares now (free, being hashed or given out). */
 export function sharedBatchBytes(): number {
   return thread?.sharedBytes ?? 0;
 }

@@ -15,6 +15,11 @@ export interface Config {
   readonly host: string;
   readonly port: number;
   readonly dataDir: string;
+  /**
+   * BLOB_DIRECT_IO: the local disk BlobStore writes uploads around the page cache (O_DIRECT) where
+   * the file system allows; true by default.
+   */
+  readonly blobDirectIo: boolean;
   /** External PostgreSQL; when absent the all-in-one starts an embedded one in dataDir/postgres. */
   readonly databaseUrl: string | undefined;
   /**
@@ -323,6 +328,7 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
     host: env.HOST ?? '0.0.0.0',
     port: int(env, 'PORT', 8000),
     dataDir: path.resolve(cwd, env.DATA_DIR ?? './data'),
+    blobDirectIo: env.BLOB_DIRECT_IO ? flag(env, 'BLOB_DIRECT_IO') : true,
     databaseUrl: url(env, 'DATABASE_URL'),
     migrationDatabaseUrl: migrationDatabaseUrl(env),
     embeddedPostgresPort: optionalPort(env, 'EMBEDDED_PG_PORT'),

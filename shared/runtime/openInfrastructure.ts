@@ -145,7 +145,10 @@ export async function openInfrastructure(
 
   const blobs = config.s3
     ? createS3BlobStore(config.s3)
-    : createLocalDiskBlobStore({ rootDir: path.join(config.dataDir, 'blobs') });
+    : createLocalDiskBlobStore({
+        rootDir: path.join(config.dataDir, 'blobs'),
+        directIo: config.blobDirectIo,
+      });
 
   return {
     databaseUrl,

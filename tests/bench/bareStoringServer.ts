@@ -19,7 +19,7 @@ let next = 0;
 async function store(req: http.IncomingMessage): Promise<{ size: number; sha256: string }> {
   const file = path.join(dataDir, `bare-${process.pid}-${next++}.bin`);
   try {
-    return await streamIntoFile(req, file, undefined);
+    return await streamIntoFile(req, file, { directIo: true });
   } finally {
     await rm(file, { force: true });
   }

@@ -1,7 +1,10 @@
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import { mkdtemp, readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
+import { BATCH_BYTES } from '../../shared/blobStore/offThreadSha256';
 import { createLocalDiskBlobStore } from '../../shared/blobStore/localDisk/createLocalDiskBlobStore';
 import { TEMP_FILE_PATTERN } from '../../shared/blobStore/localDisk/blobPaths';
 import { describeBlobStoreContract } from './blobStore.contract';
@@ -24,14 +27,73 @@ async function filesUnder(dir: string): Promise<string[]> {
     .map((entry) => path.relative(rootDir, path.join(entry.parentPath, entry.name)));
 }
 
-describeBlobStoreContract('local disk', {
-  create: () => createLocalDiskBlobStore({ rootDir }),
-  // A failed put leaves no file under its prefix, and no temp file anywhere in the tree.
-  leftovers: async (prefix) => {
-    const underPrefix = await filesUnder(path.join(rootDir, prefix));
-    const tempFiles = (await filesUnder(rootDir)).filter((file) => TEMP_FILE_PATTERN.test(file));
-    return [...new Set([...underPrefix, ...tempFiles])];
-  },
+// A failed put leaves no file under its prefix, and no temp file anywhere in the tree.
+const leftovers = async (prefix: string): Promise<string[]> => {
+  const underPrefix = await filesUnder(path.join(rootDir, prefix));
+  const tempFiles = (await filesUnder(rootDir)).filter((file) => TEMP_FILE_PATTERN.test(file));
+  return [...new Set([...underPrefix, ...tempFiles])];
+};
+
+describeBlobStoreContract('local disk', { create: () => createLocalDiskBlobStore({ rootDir }), leftovers });
+describeBlobStoreContract('local disk, every byte through the page cache (BLOB_DIRECT_IO=false)', {
+  create: () => createLocalDiskBlobStore({ rootDir, directIo: false }),
+  leftovers,
+});
+
+/** Flags (octal in /proc) of this process's open descriptors on files whose path includes `part`. */
+async function openFlagsOf(part: string): Promise<number[]> {
+  const flags: number[] = [];
+  for (const fd of await readdir('/proc/self/fd')) {
+    const target = await readlink(`/proc/self/fd/${fd}`).catch(() => '');
+    if (!target.includes(part)) continue;
+    const info = await readFile(`/proc/self/fdinfo/${fd}`, 'utf8').catch(() => '');
+    const match = /^flags:\s+([0-7]+)$/m.exec(info);
+    if (match) flags.push(parseInt(match[1]!, 8));
+  }
+  return flags;
+}
+
+describe.each([true, false])('streaming into a file (directIo %s)', (directIo) => {
+  const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
+
+  test.each([0, 1, 4095, 4096, BATCH_BYTES - 1, BATCH_BYTES, BATCH_BYTES + 1, 3 * BATCH_BYTES + 4096 + 17])(
+    '%i bytes in chunks of random sizes land whole, with their SHA-256',
+    async (size) => {
+      const store = createLocalDiskBlobStore({ rootDir, directIo });
+      const data = randomBytes(size);
+      const chunks: Buffer[] = [];
+      for (let at = 0; at < size;) {
+        const n = Math.min(size - at, 1 + Math.floor(Math.random() * 200_000));
+        chunks.push(data.subarray(at, at + n));
+        at += n;
+      }
+      const key = `streamed/${directIo}/${size}`;
+      const put = await store.put(key, Readable.from(chunks));
+      expect(put).toEqual({ key, size, sha256: sha256(data) });
+      expect((await readFile(path.join(rootDir, key))).equals(data)).toBe(true);
+    },
+  );
+
+  const linux = process.platform === 'linux' ? test : test.skip;
+  linux(`the file is ${directIo ? '' : 'not '}also open with O_DIRECT while it is written`, async () => {
+    const store = createLocalDiskBlobStore({ rootDir, directIo });
+    const body = new Readable({ read() {} });
+    const key = `watched/${directIo}`;
+    const put = store.put(key, body);
+    body.push(randomBytes(2 * BATCH_BYTES));
+    // The file is opened once for the page cache and, with directIo, once more with O_DIRECT.
+    const descriptors = directIo ? 2 : 1;
+    let flags: number[] = [];
+    for (let i = 0; i < 100 && flags.length < descriptors; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      flags = await openFlagsOf('watched');
+    }
+    body.push(null);
+    await put;
+    const direct = flags.filter((flag) => (flag & constants.O_DIRECT) !== 0);
+    expect(flags).toHaveLength(descriptors);
+    expect(direct).toHaveLength(directIo ? 1 : 0);
+  });
 });
 
 describe('local disk specifics', () => {

@@ -18,13 +18,20 @@ import { writeBlobFile } from './writeBlobFile';
 export interface LocalDiskBlobStoreOptions {
   /** Created on the first put or ping if missing. */
   readonly rootDir: string;
+  /**
+   * Write uploads around the page cache (O_DIRECT) where the file system allows; default true.
+   * Off: every byte goes through the page cache, as for a file system that takes O_DIRECT but is
+   * slow with it.
+   */
+  readonly directIo?: boolean;
 }
 
 /** BlobStore on a local directory: one file per key, plus a small JSON sidecar for the content type. */
 export function createLocalDiskBlobStore(options: LocalDiskBlobStoreOptions): BlobStore {
   const rootDir = path.resolve(options.rootDir);
+  const directIo = options.directIo ?? true;
   return {
-    put: (key, body, putOptions) => put(rootDir, key, body, putOptions),
+    put: (key, body, putOptions) => put(rootDir, key, body, directIo, putOptions),
     stat: (key) => statBlob(rootDir, key),
     get: (key, range) => getBlob(rootDir, key, range),
     delete: (key) => deleteBlob(rootDir, key),
@@ -36,6 +43,7 @@ async function put(
   rootDir: string,
   key: string,
   body: Readable,
+  directIo: boolean,
   options: PutOptions = {},
 ): Promise<PutResult> {
   let paths;
@@ -45,7 +53,7 @@ async function put(
     body.destroy();
     throw err;
   }
-  const written = await writeBlobFile(paths, body, options);
+  const written = await writeBlobFile(paths, body, options, directIo);
   return { key, ...written };
 }
 

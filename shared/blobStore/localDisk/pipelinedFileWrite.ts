@@ -1,5 +1,5 @@
 import type { FileHandle } from 'node:fs/promises';
-import type { OffThreadSha256 } from '../offThreadSha256';
+import { DIRECT_IO_ALIGNMENT, directWritable, type OffThreadSha256 } from '../offThreadSha256';
 import { writeAllAt } from './durableFs';
 
 /** Bytes whose write is in flight or that wait for the hashing thread before `append` waits. */
@@ -9,6 +9,8 @@ const FLUSH_EVERY_BYTES = 64 * 1024 * 1024;
 
 /** What of a FileHandle the write uses. */
 export type WritableFile = Pick<FileHandle, 'write' | 'datasync' | 'sync'>;
+/** What of a FileHandle opened with O_DIRECT the write uses. */
+export type DirectFile = Pick<FileHandle, 'write'>;
 
 interface Batch {
   readonly bytes: number;
@@ -19,8 +21,12 @@ interface Batch {
 /**
  * Writes batches at increasing offsets with several writes in flight, so receiving the next
  * batch never waits for the disk, then hands each one to the hash in order once it is written.
- * Written data is flushed in the background as it accumulates: the final fsync then has little
- * left to do, and one upload never holds a gigabyte of dirty pages.
+ * Given the same file opened with O_DIRECT, whole aligned batches go to the disk from their own
+ * memory: no copy into the page cache, whose pages cost more CPU than anything else the upload does
+ * (measured: about 1 s per GiB against 0.2 s). The rest (the last, short batch; every batch where
+ * the file system refuses O_DIRECT) is written through the page cache and flushed in the background
+ * as it accumulates: the final fsync then has little left to do, and one upload never holds a
+ * gigabyte of dirty pages.
  */
 export class PipelinedFileWrite {
   private position = 0;
@@ -31,11 +37,12 @@ export class PipelinedFileWrite {
   private flushFailure: Error | undefined;
   /** The last batch's hand-off: each batch is hashed after the one before it. */
   private tail: Promise<void> = Promise.resolve();
-  private readonly writes = new Set<Promise<void>>();
+  private readonly writes = new Set<Promise<unknown>>();
 
   constructor(
     private readonly handle: WritableFile,
     private readonly hash: OffThreadSha256,
+    private direct?: DirectFile,
   ) {}
 
   get size(): number {
@@ -44,11 +51,11 @@ export class PipelinedFileWrite {
 
   /** Starts writing `batch` (handed over: not to be touched again); waits while too much is pending. */
   async append(batch: Buffer): Promise<void> {
-    const written = this.track(writeAllAt(this.handle, batch, this.position));
+    const written = this.track(this.write(batch, this.position));
     this.position += batch.length;
     const done = this.tail.then(async () => {
-      await written;
-      this.flushInBackground(batch.length);
+      const cached = await written;
+      if (cached) this.flushInBackground(batch.length);
       await this.hash.update(batch);
     });
     // Awaited by settleOldest, unless a failure ends the upload first: never an unhandled rejection.
@@ -70,6 +77,23 @@ export class PipelinedFileWrite {
   /** After a failure: resolves once no write or flush is in flight, so the file may be closed. */
   async quiesce(): Promise<void> {
     await Promise.allSettled([...this.writes]);
+  }
+
+  /** Writes `batch` at `position`, with O_DIRECT where it can; resolves true when through the page cache. */
+  private async write(batch: Buffer, position: number): Promise<boolean> {
+    if (this.direct && directWritable(batch) && position % DIRECT_IO_ALIGNMENT === 0) {
+      try {
+        await writeAllAt(this.direct, batch, position);
+        return false;
+      } catch (error) {
+        // EINVAL: this file system takes O_DIRECT at open but not these writes. The batch is written
+        // again below (whatever part of it reached the file is overwritten), and so are the rest.
+        if ((error as NodeJS.ErrnoException).code !== 'EINVAL') throw error;
+        this.direct = undefined;
+      }
+    }
+    await writeAllAt(this.handle, batch, position);
+    return true;
   }
 
   private async settleOldest(): Promise<void> {
@@ -97,7 +121,7 @@ export class PipelinedFileWrite {
   }
 
   /** Keeps `operation` until it settles, and marks its rejection as handled (it surfaces elsewhere). */
-  private track(operation: Promise<void>): Promise<void> {
+  private track<T>(operation: Promise<T>): Promise<T> {
     this.writes.add(operation);
     operation.then(
       () => this.writes.delete(operation),

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { batchBuffer, OffThreadSha256 } from '../offThreadSha256';
+import { BATCH_BYTES, OffThreadSha256 } from '../offThreadSha256';
 import { PipelinedFileWrite, type WritableFile } from './pipelinedFileWrite';
 
 const MiB = 1024 * 1024;
@@ -10,17 +10,24 @@ const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).dig
  * bytes at a time, and whose flushes can be made to fail.
  */
 class FakeFile implements WritableFile {
-  readonly content = Buffer.alloc(64 * MiB);
   readonly held: (() => void)[] = [];
   hold = false;
   inFlight = 0;
   maxInFlight = 0;
   datasyncs = 0;
   failWriteAt: number | undefined;
+  /** The error code a failing write throws with. */
+  failWriteCode = 'EIO';
   failDatasync = false;
   syncs = 0;
+  /** Bytes written through this handle. */
+  written = 0;
 
-  constructor(private readonly maxPerWrite = Infinity) {}
+  /** content: shared with another handle on the same file (one opened with O_DIRECT). */
+  constructor(
+    private readonly maxPerWrite = Infinity,
+    readonly content = Buffer.alloc(66 * MiB),
+  ) {}
 
   // The overloads of FileHandle.write reduce to this one for the writer.
   write = (async (buffer: Buffer, offset: number, length: number, position: number) => {
@@ -30,9 +37,12 @@ class FakeFile implements WritableFile {
     else await new Promise<void>((resolve) => setImmediate(resolve));
     this.inFlight--;
     if (this.failWriteAt !== undefined && position + length > this.failWriteAt)
-      throw new Error('EIO: the disk went away');
+      throw Object.assign(new Error(`${this.failWriteCode}: the disk went away`), {
+        code: this.failWriteCode,
+      });
     const n = Math.min(length, this.maxPerWrite);
     buffer.copy(this.content, position, offset, offset + n);
+    this.written += n;
     return { bytesWritten: n, buffer };
   }) as unknown as WritableFile['write'];
 
@@ -52,11 +62,21 @@ class FakeFile implements WritableFile {
   }
 }
 
-async function appendAll(output: PipelinedFileWrite, data: Buffer, batch: number): Promise<void> {
-  for (let at = 0; at < data.length; at += batch) {
-    const part = data.subarray(at, Math.min(data.length, at + batch));
-    await output.append(batchBuffer([part], part.length));
-  }
+/** Appends `data` in batches of `size` bytes (at most BATCH_BYTES) of the hash's memory. */
+async function appendAll(
+  output: PipelinedFileWrite,
+  hash: OffThreadSha256,
+  data: Buffer,
+  size: number,
+): Promise<void> {
+  for (let at = 0; at < data.length; at += size)
+    await output.append(batchOf(hash, data.subarray(at, at + size)));
+}
+
+function batchOf(hash: OffThreadSha256, bytes: Buffer): Buffer {
+  const batch = hash.batch();
+  bytes.copy(batch);
+  return batch.subarray(0, bytes.length);
 }
 
 test('every byte lands at its offset, hashed in order, with several writes in flight and partial writes', async () => {
@@ -64,7 +84,7 @@ test('every byte lands at its offset, hashed in order, with several writes in fl
   const hash = new OffThreadSha256();
   const output = new PipelinedFileWrite(file, hash);
   const data = randomBytes(20 * MiB + 12_345);
-  await appendAll(output, data, MiB);
+  await appendAll(output, hash, data, MiB);
   await output.finish();
   expect(file.content.subarray(0, data.length).equals(data)).toBe(true);
   expect(output.size).toBe(data.length);
@@ -78,9 +98,9 @@ test('append waits while 8 MiB are pending, and goes on as writes complete', asy
   file.hold = true;
   const hash = new OffThreadSha256();
   const output = new PipelinedFileWrite(file, hash);
-  for (let i = 0; i < 8; i++) await output.append(batchBuffer([randomBytes(MiB)], MiB));
+  for (let i = 0; i < 8; i++) await output.append(batchOf(hash, randomBytes(MiB)));
   let ninth = false;
-  const appended = output.append(batchBuffer([randomBytes(MiB)], MiB)).then(() => (ninth = true));
+  const appended = output.append(batchOf(hash, randomBytes(MiB))).then(() => (ninth = true));
   await new Promise((resolve) => setTimeout(resolve, 50));
   expect(ninth).toBe(false);
   expect(file.inFlight).toBe(9);
@@ -97,9 +117,9 @@ test('flushes in the background every 64 MiB, and the final sync still runs', as
   const file = new FakeFile();
   const hash = new OffThreadSha256();
   const output = new PipelinedFileWrite(file, hash);
-  await appendAll(output, Buffer.alloc(60 * MiB, 7), 2 * MiB - 1);
+  await appendAll(output, hash, Buffer.alloc(60 * MiB, 7), MiB - 1);
   expect(file.datasyncs).toBe(0);
-  await appendAll(output, Buffer.alloc(3 * MiB, 7), MiB);
+  await appendAll(output, hash, Buffer.alloc(3 * MiB, 7), MiB);
   await output.finish();
   expect(file.datasyncs).toBe(0); // 63 MiB: below the first flush
   await hash.digest();
@@ -107,7 +127,7 @@ test('flushes in the background every 64 MiB, and the final sync still runs', as
   const larger = new FakeFile();
   const second = new OffThreadSha256();
   const more = new PipelinedFileWrite(larger, second);
-  await appendAll(more, randomBytes(64 * MiB), MiB);
+  await appendAll(more, second, randomBytes(64 * MiB), MiB);
   await more.finish();
   expect(larger.datasyncs).toBe(1);
   expect(larger.syncs).toBe(1);
@@ -119,7 +139,7 @@ test('a failed background flush fails the blob even though the final sync succee
   file.failDatasync = true;
   const hash = new OffThreadSha256();
   const output = new PipelinedFileWrite(file, hash);
-  await appendAll(output, randomBytes(64 * MiB), MiB);
+  await appendAll(output, hash, randomBytes(64 * MiB), MiB);
   await expect(output.finish()).rejects.toThrow('writeback failed');
   hash.abort();
 });
@@ -133,7 +153,7 @@ test('a failed write rejects append or finish; quiesce then waits for every writ
     file.failWriteAt = 3 * MiB;
     const hash = new OffThreadSha256();
     const output = new PipelinedFileWrite(file, hash);
-    const failure = appendAll(output, randomBytes(12 * MiB), MiB).then(() => output.finish());
+    const failure = appendAll(output, hash, randomBytes(12 * MiB), MiB).then(() => output.finish());
     await expect(failure).rejects.toThrow('the disk went away');
     hash.abort();
     await output.quiesce();
@@ -143,4 +163,60 @@ test('a failed write rejects append or finish; quiesce then waits for every writ
   } finally {
     process.off('unhandledRejection', onUnhandled);
   }
+});
+
+describe('with the file opened again with O_DIRECT', () => {
+  const setup = () => {
+    const cached = new FakeFile();
+    const direct = new FakeFile(Infinity, cached.content);
+    const hash = new OffThreadSha256();
+    return { cached, direct, hash, output: new PipelinedFileWrite(cached, hash, direct) };
+  };
+
+  test('whole batches bypass the page cache; the short last one goes through it; no background flush for bypassed bytes', async () => {
+    expect(BATCH_BYTES).toBe(MiB);
+    const { cached, direct, hash, output } = setup();
+    const data = randomBytes(65 * MiB + 5000);
+    await appendAll(output, hash, data, MiB);
+    await output.finish();
+    expect(cached.content.subarray(0, data.length).equals(data)).toBe(true);
+    expect(direct.written).toBe(65 * MiB);
+    expect(cached.written).toBe(5000);
+    expect(cached.datasyncs).toBe(0);
+    expect(cached.syncs).toBe(1); // the fsync that makes the bypassed bytes durable too
+    expect(await hash.digest()).toBe(sha256(data));
+  });
+
+  test('a batch at an offset O_DIRECT refuses goes through the page cache', async () => {
+    const { cached, direct, hash, output } = setup();
+    const data = randomBytes(3 * MiB + 100);
+    await output.append(batchOf(hash, data.subarray(0, 100)));
+    await appendAll(output, hash, data.subarray(100), MiB);
+    await output.finish();
+    expect(direct.written).toBe(0);
+    expect(cached.content.subarray(0, data.length).equals(data)).toBe(true);
+    expect(await hash.digest()).toBe(sha256(data));
+  });
+
+  test('EINVAL from a bypassing write: that batch and the rest are written through the page cache', async () => {
+    const { cached, direct, hash, output } = setup();
+    direct.failWriteAt = 2 * MiB + 1;
+    direct.failWriteCode = 'EINVAL';
+    const data = randomBytes(6 * MiB);
+    await appendAll(output, hash, data, MiB);
+    await output.finish();
+    expect(cached.content.subarray(0, data.length).equals(data)).toBe(true);
+    expect(direct.written).toBe(2 * MiB);
+    expect(cached.written).toBe(4 * MiB);
+    expect(await hash.digest()).toBe(sha256(data));
+  });
+
+  test('any other failure of a bypassing write fails the blob', async () => {
+    const { direct, hash, output } = setup();
+    direct.failWriteAt = MiB + 1;
+    const failure = appendAll(output, hash, randomBytes(4 * MiB), MiB).then(() => output.finish());
+    await expect(failure).rejects.toThrow('EIO: the disk went away');
+    await output.quiesce();
+    hash.abort();
+  });
 });

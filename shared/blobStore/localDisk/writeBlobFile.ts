@@ -1,11 +1,12 @@
-import { mkdir, open, rename } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { mkdir, open, rename, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { PutOptions } from '../blobStore';
 import { DEFAULT_CONTENT_TYPE } from '../defaultContentType';
 import { SizeLimiter } from '../hashingLimiter';
-import { OffThreadSha256, batchBuffer } from '../offThreadSha256';
+import { OffThreadSha256 } from '../offThreadSha256';
 import { tempPathFor, type BlobPaths } from './blobPaths';
 import { fsyncDirectory, removeIfPresent, writeFileDurably } from './durableFs';
 import { PipelinedFileWrite } from './pipelinedFileWrite';
@@ -19,13 +20,14 @@ export async function writeBlobFile(
   paths: BlobPaths,
   body: Readable,
   options: PutOptions,
+  directIo: boolean,
 ): Promise<{ size: number; sha256: string }> {
   const tempData = tempPathFor(paths.data);
   const tempMeta = tempPathFor(paths.meta);
   let renamed = false;
   try {
     const firstCreatedDir = await mkdir(paths.dir, { recursive: true });
-    const written = await streamIntoFile(body, tempData, options.maxBytes);
+    const written = await streamIntoFile(body, tempData, { maxBytes: options.maxBytes, directIo });
     const meta: BlobFileMeta = { contentType: options.contentType ?? DEFAULT_CONTENT_TYPE, ...written };
     await writeFileDurably(tempMeta, JSON.stringify(meta));
     // Sidecar first: a data file is never visible without its content type.
@@ -44,8 +46,13 @@ export async function writeBlobFile(
 }
 
 const READ_AHEAD_BYTES = 1024 * 1024;
-/** Received chunks (64 KiB from a socket) are copied into batches of about this size: one write each. */
-const WRITE_BATCH_BYTES = 1024 * 1024;
+
+export interface StreamIntoFileOptions {
+  /** The stream fails with BlobTooLargeError once more than this many bytes arrive. */
+  readonly maxBytes?: number | undefined;
+  /** Write whole batches with O_DIRECT where the file system allows (see PipelinedFileWrite). */
+  readonly directIo: boolean;
+}
 
 /**
  * Streams body into a new file (created, never overwritten): size, SHA-256 and the file durable
@@ -54,36 +61,74 @@ const WRITE_BATCH_BYTES = 1024 * 1024;
 export async function streamIntoFile(
   body: Readable,
   file: string,
-  maxBytes: number | undefined,
+  options: StreamIntoFileOptions,
 ): Promise<{ size: number; sha256: string }> {
   const handle = await open(file, 'wx', 0o644);
+  let direct: FileHandle | undefined;
   // Hashed on another thread, each batch once it is on disk: the event loop only parses and copies.
   const hash = new OffThreadSha256();
-  const output = new PipelinedFileWrite(handle, hash);
   try {
+    direct = options.directIo ? await openForDirectWrites(file) : undefined;
+    const output = new PipelinedFileWrite(handle, hash, direct);
     // Up to 1 MiB may wait while the writes are at their limit, so the upload keeps being received.
-    const limiter = new SizeLimiter(maxBytes, READ_AHEAD_BYTES);
-    await pipeline(body, limiter, async (source: AsyncIterable<Buffer>) => {
-      let batch: Buffer[] = [];
-      let batchBytes = 0;
-      for await (const chunk of source) {
-        batch.push(chunk);
-        batchBytes += chunk.length;
-        if (batchBytes < WRITE_BATCH_BYTES) continue;
-        await output.append(batchBuffer(batch, batchBytes));
-        batch = [];
-        batchBytes = 0;
-      }
-      if (batchBytes > 0) await output.append(batchBuffer(batch, batchBytes));
-    });
-    await output.finish();
+    const limiter = new SizeLimiter(options.maxBytes, READ_AHEAD_BYTES);
+    try {
+      await pipeline(body, limiter, (source: AsyncIterable<Buffer>) => copyIntoBatches(source, hash, output));
+      await output.finish();
+    } catch (error) {
+      // Batch memory is reused once the session ends: no write may still be reading it.
+      await output.quiesce();
+      throw error;
+    }
     return { size: limiter.size, sha256: await hash.digest() };
-  } catch (error) {
-    hash.abort();
-    await output.quiesce();
-    throw error;
   } finally {
+    hash.abort();
+    await direct?.close();
     await handle.close();
+  }
+}
+
+/**
+ * Copies received chunks (64 KiB from a socket) into whole batches and appends each: one write per
+ * batch, at offsets O_DIRECT accepts; only the last batch may be short.
+ */
+async function copyIntoBatches(
+  source: AsyncIterable<Buffer>,
+  hash: OffThreadSha256,
+  output: PipelinedFileWrite,
+): Promise<void> {
+  let batch = hash.batch();
+  let filled = 0;
+  for await (const chunk of source) {
+    for (let at = 0; at < chunk.length;) {
+      const copied = Math.min(chunk.length - at, batch.length - filled);
+      // Buffer.fill copies with memcpy. Buffer.copy and TypedArray.set copy into shared memory one
+      // relaxed atomic word at a time: perf showed that at 29 % of the server's CPU, and the upload's
+      // event loop needing 0.4 s more per GiB.
+      batch.fill(copied === chunk.length ? chunk : chunk.subarray(at, at + copied), filled, filled + copied);
+      at += copied;
+      filled += copied;
+      if (filled < batch.length) continue;
+      await output.append(batch);
+      batch = hash.batch();
+      filled = 0;
+    }
+  }
+  if (filled > 0) await output.append(batch.subarray(0, filled));
+}
+
+/**
+ * The new file opened again with O_DIRECT, for the writes that bypass the page cache; undefined
+ * where the platform (no O_DIRECT outside Linux) or the file system (EINVAL) has none.
+ */
+async function openForDirectWrites(file: string): Promise<FileHandle | undefined> {
+  const { O_DIRECT, O_WRONLY } = constants;
+  if (O_DIRECT === undefined) return undefined;
+  try {
+    return await open(file, O_WRONLY | O_DIRECT);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EINVAL') return undefined;
+    throw error;
   }
 }
 
