@@ -1,7 +1,12 @@
 import { Worker } from 'node:worker_threads';
 
-/** Bytes in one batch: received chunks are copied into batches of exactly this size (the last may be shorter). */
-export const BATCH_BYTES = 1024 * 1024;
+/**
+ * Bytes in one batch: received chunks are copied into batches of exactly this size (the last may be
+ * shorter), each written with one call. A write that extends a file holds its inode until the disk
+ * has it (ext4, O_DIRECT), so the writes of one upload follow one another: 4 MiB ones took a
+ * 2 GiB upload to 940 MB/s where 1 MiB ones gave 755 (bare storing server, alternating, median of 4).
+ */
+export const BATCH_BYTES = 4 * 1024 * 1024;
 /**
  * What O_DIRECT asks to be aligned to: the memory written from, the file offset and the length. A
  * page covers every logical block size in use (512 and 4096 bytes).
@@ -39,8 +44,8 @@ parentPort.on('message', (message) => {
 
 /** Batch memory a session may have handed over and not had back before `update` makes its caller wait. */
 const MAX_IN_FLIGHT_BYTES = 8 * 1024 * 1024;
-/** Batches per arena: one upload keeps about 17 at a time (8 MiB being written, 8 MiB being hashed). */
-const ARENA_BATCHES = 32;
+/** Batches per arena: one upload holds at most 7 (3 being written, 3 being hashed, 1 being filled). */
+const ARENA_BATCHES = 8;
 const WASM_PAGE_BYTES = 64 * 1024;
 /** A slot's owner while the hashing thread has it. */
 const HASHING = -1;
