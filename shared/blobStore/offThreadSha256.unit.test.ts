@@ -1,12 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { readFileSync, readdirSync } from 'node:fs';
-import {
-  BATCH_BYTES,
-  HASHING_NICE,
-  OffThreadSha256,
-  directWritable,
-  sharedBatchBytes,
-} from './offThreadSha256';
+import { BATCH_BYTES, OffThreadSha256, directWritable, sharedBatchBytes } from './offThreadSha256';
 
 const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
 
@@ -117,23 +110,4 @@ test('a whole batch starts on a page and may be written with O_DIRECT; a short o
   expect(directWritable(batch.subarray(0, 1000))).toBe(false);
   expect(directWritable(Buffer.alloc(BATCH_BYTES))).toBe(false);
   hash.abort();
-});
-
-/** The nice value of each of this process's threads (Linux /proc: field 19 of a task's stat). */
-function threadNiceValues(): number[] {
-  return readdirSync('/proc/self/task').map((tid) => {
-    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
-  });
-}
-
-const linux = process.platform === 'linux' ? test : test.skip;
-linux('the hashing thread alone runs at a lower priority: the main thread keeps nice 0', async () => {
-  const hash = new OffThreadSha256();
-  await updateAll(hash, Buffer.from('started'), BATCH_BYTES);
-  await hash.digest();
-  const values = threadNiceValues();
-  expect(values.filter((nice) => nice === HASHING_NICE)).toHaveLength(1);
-  const main = readFileSync('/proc/self/stat', 'utf8');
-  expect(Number(main.slice(main.lastIndexOf(')') + 2).split(' ')[16])).toBe(0);
 });
