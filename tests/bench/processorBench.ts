@@ -173,12 +173,14 @@ class UploadFeeder {
   }
 
   async unfinished(): Promise<number> {
-    const { rows } = await this.pool.query<{ n: string }>(
-      `SELECT count(*) AS n FROM file_uploads WHERE status IN ('uploaded', 'processing')`,
+    // One statement, so both counts come from one snapshot: counted apart, an upload the read model
+    // gained between them was neither unfinished nor missing, and a run once stopped waiting early.
+    const { rows } = await this.pool.query<{ unfinished: string; known: string }>(
+      `SELECT count(*) FILTER (WHERE status IN ('uploaded', 'processing')) AS unfinished, count(*) AS known
+         FROM file_uploads`,
     );
     // Fed but not yet in the read model count too.
-    const { rows: known } = await this.pool.query<{ n: string }>('SELECT count(*) AS n FROM file_uploads');
-    return Number(rows[0]!.n) + this.fed.length - Number(known[0]!.n);
+    return Number(rows[0]!.unfinished) + this.fed.length - Number(rows[0]!.known);
   }
 
   waitUntilIdle(): Promise<void> {
