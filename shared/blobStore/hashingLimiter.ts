@@ -2,6 +2,11 @@ import { createHash } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
 import { BlobTooLargeError } from './blobStore';
 
+/** A byte limit must be a number from 0 up (Infinity: none). */
+export function assertMaxBytes(maxBytes: number): void {
+  if (!(maxBytes >= 0)) throw new RangeError(`maxBytes must be a non-negative number, got ${maxBytes}`);
+}
+
 /**
  * Passes bytes through unchanged while counting them, and fails with BlobTooLargeError before
  * forwarding the first byte beyond maxBytes, so no adapter ever writes more than the limit.
@@ -9,13 +14,9 @@ import { BlobTooLargeError } from './blobStore';
 export class SizeLimiter extends Transform {
   private bytes = 0;
 
-  /** readAhead: bytes it holds for a slower consumer before it stops reading (stream highWaterMark). */
-  constructor(
-    private readonly maxBytes = Number.POSITIVE_INFINITY,
-    readAhead?: number,
-  ) {
-    super(readAhead === undefined ? {} : { readableHighWaterMark: readAhead });
-    if (!(maxBytes >= 0)) throw new RangeError(`maxBytes must be a non-negative number, got ${maxBytes}`);
+  constructor(private readonly maxBytes = Number.POSITIVE_INFINITY) {
+    super();
+    assertMaxBytes(maxBytes);
   }
 
   /** Bytes passed so far. */

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { BlobTooLargeError, type PutOptions } from '../blobStore';
 import { DEFAULT_CONTENT_TYPE } from '../defaultContentType';
+import { assertMaxBytes } from '../hashingLimiter';
 import { OffThreadSha256 } from '../offThreadSha256';
 import { tempPathFor, type BlobPaths } from './blobPaths';
 import { fsyncDirectory, removeIfPresent, writeFileDurably } from './durableFs';
@@ -97,7 +98,7 @@ async function copyIntoBatches(
   hash: OffThreadSha256,
   output: PipelinedFileWrite,
 ): Promise<number> {
-  if (!(maxBytes >= 0)) throw new RangeError(`maxBytes must be a non-negative number, got ${maxBytes}`);
+  assertMaxBytes(maxBytes);
   let size = 0;
   let batch = hash.batch();
   let filled = 0;
