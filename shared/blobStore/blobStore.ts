@@ -24,6 +24,30 @@ export interface BlobInfo {
   readonly contentType: string;
 }
 
+/** A blob as a listing sees it. */
+export interface ListedBlob {
+  readonly key: string;
+  readonly size: number;
+  /**
+   * When the blob was last stored, as the store's clock saw it (local disk: the later of the file's
+   * modification and change times, which a put's final rename sets; S3: LastModified, which for a
+   * multipart upload is when the upload began).
+   */
+  readonly storedAt: Date;
+}
+
+/**
+ * Bytes a write left without making a blob of them: a temp file or an incomplete multipart upload
+ * of a put that never finished (a crash), or a sidecar whose blob is gone.
+ */
+export interface Leftover {
+  /** Names it to removeLeftover and in logs; its form is the adapter's. */
+  readonly id: string;
+  readonly size: number;
+  /** When it was last written to: a write still in progress keeps this recent. */
+  readonly touchedAt: Date;
+}
+
 export interface BlobStore {
   /**
    * Streams `body` into the store, hashing and counting on the way. Durable when it resolves.
@@ -36,6 +60,23 @@ export interface BlobStore {
   get(key: string, range?: { start: number; end?: number }): Promise<Readable>;
   /** Deleting an absent key is not an error. */
   delete(key: string): Promise<void>;
+  /**
+   * Every blob whose key starts with `prefix` (default: all), in no particular order. Partial
+   * writes (see listLeftovers) are never listed.
+   */
+  list(prefix?: string): AsyncIterable<ListedBlob>;
+  /**
+   * Partial writes left behind, in no particular order; never one that a put of
+   * this process is still writing. A put of another process still writing is told apart only by a
+   * recent touchedAt. A store that cannot list them (an S3 server without ListMultipartUploads)
+   * lists none.
+   */
+  listLeftovers(): AsyncIterable<Leftover>;
+  /**
+   * Removes a leftover listLeftovers gave, unless it was touched after `leftover.touchedAt` (a
+   * write that went on) or is gone. Resolves with whether it removed it.
+   */
+  removeLeftover(leftover: Leftover): Promise<boolean>;
   /** Checks the store answers (for /health/). */
   ping(): Promise<void>;
   /**

@@ -16,6 +16,12 @@ export interface BlobStoreContractFixture {
   leftovers(prefix: string): Promise<string[]>;
   /** A body larger than this exercises the adapter's multi-chunk path (e.g. S3 multipart). */
   readonly largeBodyBytes?: number;
+  /**
+   * Leaves under prefix what a put killed mid-way leaves (a temp file, an incomplete multipart
+   * upload); `touch` writes to it again, as a put still going would. Absent where the backend
+   * cannot list such writes (s3rver has no ListMultipartUploads): there the store lists none.
+   */
+  readonly leaveLeftover?: (prefix: string) => Promise<{ readonly touch: () => Promise<void> }>;
 }
 
 const MiB = 1024 * 1024;
@@ -181,12 +187,114 @@ export function describeBlobStoreContract(name: string, fixture: BlobStoreContra
       },
     );
 
+    test('list names the blobs under a prefix with their size and when they were stored', async () => {
+      const prefix = freshPrefix();
+      const before = Date.now();
+      await store.put(`${prefix}/a.bin`, Readable.from([randomBytes(10)]));
+      await store.put(`${prefix}/deeper/b.bin`, Readable.from([randomBytes(2000)]));
+      await store.put(`${prefix}-sibling/c.bin`, Readable.from([randomBytes(5)]));
+      const after = Date.now();
+
+      const listed = await listAll(store.list(`${prefix}/`));
+
+      expect(listed.map(({ key, size }) => ({ key, size }))).toEqual([
+        { key: `${prefix}/a.bin`, size: 10 },
+        { key: `${prefix}/deeper/b.bin`, size: 2000 },
+      ]);
+      // S3 keeps LastModified to the second.
+      for (const { storedAt } of listed) {
+        expect(storedAt.getTime()).toBeGreaterThanOrEqual(before - 1000);
+        expect(storedAt.getTime()).toBeLessThanOrEqual(after + 1000);
+      }
+      const everything = (await listAll(store.list())).map((blob) => blob.key);
+      expect(everything).toEqual(expect.arrayContaining([`${prefix}/a.bin`, `${prefix}-sibling/c.bin`]));
+      expect(await listAll(store.list(`${freshPrefix()}/`))).toEqual([]);
+    });
+
+    test('a deleted blob is no longer listed', async () => {
+      const prefix = freshPrefix();
+      await store.put(`${prefix}/gone.bin`, Readable.from([randomBytes(10)]));
+      await store.delete(`${prefix}/gone.bin`);
+      expect(await listAll(store.list(`${prefix}/`))).toEqual([]);
+    });
+
+    test('a put in progress is neither a blob nor a leftover', async () => {
+      const prefix = freshPrefix();
+      const body = new PassThrough();
+      const put = store.put(`${prefix}/in-progress.bin`, body);
+      // Past one part, so the S3 adapter has begun a multipart upload.
+      body.write(randomBytes(large + 4096));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+
+      expect(await listAll(store.list(`${prefix}/`))).toEqual([]);
+      expect(await leftoversUnder(prefix)).toEqual([]);
+
+      body.end(randomBytes(10));
+      expect((await put).size).toBe(large + 4096 + 10);
+      expect((await listAll(store.list(`${prefix}/`))).map((blob) => blob.key)).toEqual([
+        `${prefix}/in-progress.bin`,
+      ]);
+    });
+
+    if (fixture.leaveLeftover) {
+      const leaveLeftover = fixture.leaveLeftover;
+
+      test('what a killed put left is listed as a leftover, not a blob, and removed once', async () => {
+        const prefix = freshPrefix();
+        await leaveLeftover(prefix);
+
+        const [leftover, ...more] = await leftoversUnder(prefix);
+
+        expect(more).toEqual([]);
+        expect(leftover!.size).toBeGreaterThan(0);
+        expect(Date.now() - leftover!.touchedAt.getTime()).toBeLessThan(60_000);
+        expect(await listAll(store.list(`${prefix}/`))).toEqual([]);
+        expect(await store.removeLeftover(leftover!)).toBe(true);
+        expect(await store.removeLeftover(leftover!)).toBe(false);
+        expect(await leftoversUnder(prefix)).toEqual([]);
+        expect(await fixture.leftovers(prefix)).toEqual([]);
+      });
+
+      test('a leftover written to after it was listed is kept', async () => {
+        const prefix = freshPrefix();
+        const { touch } = await leaveLeftover(prefix);
+        const [leftover] = await leftoversUnder(prefix);
+        // Past the resolution of the store's clock (S3: one second).
+        await new Promise((resolve) => setTimeout(resolve, 1100));
+        await touch();
+
+        expect(await store.removeLeftover(leftover!)).toBe(false);
+        const [listedAgain, ...more] = await leftoversUnder(prefix);
+        expect(more).toEqual([]);
+        expect(listedAgain!.touchedAt.getTime()).toBeGreaterThan(leftover!.touchedAt.getTime());
+        // Listed again, as it now stands, it goes.
+        expect(await store.removeLeftover(listedAgain!)).toBe(true);
+        expect(await fixture.leftovers(prefix)).toEqual([]);
+      });
+    } else {
+      test('a store that cannot list partial writes lists no leftovers', async () => {
+        expect(await listAll(store.listLeftovers())).toEqual([]);
+      });
+    }
+
+    async function leftoversUnder(prefix: string) {
+      return (await listAll(store.listLeftovers())).filter((leftover) =>
+        leftover.id.startsWith(`${prefix}/`),
+      );
+    }
+
     async function expectNothingStored(prefix: string, key: string): Promise<void> {
       expect(await store.stat(key)).toBeUndefined();
       await expect(store.get(key)).rejects.toBeInstanceOf(BlobNotFoundError);
       expect(await fixture.leftovers(prefix)).toEqual([]);
     }
   });
+}
+
+async function listAll<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const all: T[] = [];
+  for await (const item of items) all.push(item);
+  return all.sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
 }
 
 function freshPrefix(): string {

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { mkdtemp, readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -34,10 +34,24 @@ const leftovers = async (prefix: string): Promise<string[]> => {
   return [...new Set([...underPrefix, ...tempFiles])];
 };
 
-describeBlobStoreContract('local disk', { create: () => createLocalDiskBlobStore({ rootDir }), leftovers });
+/** The temp file a put killed mid-way leaves next to its target. */
+const leaveLeftover = async (prefix: string) => {
+  const dir = path.join(rootDir, prefix);
+  await mkdir(dir, { recursive: true });
+  const file = path.join(dir, `killed.bin~${randomBytes(8).toString('hex')}.tmp`);
+  await writeFile(file, randomBytes(3000));
+  return { touch: () => appendFile(file, randomBytes(10)) };
+};
+
+describeBlobStoreContract('local disk', {
+  create: () => createLocalDiskBlobStore({ rootDir }),
+  leftovers,
+  leaveLeftover,
+});
 describeBlobStoreContract('local disk, every byte through the page cache (BLOB_DIRECT_IO=false)', {
   create: () => createLocalDiskBlobStore({ rootDir, directIo: false }),
   leftovers,
+  leaveLeftover,
 });
 
 /** Flags (octal in /proc) of this process's open descriptors on files whose path includes `part`. */
@@ -119,6 +133,36 @@ describe('local disk specifics', () => {
       size: 3,
       contentType: 'application/octet-stream',
     });
+  });
+
+  test('a sidecar whose blob is gone is a leftover; one beside its blob is not', async () => {
+    const store = createLocalDiskBlobStore({ rootDir });
+    await store.put('sidecars/kept.png', Readable.from([Buffer.from('png')]), { contentType: 'image/png' });
+    await store.put('sidecars/half-deleted.png', Readable.from([Buffer.from('png')]));
+    // What a delete killed between its two unlinks leaves.
+    await rm(path.join(rootDir, 'sidecars/half-deleted.png'));
+
+    const leftovers = [];
+    for await (const leftover of store.listLeftovers())
+      if (leftover.id.startsWith('sidecars/')) leftovers.push(leftover);
+
+    expect(leftovers.map((leftover) => leftover.id)).toEqual(['sidecars/half-deleted.png~meta.json']);
+    expect(await store.removeLeftover(leftovers[0]!)).toBe(true);
+    expect((await filesUnder(path.join(rootDir, 'sidecars'))).sort()).toEqual([
+      'sidecars/kept.png',
+      'sidecars/kept.png~meta.json',
+    ]);
+  });
+
+  test('removeLeftover refuses what is not a leftover of the store', async () => {
+    const store = createLocalDiskBlobStore({ rootDir });
+    await store.put('refused/blob.bin', Readable.from([Buffer.from('x')]));
+    const touchedAt = new Date(Date.now() + 60_000);
+    for (const id of ['refused/blob.bin', '../outside~0123456789abcdef.tmp', 'refused/../x~meta.json'])
+      await expect(store.removeLeftover({ id, size: 1, touchedAt })).rejects.toBeInstanceOf(RangeError);
+    // A sidecar beside its blob is part of the blob.
+    expect(await store.removeLeftover({ id: 'refused/blob.bin~meta.json', size: 1, touchedAt })).toBe(false);
+    expect(await store.stat('refused/blob.bin')).toBeDefined();
   });
 
   test('a key naming a directory of other keys is absent, not an error', async () => {

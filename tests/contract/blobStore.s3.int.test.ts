@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { Client, type ClientOptions } from 'minio';
 import { createS3BlobStore, type S3BlobStoreOptions } from '../../shared/blobStore/s3/createS3BlobStore';
@@ -115,6 +116,20 @@ function realEndpointFromEnv(): S3BlobStoreOptions | undefined {
   };
 }
 
+/** An incomplete multipart upload of one part, as a put killed mid-way leaves it. */
+async function leaveIncompleteUpload(options: S3BlobStoreOptions, prefix: string) {
+  const client = new Client(options);
+  const key = `${prefix}/killed.bin`;
+  const uploadID = await client.initiateNewMultipartUpload(options.bucket, key, {});
+  const sendPart = (partNumber: number) =>
+    client.uploadPart(
+      { bucketName: options.bucket, objectName: key, uploadID, partNumber, headers: {} },
+      randomBytes(3000),
+    );
+  await sendPart(1);
+  return { touch: () => sendPart(2).then(() => undefined) };
+}
+
 const realEndpoint = realEndpointFromEnv();
 if (realEndpoint) {
   describeBlobStoreContract(`S3 adapter on ${realEndpoint.endPoint}`, {
@@ -124,6 +139,7 @@ if (realEndpoint) {
       ...(await incompleteUploadsUnder(realEndpoint, realEndpoint.bucket, prefix)),
     ],
     largeBodyBytes: PART_SIZE,
+    leaveLeftover: (prefix) => leaveIncompleteUpload(realEndpoint, prefix),
   });
 } else {
   console.info(

@@ -13,10 +13,12 @@ export interface BlobPaths {
   readonly meta: string;
 }
 
+export const META_SUFFIX = '~meta.json';
+
 export function blobPaths(rootDir: string, key: string): BlobPaths {
   assertValidBlobKey(key);
   const data = path.join(rootDir, ...key.split('/'));
-  return { dir: path.dirname(data), data, meta: `${data}~meta.json` };
+  return { dir: path.dirname(data), data, meta: `${data}${META_SUFFIX}` };
 }
 
 /** Temp files sit next to their target so the final rename stays on one filesystem (atomic). */
@@ -24,4 +26,5 @@ export function tempPathFor(file: string): string {
   return `${file}~${randomBytes(8).toString('hex')}.tmp`;
 }
 
+/** A temp file of a put (of its data or its sidecar); one left behind is a leftover for the sweep. */
 export const TEMP_FILE_PATTERN = /~[0-9a-f]{16}\.tmp$/;

@@ -12,6 +12,7 @@ import {
 import { assertValidRange, rangeNotSatisfiable, type ByteRange } from '../byteRange';
 import { blobPaths } from './blobPaths';
 import { isAbsentEntry, removeIfPresent } from './durableFs';
+import { listLocalBlobs, listLocalLeftovers, removeLocalLeftover } from './listLocalBlobs';
 import { readContentType } from './readBlobMeta';
 import { writeBlobFile } from './writeBlobFile';
 
@@ -35,6 +36,9 @@ export function createLocalDiskBlobStore(options: LocalDiskBlobStoreOptions): Bl
     stat: (key) => statBlob(rootDir, key),
     get: (key, range) => getBlob(rootDir, key, range),
     delete: (key) => deleteBlob(rootDir, key),
+    list: (prefix) => listLocalBlobs(rootDir, prefix),
+    listLeftovers: () => listLocalLeftovers(rootDir),
+    removeLeftover: (leftover) => removeLocalLeftover(rootDir, leftover),
     ping: () => ping(rootDir),
   };
 }

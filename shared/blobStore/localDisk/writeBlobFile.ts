@@ -10,6 +10,7 @@ import { tempPathFor, type BlobPaths } from './blobPaths';
 import { fsyncDirectory, removeIfPresent, writeFileDurably } from './durableFs';
 import { PipelinedFileWrite } from './pipelinedFileWrite';
 import type { BlobFileMeta } from './readBlobMeta';
+import { markTempFilesInUse } from './tempFilesInUse';
 
 /**
  * Streams body into a temp file next to the target, then renames it into place and flushes the
@@ -23,6 +24,7 @@ export async function writeBlobFile(
 ): Promise<{ size: number; sha256: string }> {
   const tempData = tempPathFor(paths.data);
   const tempMeta = tempPathFor(paths.meta);
+  const done = markTempFilesInUse([tempData, tempMeta]);
   let renamed = false;
   try {
     const firstCreatedDir = await mkdir(paths.dir, { recursive: true });
@@ -41,6 +43,8 @@ export async function writeBlobFile(
     // Cleanup is best effort; the caller needs the original error, not a cleanup one.
     await Promise.allSettled(leftovers.map(removeIfPresent));
     throw err;
+  } finally {
+    done();
   }
 }
 

@@ -6,6 +6,7 @@ import { assertValidRange, rangeNotSatisfiable, type ByteRange } from '../byteRa
 import { DEFAULT_CONTENT_TYPE } from '../defaultContentType';
 import { putS3Object, type S3Target } from './putS3Object';
 import { s3ErrorCode } from './s3ErrorCode';
+import { ListingClient, listS3Blobs, listS3Leftovers, removeS3Leftover } from './s3Listing';
 
 export interface S3BlobStoreOptions {
   readonly endPoint: string;
@@ -47,7 +48,7 @@ const DEFAULT_REGION = 'us-east-1';
 export function createS3BlobStore(options: S3BlobStoreOptions): S3BlobStore {
   const partSize = options.partSize ?? DEFAULT_PART_SIZE;
   if (!(partSize >= MIN_PART_SIZE)) throw new RangeError(`partSize must be at least ${MIN_PART_SIZE} bytes`);
-  const client = new Client({
+  const client = new ListingClient({
     endPoint: options.endPoint,
     port: options.port,
     useSSL: options.useSSL,
@@ -56,7 +57,9 @@ export function createS3BlobStore(options: S3BlobStoreOptions): S3BlobStore {
     region: options.region,
   });
   const { bucket } = options;
-  const target: S3Target = { client, bucket, partSize };
+  // Multipart uploads this process is sending: never listed as leftovers.
+  const sending = new Set<string>();
+  const target: S3Target = { client, bucket, partSize, sending };
   const ensureBucket = bucketEnsurer(client, bucket, options.region);
 
   const store: S3BlobStore = {
@@ -85,6 +88,18 @@ export function createS3BlobStore(options: S3BlobStoreOptions): S3BlobStore {
       assertValidBlobKey(key);
       await ensureBucket();
       await client.removeObject(bucket, key);
+    },
+    async *list(prefix) {
+      await ensureBucket();
+      yield* listS3Blobs(client, bucket, prefix);
+    },
+    async *listLeftovers() {
+      await ensureBucket();
+      yield* listS3Leftovers(client, bucket, sending);
+    },
+    async removeLeftover(leftover) {
+      await ensureBucket();
+      return removeS3Leftover(client, bucket, sending, leftover);
     },
     async ping() {
       await ensureBucket();

@@ -13,6 +13,8 @@ export interface S3Target {
   readonly client: Client;
   readonly bucket: string;
   readonly partSize: number;
+  /** Upload ids of the multipart uploads being sent (the sweep leaves them alone). */
+  readonly sending: Set<string>;
 }
 
 /**
@@ -41,11 +43,15 @@ export async function putS3Object(
     limiter.destroy();
     await upload.discard();
     throw err;
+  } finally {
+    upload.forget();
   }
 }
 
 class PartUploads {
   private uploadId: string | undefined;
+  /** The multipart upload this put began, kept after it completes (until forget). */
+  private startedId: string | undefined;
   private finalRequestSent = false;
 
   constructor(
@@ -61,6 +67,11 @@ class PartUploads {
       if (data.length > 0) etags.push(await this.sendPart(etags.length + 1, data));
       if (last) return this.complete(etags);
     }
+  }
+
+  /** Its multipart upload, if any, is no longer being sent. */
+  forget(): void {
+    if (this.startedId !== undefined) this.target.sending.delete(this.startedId);
   }
 
   /** Best effort: the caller's error matters more than a failed cleanup (a bucket lifecycle rule is the backstop). */
@@ -79,7 +90,11 @@ class PartUploads {
   private async sendPart(partNumber: number, data: Buffer): Promise<{ part: number; etag: string }> {
     const { client, bucket, partSize } = this.target;
     if (partNumber > MAX_PARTS) throw new Error(`object larger than ${MAX_PARTS} parts of ${partSize} bytes`);
-    this.uploadId ??= await client.initiateNewMultipartUpload(bucket, this.key, this.headers);
+    if (this.uploadId === undefined) {
+      this.uploadId = await client.initiateNewMultipartUpload(bucket, this.key, this.headers);
+      this.startedId = this.uploadId;
+      this.target.sending.add(this.uploadId);
+    }
     const md5 = createHash('md5').update(data).digest('base64');
     const headers = { 'Content-MD5': md5 };
     const { etag } = await client.uploadPart(
