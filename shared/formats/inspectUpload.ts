@@ -2,7 +2,8 @@ import { basename } from 'node:path';
 import type { ByteSource } from './byteSource';
 import { formatForFilename } from './formatForFilename';
 import { FormatFailure } from './formatFailure';
-import type { FormatReader, Inspection, UploadFormat } from './inspection';
+import { PreviewSkipped } from './inspectionBudget';
+import type { FormatReader, Inspection, Metadata, UploadFormat } from './inspection';
 import { resolveLimits, type InspectionLimits } from './inspectionLimits';
 import { NiftiReader } from './nifti/niftiReader';
 import { ReadContext } from './readContext';
@@ -64,15 +65,30 @@ async function inspect(
   const reader = readerFor(format, context);
   try {
     const metadata = await reader.readMetadata();
-    const preview = withPreview ? await reader.preview(metadata) : null;
+    const preview = withPreview ? await previewWithinBudget(reader, metadata) : { png: null };
     options.signal?.throwIfAborted();
-    return { ok: true, metadata, preview };
+    return preview.skipped === undefined
+      ? { ok: true, metadata, preview: preview.png }
+      : { ok: true, metadata: { ...metadata, preview_skipped: preview.skipped }, preview: null };
   } catch (error) {
     if (context.isSourceFault(error)) throw error;
     options.signal?.throwIfAborted();
     return { ok: false, reason: reasonOf(error, format) };
   } finally {
     reader.close?.();
+  }
+}
+
+/** A preview the budget refused up front leaves the upload complete, saying why it has no preview. */
+async function previewWithinBudget(
+  reader: FormatReader,
+  metadata: Metadata,
+): Promise<{ png: Buffer | null; skipped?: string }> {
+  try {
+    return { png: await reader.preview(metadata) };
+  } catch (error) {
+    if (error instanceof PreviewSkipped) return { png: null, skipped: error.message };
+    throw error;
   }
 }
 
@@ -90,7 +106,7 @@ function readerFor(format: UploadFormat, context: ReadContext): FormatReader {
 }
 
 function reasonOf(error: unknown, format: UploadFormat): string {
-  if (error instanceof FormatFailure) return error.message;
+  if (error instanceof FormatFailure || error instanceof PreviewSkipped) return error.message;
   const message = error instanceof Error ? error.message : String(error);
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && code.startsWith('Z_'))

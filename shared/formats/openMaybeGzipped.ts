@@ -15,8 +15,8 @@ export function isGzip(head: Buffer): boolean {
 }
 
 /**
- * The whole file as a stream, gunzipped on the way when `gzip`, bounded in output bytes
- * (maxDecompressedBytes) and ratio. Destroying the returned stream closes the source; a source
+ * The whole file as a stream, gunzipped on the way when `gzip`, bounded in ratio and by what the
+ * inspection may decompress in all (its budget counts every inflated byte). Destroying the returned stream closes the source; a source
  * error comes out of it unchanged (still recognisable as a fault).
  */
 export async function openMaybeGzipped(context: ReadContext, gzip: boolean): Promise<Readable> {
@@ -25,13 +25,15 @@ export async function openMaybeGzipped(context: ReadContext, gzip: boolean): Pro
   let compressed = 0;
   raw.on('data', (chunk: Buffer) => (compressed += chunk.length));
   let inflated = 0;
-  const { maxDecompressedBytes } = context.limits;
   const guard = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       inflated += chunk.length;
-      if (inflated > maxDecompressedBytes) {
-        done(new FormatFailure(`gzip data inflates past the limit of ${maxDecompressedBytes} bytes`));
-      } else if (inflated > ratioCheckedAfter && inflated / Math.max(1, compressed) > maxGzipRatio) {
+      try {
+        context.budget.countDecompressed(chunk.length);
+      } catch (error) {
+        return done(error as Error);
+      }
+      if (inflated > ratioCheckedAfter && inflated / Math.max(1, compressed) > maxGzipRatio) {
         done(new FormatFailure(`gzip bomb: ${compressed} bytes inflate to more than ${inflated}`));
       } else done(null, chunk);
     },

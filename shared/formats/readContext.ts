@@ -1,20 +1,24 @@
 import { Readable } from 'node:stream';
 import type { ByteSource } from './byteSource';
+import { InspectionBudget } from './inspectionBudget';
 import type { InspectionLimits } from './inspectionLimits';
 
 /**
  * One inspection's access to its source. Errors raised by the source (its open() or its streams) are
  * remembered, so the caller can tell an I/O fault (retry) from bad content (fail); every stream it
- * opens is destroyed when the signal aborts.
+ * opens is destroyed when the signal aborts. Every range it requests counts against the budget.
  */
 export class ReadContext {
   private readonly faults = new WeakSet<object>();
+  readonly budget: InspectionBudget;
 
   constructor(
     readonly source: ByteSource,
     readonly limits: InspectionLimits,
     readonly signal: AbortSignal | undefined,
-  ) {}
+  ) {
+    this.budget = new InspectionBudget(limits, source.size);
+  }
 
   get size(): number {
     return this.source.size;
@@ -26,6 +30,7 @@ export class ReadContext {
 
   async open(start = 0, end = this.size - 1): Promise<Readable> {
     this.signal?.throwIfAborted();
+    this.budget.countRead(Math.max(0, end - start + 1));
     let raw: NodeJS.ReadableStream | Readable;
     try {
       raw = await this.source.open({ start, end });

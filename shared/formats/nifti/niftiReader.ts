@@ -37,8 +37,10 @@ export class NiftiReader implements FormatReader {
     const { limits } = this.context;
     if (!decode || nx * ny + nx * nz + ny * nz > limits.maxPreviewVoxels) return null;
     if (nx * ny * nz < 4) return null; // e.g. CIFTI matrices: no image in the spatial axes
-    const firstVolumeEnd = header.voxOffset + nx * ny * nz * header.datatype.bytes;
-    if (this.gzip && firstVolumeEnd > limits.maxDecompressedBytes) return null;
+    const { budget } = this.context;
+    const what = `the first volume (${nx}×${ny}×${nz} of ${header.datatype.name})`;
+    budget.allowDecoded(nx * header.datatype.bytes, `a row of ${what}`);
+    if (this.gzip) budget.allowDecompressing(header.voxOffset + nx * ny * nz * header.datatype.bytes, what);
     const stream = await openMaybeGzipped(this.context, this.gzip);
     const geometry = {
       voxOffset: header.voxOffset,

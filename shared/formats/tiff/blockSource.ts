@@ -38,6 +38,9 @@ export class BlockSource {
       fail(`truncated TIFF file: it refers to byte ${offset}, the file has ${this.fileSize}`);
     }
     const end = Math.min(offset + length, this.fileSize);
+    if (end - offset > blockSize) {
+      this.context.budget.allowDecoded(end - offset, `a TIFF strip, tile or tag of ${end - offset} bytes`);
+    }
     const bytes =
       end - offset > blockSize
         ? await this.context.read(offset, end - offset)

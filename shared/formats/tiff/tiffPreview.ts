@@ -1,24 +1,24 @@
 import type { GeoTIFFImage } from 'geotiff';
 import { maxPreviewSide, renderPlanes } from '../preview/renderPlanes';
+import type { ReadContext } from '../readContext';
+import { boundedCompressions, boundedDecoderPool } from './boundedDecoders';
 
-/** Compressions geotiff decodes in Node (webp needs a browser; the CCITT and JPEG 2000 ones it lacks). */
-const decodable = new Set([1, 5, 7, 8, 32773, 32946, 34887, 50000]);
 const bandPixels = 4 * 2 ** 20;
-const maxBandPixels = 16 * 2 ** 20;
 
 /**
  * The page downsampled (nearest neighbour) to at most maxPreviewSide on either side, read in bands
  * of whole strips or tile rows so memory stays at one band however large the page; only bands
- * holding a sampled row are decoded (a page whose one strip or tile row exceeds maxBandPixels gets
- * no preview). RGB becomes luminance; min-is-white is inverted.
+ * holding a sampled row are decoded, each block by a bounded decoder. A band's memory (its decoded
+ * blocks and the arrays they are copied into) and the bytes all bands inflate are checked against
+ * the inspection's budget before the first is read. RGB becomes luminance; min-is-white is inverted.
  */
 export async function tiffPreview(
   page: GeoTIFFImage,
   pixelSize: { x: number; y: number },
-  signal: AbortSignal | undefined,
+  context: ReadContext,
 ): Promise<Buffer | null> {
   const directory = page.getFileDirectory();
-  if (!decodable.has(Number(directory.getValue('Compression') ?? 1))) return null;
+  if (!boundedCompressions.has(Number(directory.getValue('Compression') ?? 1))) return null;
   const width = page.getWidth();
   const height = page.getHeight();
   const photometric = Number(directory.getValue('PhotometricInterpretation') ?? 1);
@@ -31,22 +31,27 @@ export async function tiffPreview(
   const rows = sampled(out.height, height);
   const columns = sampled(out.width, width);
   const values = new Float32Array(out.width * out.height);
-  const blockHeight = Math.max(1, page.getBlockHeight(0));
-  if (width * blockHeight > maxBandPixels) return null; // one strip or tile row alone is too big
-  const bandHeight = blockHeight * Math.max(1, Math.floor(bandPixels / (width * blockHeight)));
-  for (let top = 0; top < height; top += bandHeight) {
+  const bandHeight = bandHeightWithinBudget(page, samples, context);
+  const bands = new Set(rows.map((row) => Math.floor(row / bandHeight)));
+  context.budget.allowDecompressing(
+    bands.size * bandHeight * paddedWidth(page) * page.getBytesPerPixel(),
+    `the preview of a ${width}×${height} page`,
+  );
+  const pool = boundedDecoderPool(context.budget, page.isTiled ? 'tile' : 'strip');
+  for (const band of [...bands].sort((a, b) => a - b)) {
+    const top = band * bandHeight;
     const bottom = Math.min(height, top + bandHeight);
     const wanted = rows.flatMap((row, index) => (row >= top && row < bottom ? [index] : []));
-    if (wanted.length === 0) continue;
-    const band = (await page.readRasters({
+    const raster = (await page.readRasters({
       window: [0, top, width, bottom],
       samples,
-      signal,
+      pool,
+      signal: context.signal,
     })) as unknown as ArrayLike<number>[];
     for (const outRow of wanted) {
       const base = ((rows[outRow] ?? top) - top) * width;
       columns.forEach((column, outColumn) => {
-        values[outRow * out.width + outColumn] = pixelValue(band, base + column, photometric);
+        values[outRow * out.width + outColumn] = pixelValue(raster, base + column, photometric);
       });
     }
   }
@@ -58,6 +63,36 @@ export async function tiffPreview(
     flipY: false,
   };
   return renderPlanes([plane]);
+}
+
+/**
+ * Rows per band: whole strips or tile rows, about bandPixels pixels, within what the budget lets
+ * one band hold; a page whose one strip or tile row is over it gets no preview (PreviewSkipped).
+ */
+function bandHeightWithinBudget(page: GeoTIFFImage, samples: readonly number[], context: ReadContext): number {
+  const width = page.getWidth();
+  const blockHeight = Math.max(1, page.getBlockHeight(0));
+  const outBytes = samples.reduce((sum, sample) => sum + arrayBytes(page.getBitsPerSample(sample)), 0);
+  const rowBytes = paddedWidth(page) * page.getBytesPerPixel() + width * outBytes;
+  const blockRow = page.isTiled ? 'row of tiles' : 'strip';
+  context.budget.allowDecoded(
+    rowBytes * blockHeight,
+    `one ${blockRow} of the page (${width}×${blockHeight} pixels, ${rowBytes * blockHeight} bytes decoded)`,
+  );
+  const byPixels = Math.floor(bandPixels / (width * blockHeight));
+  const byBytes = Math.floor(context.limits.maxDecodedBytes / (rowBytes * blockHeight));
+  return blockHeight * Math.max(1, Math.min(byPixels, byBytes));
+}
+
+/** The page's width rounded up to whole tiles: what a row of tiles decodes to. */
+function paddedWidth(page: GeoTIFFImage): number {
+  const tileWidth = page.getTileWidth();
+  return Math.ceil(page.getWidth() / tileWidth) * tileWidth;
+}
+
+/** Bytes per value of the typed array geotiff reads a sample of `bits` into. */
+function arrayBytes(bits: number): number {
+  return bits <= 8 ? 1 : bits <= 16 ? 2 : bits <= 32 ? 4 : 8;
 }
 
 /** For each of `count` output positions, the source index it samples (centres, nearest). */

@@ -1,4 +1,4 @@
-import { GeoTIFF, type GeoTIFFImage } from 'geotiff';
+import { GeoTIFF, GeoTIFFImage } from 'geotiff';
 import { fail } from '../formatFailure';
 import type { FormatReader, Metadata } from '../inspection';
 import type { ReadContext } from '../readContext';
@@ -7,7 +7,7 @@ import { BlockSource } from './blockSource';
 import { isOmeXml, parseOmeXml, type OmeInfo } from './omeXml';
 import { tiffPreview } from './tiffPreview';
 import { compressionNames, photometricNames, sampleFormatNames } from './tiffCodes';
-import { countPages, tiffLayout, type TiffLayout } from './walkIfds';
+import { pageOffsets, tiffLayout, type TiffLayout } from './walkIfds';
 
 /**
  * TIFF and BigTIFF, multi-page, OME-TIFF, by random access (geotiff over range reads): the pages
@@ -17,7 +17,8 @@ import { countPages, tiffLayout, type TiffLayout } from './walkIfds';
 export class TiffReader implements FormatReader {
   private readonly source: BlockSource;
   private tiff: GeoTIFF | undefined;
-  private pages = 0;
+  private pageStarts: number[] = [];
+  private littleEndian = true;
   private ome: OmeInfo | null = null;
 
   constructor(private readonly context: ReadContext) {
@@ -28,9 +29,10 @@ export class TiffReader implements FormatReader {
     const head = await this.context.read(0, 16);
     const layout =
       tiffLayout(head) ?? fail(`not a TIFF file: no TIFF byte-order mark and magic number${lookLike(head)}`);
-    this.pages = await countPages(this.source, layout);
+    this.pageStarts = await pageOffsets(this.source, layout);
+    this.littleEndian = layout.littleEndian;
     this.tiff = await GeoTIFF.fromSource(this.source as never, undefined, this.context.signal);
-    const first = await this.tiff.getImage(0);
+    const first = await this.page(0);
     await checkDataWithinFile(first, this.context.size);
     const description = await first.getFileDirectory().loadValue('ImageDescription');
     this.ome = typeof description === 'string' && isOmeXml(description) ? parseOmeXml(description) : null;
@@ -38,12 +40,18 @@ export class TiffReader implements FormatReader {
   }
 
   async preview(): Promise<Buffer | null> {
-    const tiff = this.tiff ?? fail('TIFF preview before its metadata');
-    const page = await tiff.getImage(Math.floor(this.pages / 2));
+    const page = await this.page(Math.floor(this.pageStarts.length / 2));
     if (page.getWidth() * page.getHeight() > this.context.limits.maxPixels) return null;
     await checkDataWithinFile(page, this.context.size);
     const size = this.ome?.physical_size;
-    return tiffPreview(page, { x: size?.x ?? 1, y: size?.y ?? 1 }, this.context.signal);
+    return tiffPreview(page, { x: size?.x ?? 1, y: size?.y ?? 1 }, this.context);
+  }
+
+  /** Page `index`, opened at its directory's offset (not through geotiff's recursive lookup). */
+  private async page(index: number): Promise<GeoTIFFImage> {
+    const tiff = this.tiff ?? fail('TIFF page before its metadata');
+    const directory = await tiff.parser.parseFileDirectoryAt(this.pageStarts[index] ?? 0);
+    return new GeoTIFFImage(directory, this.littleEndian, false, this.source as never);
   }
 
   private metadata(layout: TiffLayout, first: GeoTIFFImage): Metadata {
@@ -59,7 +67,7 @@ export class TiffReader implements FormatReader {
       byte_order: layout.littleEndian ? 'little' : 'big',
       width: first.getWidth(),
       height: first.getHeight(),
-      pages: this.pages,
+      pages: this.pageStarts.length,
       bits_per_sample: first.getBitsPerSample(0),
       samples_per_pixel: samplesPerPixel,
       sample_format: sampleFormatNames.get(sampleFormat) ?? `code ${sampleFormat}`,

@@ -29,11 +29,14 @@ export function tiffLayout(head: Buffer): TiffLayout | undefined {
 }
 
 /**
- * The number of pages (IFDs in the main chain). Walks only the chain's counts and next-offsets; a
- * chain that loops, leaves the file or exceeds maxTiffPages fails instead of running on.
+ * Where each page's directory (IFD) starts, in the main chain. Walks only the chain's counts and
+ * next-offsets; a chain that loops, leaves the file or exceeds maxTiffPages fails instead of running
+ * on. (geotiff finds page n by recursing through pages n-1 … 0, one stack frame each: tens of
+ * thousands of pages overflow the stack, so pages are opened by these offsets instead.)
  */
-export async function countPages(source: BlockSource, layout: TiffLayout): Promise<number> {
+export async function pageOffsets(source: BlockSource, layout: TiffLayout): Promise<number[]> {
   const seen = new Set<number>();
+  const offsets: number[] = [];
   let offset = layout.firstIfd;
   while (offset !== 0) {
     if (seen.has(offset)) fail(`corrupt TIFF file: its page chain loops back to byte ${offset}`);
@@ -42,10 +45,11 @@ export async function countPages(source: BlockSource, layout: TiffLayout): Promi
       fail(`truncated TIFF file: page ${seen.size + 1} at byte ${offset}, the file has ${source.fileSize}`);
     }
     seen.add(offset);
+    offsets.push(offset);
     offset = await nextIfd(source, layout, offset);
   }
-  if (seen.size === 0) fail('corrupt TIFF file: no pages');
-  return seen.size;
+  if (offsets.length === 0) fail('corrupt TIFF file: no pages');
+  return offsets;
 }
 
 async function nextIfd(source: BlockSource, layout: TiffLayout, offset: number): Promise<number> {
