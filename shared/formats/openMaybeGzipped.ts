@@ -22,8 +22,9 @@ export function isGzip(head: Buffer): boolean {
 export async function openMaybeGzipped(context: ReadContext, gzip: boolean): Promise<Readable> {
   const raw = await context.open();
   if (!gzip) return raw;
-  let compressed = 0;
-  raw.on('data', (chunk: Buffer) => (compressed += chunk.length));
+  // What gunzip has been handed, not what the source has read ahead: a small file is read whole at
+  // once, and its ratio must be judged on the part inflated so far.
+  const gunzip = createGunzip();
   let inflated = 0;
   const guard = new Transform({
     transform(chunk: Buffer, _encoding, done) {
@@ -33,11 +34,12 @@ export async function openMaybeGzipped(context: ReadContext, gzip: boolean): Pro
       } catch (error) {
         return done(error as Error);
       }
+      const compressed = gunzip.bytesWritten;
       if (inflated > ratioCheckedAfter && inflated / Math.max(1, compressed) > maxGzipRatio) {
         done(new FormatFailure(`gzip bomb: ${compressed} bytes inflate to more than ${inflated}`));
       } else done(null, chunk);
     },
   });
-  pipeline(raw, createGunzip(), guard, () => undefined);
+  pipeline(raw, gunzip, guard, () => undefined);
   return guard;
 }

@@ -124,7 +124,10 @@ async function jpegDecoder(
       if (width > padded(parameters.tileWidth) || height > padded(parameters.tileHeight)) {
         fail(`${what}: its JPEG data declares ${width}×${height} pixels`);
       }
-      if (width * height * frame.components > padded(parameters.tileWidth) * padded(parameters.tileHeight) * 4) {
+      if (
+        width * height * frame.components >
+        padded(parameters.tileWidth) * padded(parameters.tileHeight) * 4
+      ) {
         fail(`${what}: its JPEG data declares ${frame.components} components`);
       }
     }

@@ -5,7 +5,8 @@ export function packBitsDecode(input: Uint8Array, bound: number, what: string): 
   const out = new Uint8Array(bound);
   let written = 0;
   let position = 0;
-  const overflow = (): never => fail(`${what}: its PackBits data inflates past the ${bound} bytes it may hold`);
+  const overflow = (): never =>
+    fail(`${what}: its PackBits data inflates past the ${bound} bytes it may hold`);
   while (position < input.length) {
     const header = ((input[position++] ?? 0) << 24) >> 24;
     if (header >= 0) {

@@ -69,7 +69,11 @@ export async function tiffPreview(
  * Rows per band: whole strips or tile rows, about bandPixels pixels, within what the budget lets
  * one band hold; a page whose one strip or tile row is over it gets no preview (PreviewSkipped).
  */
-function bandHeightWithinBudget(page: GeoTIFFImage, samples: readonly number[], context: ReadContext): number {
+function bandHeightWithinBudget(
+  page: GeoTIFFImage,
+  samples: readonly number[],
+  context: ReadContext,
+): number {
   const width = page.getWidth();
   const blockHeight = Math.max(1, page.getBlockHeight(0));
   const outBytes = samples.reduce((sum, sample) => sum + arrayBytes(page.getBitsPerSample(sample)), 0);

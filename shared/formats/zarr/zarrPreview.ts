@@ -1,9 +1,9 @@
 import { fail } from '../formatFailure';
-import type { InspectionLimits } from '../inspectionLimits';
+import type { InspectionBudget } from '../inspectionBudget';
 import { pixelSize, renderPlanes, type Plane } from '../preview/renderPlanes';
 import { chunkCodec, type ChunkCodec } from './chunkCodec';
 import type { ZarrArrayMeta } from './zarrArrayMeta';
-import type { ZipArchive } from './zipArchive';
+import type { ZipArchive, ZipEntry } from './zipArchive';
 
 /** Chunks (zip entries) a preview may read: tiny chunks would mean a range read per few voxels. */
 const maxPreviewChunks = 4096;
@@ -11,14 +11,15 @@ const maxPreviewChunks = 4096;
 /**
  * Middle slices of one array (the coarsest multiscale level): its last three axes (z, y, x) as three
  * orthogonal views, or its last two as one image, every leading axis (t, c) at its middle. Only the
- * chunks crossing that region are read; the region is bounded by maxPreviewVoxels.
+ * chunks crossing that region are read; the region is bounded by maxPreviewVoxels, one chunk and
+ * all of them together by the inspection's budget, checked before the first is read.
  */
 export async function zarrPreview(
   zip: ZipArchive,
   root: string,
   meta: ZarrArrayMeta,
   scale: readonly number[] | null,
-  limits: InspectionLimits,
+  budget: InspectionBudget,
 ): Promise<Buffer | null> {
   const codec = chunkCodec(meta);
   const ndim = meta.shape.length;
@@ -26,22 +27,28 @@ export async function zarrPreview(
   const spatial = Math.min(3, ndim);
   const region = meta.shape.slice(ndim - spatial);
   const voxels = region.reduce((product, size) => product * size, 1);
-  if (voxels > limits.maxPreviewVoxels) return null;
+  if (voxels > budget.limits.maxPreviewVoxels) return null;
   const fixed = meta.shape.slice(0, ndim - spatial).map((size) => Math.floor(size / 2));
   const chunks = chunksCrossing(meta, fixed);
   if (chunks.length > maxPreviewChunks) return null;
+  const prefix = `${root}${meta.path === '' ? '' : `${meta.path}/`}`;
+  const stored = chunks.flatMap((index) => {
+    const entry = zip.entries.get(prefix + meta.chunkKey(index));
+    return entry ? [{ index, entry }] : []; // a missing chunk holds the fill value
+  });
+  const rawBytes = meta.chunks.reduce((product, size) => product * size, codec.itemSize);
+  budget.allowDecoded(
+    rawBytes,
+    `a Zarr chunk of ${rawBytes} bytes (chunks [${meta.chunks.join(',')}] of ${meta.dtype})`,
+  );
+  budget.allowDecompressing(
+    stored.reduce((sum, { entry }) => sum + rawBytes + entry.uncompressedSize, 0),
+    `the ${stored.length} Zarr chunks of the preview`,
+  );
   const values = new Float32Array(voxels).fill(fillOf(meta.fillValue));
-  for (const chunkIndex of chunks) {
-    await copyChunk(
-      zip,
-      `${root}${meta.path === '' ? '' : `${meta.path}/`}`,
-      meta,
-      codec,
-      chunkIndex,
-      fixed,
-      values,
-      region,
-    );
+  for (const { index, entry } of stored) {
+    const raw = await readChunk(zip, entry, codec, rawBytes, budget);
+    copyChunk(raw, meta, codec, index, fixed, values, region);
   }
   const sizes = region.map((_, axis) => pixelSize(scale?.[ndim - spatial + axis]));
   return renderPlanes(planes(values, region, sizes));
@@ -64,20 +71,14 @@ function chunksCrossing(meta: ZarrArrayMeta, fixed: readonly number[]): number[]
   );
 }
 
-async function copyChunk(
+/** A chunk's bytes, inflated to at most the chunk's raw size (counted against the budget). */
+async function readChunk(
   zip: ZipArchive,
-  prefix: string,
-  meta: ZarrArrayMeta,
+  entry: ZipEntry,
   codec: ChunkCodec,
-  chunkIndex: number[],
-  fixed: readonly number[],
-  target: Float32Array,
-  region: readonly number[],
-): Promise<void> {
-  const entry = zip.entries.get(prefix + meta.chunkKey(chunkIndex));
-  if (!entry) return; // a missing chunk holds the fill value
-  const elements = meta.chunks.reduce((product, size) => product * size, 1);
-  const rawBytes = elements * codec.itemSize;
+  rawBytes: number,
+  budget: InspectionBudget,
+): Promise<Buffer> {
   const stored = await zip.read(entry, rawBytes + 2 ** 20); // a source fault propagates as is
   let raw: Buffer;
   try {
@@ -85,27 +86,52 @@ async function copyChunk(
   } catch (error) {
     fail(`corrupt Zarr chunk ${entry.name}: ${(error as Error).message}`);
   }
+  if (raw !== stored) budget.countDecompressed(raw.length);
   if (raw.length !== rawBytes)
     fail(`corrupt Zarr chunk ${entry.name}: ${raw.length} bytes, expected ${rawBytes}`);
+  return raw;
+}
+
+/**
+ * Copies the part of one chunk that lies in the preview's region: leading axes at their middle,
+ * spatial axes within the array's shape (an edge chunk's padding is skipped without being read).
+ */
+function copyChunk(
+  raw: Buffer,
+  meta: ZarrArrayMeta,
+  codec: ChunkCodec,
+  chunkIndex: number[],
+  fixed: readonly number[],
+  target: Float32Array,
+  region: readonly number[],
+): void {
   const lead = fixed.length;
+  const ndim = meta.chunks.length;
   const origin = chunkIndex.map((index, axis) => index * (meta.chunks[axis] ?? 1));
-  const position = new Array<number>(meta.chunks.length).fill(0);
-  for (let flat = 0; flat < elements; flat++) {
-    let rest = flat;
-    for (let axis = meta.chunks.length - 1; axis >= 0; axis--) {
-      const size = meta.chunks[axis] ?? 1;
-      position[axis] = (origin[axis] ?? 0) + (rest % size);
-      rest = Math.floor(rest / size);
+  const ranges = meta.chunks.map((size, axis) => {
+    const start = origin[axis] ?? 0;
+    if (axis < lead) return [(fixed[axis] ?? 0) - start, (fixed[axis] ?? 0) - start + 1] as const;
+    return [0, Math.min(size, (meta.shape[axis] ?? 0) - start)] as const;
+  });
+  const counts = ranges.map(([from, to]) => Math.max(0, to - from));
+  const strides = meta.chunks.map((_, axis) =>
+    meta.chunks.slice(axis + 1).reduce((product, size) => product * size, 1),
+  );
+  const total = counts.reduce((product, count) => product * count, 1);
+  const local = new Array<number>(ndim).fill(0);
+  for (let n = 0; n < total; n++) {
+    let rest = n;
+    for (let axis = ndim - 1; axis >= 0; axis--) {
+      const count = counts[axis] ?? 1;
+      local[axis] = (ranges[axis]?.[0] ?? 0) + (rest % count);
+      rest = Math.floor(rest / count);
     }
-    if (
-      !position.every((coordinate, axis) =>
-        axis < lead ? coordinate === fixed[axis] : coordinate < (meta.shape[axis] ?? 0),
-      )
-    )
-      continue;
+    let flat = 0;
     let index = 0;
-    for (let axis = lead; axis < position.length; axis++)
-      index = index * (region[axis - lead] ?? 1) + (position[axis] ?? 0);
+    for (let axis = 0; axis < ndim; axis++) {
+      flat += (local[axis] ?? 0) * (strides[axis] ?? 1);
+      if (axis >= lead) index = index * (region[axis - lead] ?? 1) + (origin[axis] ?? 0) + (local[axis] ?? 0);
+    }
     target[index] = codec.element(raw, flat);
   }
 }

@@ -35,7 +35,7 @@ export class ZarrReader implements FormatReader {
     const { zip, store } = this;
     const coarsest = store && coarsestLevel(store);
     if (!zip || !coarsest) return null;
-    return zarrPreview(zip, store.root, coarsest.array, coarsest.scale, this.context.limits);
+    return zarrPreview(zip, store.root, coarsest.array, coarsest.scale, this.context.budget);
   }
 
   close(): void {

@@ -13,14 +13,41 @@ export interface ZipEntry {
   readonly entry: yauzl.Entry;
 }
 
+const blockSize = 64 * 1024;
+const maxCachedBlocks = 64;
+
 /**
- * yauzl's random-access reader over a ReadContext: yauzl asks for a stream synchronously, the
- * source opens asynchronously, so a PassThrough stands in until the range arrives. A source error
- * passes through unchanged (still recognisable as a fault).
+ * yauzl's random-access reader over a ReadContext. yauzl reads the central directory entry by
+ * entry, two small reads each: those (up to 64 KiB) are copied from an LRU of 64 KiB blocks, with
+ * no stream per read, so a directory of 65,000 entries costs some fifty range requests, not
+ * 130,000 streams. Entry data streams straight from the source; yauzl asks for a stream synchronously, the source opens
+ * asynchronously, so a PassThrough stands in until the range arrives. A source error passes
+ * through unchanged (still recognisable as a fault).
  */
 class ContextReader extends yauzl.RandomAccessReader {
+  private readonly blocks = new Map<number, Promise<Buffer>>();
+
   constructor(private readonly context: ReadContext) {
     super();
+  }
+
+  /** yauzl's small reads (directory entries, local headers): copied from cached blocks, no stream. */
+  override read(
+    buffer: Buffer,
+    offset: number,
+    length: number,
+    position: number,
+    callback: (error: Error | null) => void,
+  ): void {
+    if (length > blockSize) return super.read(buffer, offset, length, position, callback);
+    this.fromBlocks(position, position + length).then(
+      (bytes) => {
+        if (bytes.length < length) return callback(new Error('unexpected EOF'));
+        bytes.copy(buffer, offset);
+        callback(null);
+      },
+      (error: Error) => callback(error),
+    );
   }
 
   override _readStreamForRange(start: number, end: number): Readable {
@@ -35,6 +62,30 @@ class ContextReader extends yauzl.RandomAccessReader {
       (error: Error) => stream.destroy(error),
     );
     return stream;
+  }
+
+  private async fromBlocks(start: number, end: number): Promise<Buffer> {
+    const first = Math.floor(start / blockSize);
+    const last = Math.floor((end - 1) / blockSize);
+    const parts: Buffer[] = [];
+    for (let index = first; index <= last; index++) parts.push(await this.block(index));
+    const joined = parts.length === 1 ? (parts[0] ?? Buffer.alloc(0)) : Buffer.concat(parts);
+    return joined.subarray(start - first * blockSize, end - first * blockSize);
+  }
+
+  private block(index: number): Promise<Buffer> {
+    const cached = this.blocks.get(index);
+    if (cached) {
+      this.blocks.delete(index); // re-insert: most recently used last
+      this.blocks.set(index, cached);
+      return cached;
+    }
+    const loading = this.context.read(index * blockSize, blockSize);
+    loading.catch(() => this.blocks.delete(index));
+    this.blocks.set(index, loading);
+    const oldest = this.blocks.keys().next().value;
+    if (this.blocks.size > maxCachedBlocks && oldest !== undefined) this.blocks.delete(oldest);
+    return loading;
   }
 }
 
@@ -69,7 +120,7 @@ export class ZipArchive {
 
   /** An entry's bytes, refusing entries over the size limit or with a bomb's compression ratio. */
   async read(entry: ZipEntry, maxBytes: number): Promise<Buffer> {
-    checkEntry(entry, Math.min(maxBytes, this.context.limits.maxDecompressedBytes));
+    checkEntry(entry, Math.min(maxBytes, this.context.limits.maxDecodedBytes));
     const stream = await new Promise<Readable>((resolve, reject) => {
       this.zip.openReadStream(entry.entry, (error, readable) => (error ? reject(error) : resolve(readable)));
     });
@@ -80,6 +131,7 @@ export class ZipArchive {
       if (total > entry.uncompressedSize) fail(`zip bomb: ${entry.name} inflates past its declared size`);
       chunks.push(chunk);
     }
+    if (entry.entry.compressionMethod !== 0) this.context.budget.countDecompressed(total);
     return Buffer.concat(chunks);
   }
 }
