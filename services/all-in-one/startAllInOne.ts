@@ -19,6 +19,8 @@ import { PROCESSOR_LOOP } from '../processor/startProcessor';
 import { serviceRoutes } from './serviceRoutes';
 import { openSearchBackend } from '../../shared/search/searchBackend';
 import { createRelay } from '../relay/createRelay';
+import { BLOB_SWEEPER_LOOP, startBlobSweeper } from '../../shared/blobSweep/startBlobSweeper';
+import { loopHealthCheck } from '../../shared/runtime/loopHealthCheck';
 
 export interface RunningService {
   readonly url: string;
@@ -65,6 +67,18 @@ export async function startAllInOne(
   // Events out to Kafka for other consumers, when brokers are configured.
   const relay = config.kafka ? createRelay(config.kafka, infra, platform.store, logger, metrics) : undefined;
   for (const [name, check] of Object.entries(relay?.healthChecks ?? {})) platform.addHealthCheck(name, check);
+  // Leftovers of killed writes and blobs no record names, swept by one process at a time.
+  const blobSweeper = config.blobSweep.enabled
+    ? startBlobSweeper(
+        { blobs: infra.blobs, pool: infra.readModels, store: platform.store, logger, metrics },
+        config.blobSweep,
+      )
+    : undefined;
+  if (blobSweeper)
+    platform.addHealthCheck(
+      BLOB_SWEEPER_LOOP,
+      loopHealthCheck(() => blobSweeper.status()),
+    );
   const commandDeps = createCommandDeps(config, infra, platform.store, logger, clock);
   await ensureConfiguredStaff(config.admin, commandDeps, logger);
 
@@ -78,11 +92,7 @@ export async function startAllInOne(
     commands,
   );
   const queryApp = createQueryApp({ ...common, openApiRoutes: [...commands, ...queries] }, queries);
-  const server = createHttpServer(createGateway({ commandApp, queryApp }));
-  // Uploads can be slow: no whole-request deadline, but idle sockets are still reaped.
-  server.requestTimeout = 0;
-  server.headersTimeout = 60_000;
-  server.keepAliveTimeout = 65_000;
+  const server = createHttpServer(createGateway({ commandApp, queryApp }), config.httpTimeouts);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
@@ -97,6 +107,7 @@ export async function startAllInOne(
     async close() {
       await closeInOrder(logger, [
         ['http server', () => closeHttpServer(server)],
+        ['blob sweeper', async () => blobSweeper?.stop()],
         ['upload processor', async () => processor?.stop()],
         ['kafka relay', async () => relay?.close()],
         ['projector', () => projector.stop()],

@@ -10,6 +10,8 @@ import { createCommandDeps } from './commandDeps';
 import { commandRoutes } from './commandRoutes';
 import { createCommandApp } from './createCommandApp';
 import { ensureConfiguredStaff } from './features/account/ensureStaffAccount';
+import { BLOB_SWEEPER_LOOP, startBlobSweeper } from '../../shared/blobSweep/startBlobSweeper';
+import { loopHealthCheck } from '../../shared/runtime/loopHealthCheck';
 
 /**
  * The command API alone (distributed mode): needs DATABASE_URL (read models, and the event store
@@ -22,6 +24,18 @@ void runUntilSignal('command-api', async () => {
   const infra = await openInfrastructure(config, logger);
   const platform = await createServicePlatform(config, infra, logger, metrics);
   const deps = createCommandDeps(config, infra, platform.store, logger);
+  // The command API stores uploads, avatars and category images: it sweeps what crashes left.
+  const blobSweeper = config.blobSweep.enabled
+    ? startBlobSweeper(
+        { blobs: infra.blobs, pool: infra.readModels, store: platform.store, logger, metrics },
+        config.blobSweep,
+      )
+    : undefined;
+  if (blobSweeper)
+    platform.addHealthCheck(
+      BLOB_SWEEPER_LOOP,
+      loopHealthCheck(() => blobSweeper.status()),
+    );
   await ensureConfiguredStaff(config.admin, deps, logger);
 
   const app = createCommandApp(
@@ -32,8 +46,15 @@ void runUntilSignal('command-api', async () => {
     },
     commandRoutes(deps),
   );
-  const server = createHttpServer(app).listen(config.port, config.host);
-  server.requestTimeout = 0;
+  const server = createHttpServer(app, config.httpTimeouts).listen(config.port, config.host);
   logger.info('command-api listening', { port: config.port });
-  return servingUntilSignal(logger, server, [['service platform', () => platform.close()]], infra);
+  return servingUntilSignal(
+    logger,
+    server,
+    [
+      ['blob sweeper', async () => blobSweeper?.stop()],
+      ['service platform', () => platform.close()],
+    ],
+    infra,
+  );
 });

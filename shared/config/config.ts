@@ -20,6 +20,8 @@ export interface Config {
    * the file system allows; true by default.
    */
   readonly blobDirectIo: boolean;
+  /** BLOB_SWEEP_*: the sweep of leftovers of killed writes and of orphaned blobs (shared/blobSweep). */
+  readonly blobSweep: BlobSweepConfig;
   /** External PostgreSQL; when absent the all-in-one starts an embedded one in dataDir/postgres. */
   readonly databaseUrl: string | undefined;
   /**
@@ -97,6 +99,20 @@ export interface ProcessorConfig {
   readonly inspectorModule: string | undefined;
 }
 
+export interface BlobSweepConfig {
+  /** BLOB_SWEEP_ENABLED (default true): the all-in-one and the command API sweep the blob store. */
+  readonly enabled: boolean;
+  /** BLOB_SWEEP_INTERVAL_SECONDS (default 3600): between sweeps; the first runs at start. */
+  readonly intervalMs: number;
+  /** BLOB_SWEEP_LEFTOVER_GRACE_SECONDS (default 3600): a temp file untouched this long is no write in progress. */
+  readonly leftoverGraceMs: number;
+  /**
+   * BLOB_SWEEP_ORPHAN_GRACE_SECONDS (default 86400): a blob no record names is removed once stored
+   * this long ago; longer than any upload takes (on S3 a blob's age runs from its upload's start).
+   */
+  readonly orphanGraceMs: number;
+}
+
 export interface KafkaConfig {
   readonly brokers: readonly string[];
   /** KAFKA_CLIENT_ID (default brain-catalogue). */
@@ -162,6 +178,16 @@ function kafka(env: Env): KafkaConfig | undefined {
       `may hold letters, digits, '.', '_' and '-', got "${topicPrefix}"`,
     );
   return { brokers, clientId: env.KAFKA_CLIENT_ID || 'brain-catalogue', topicPrefix };
+}
+
+function blobSweep(env: Env): BlobSweepConfig {
+  const second = PERIODS.second!;
+  return {
+    enabled: env.BLOB_SWEEP_ENABLED ? flag(env, 'BLOB_SWEEP_ENABLED') : true,
+    intervalMs: int(env, 'BLOB_SWEEP_INTERVAL_SECONDS', 3600, 1) * second,
+    leftoverGraceMs: int(env, 'BLOB_SWEEP_LEFTOVER_GRACE_SECONDS', 3600, 1) * second,
+    orphanGraceMs: int(env, 'BLOB_SWEEP_ORPHAN_GRACE_SECONDS', 86_400, 1) * second,
+  };
 }
 
 /** A Linux nice value a process may lower itself to: 0 (as the requests) to 19 (only when idle). */
@@ -329,6 +355,7 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
     port: int(env, 'PORT', 8000),
     dataDir: path.resolve(cwd, env.DATA_DIR ?? './data'),
     blobDirectIo: env.BLOB_DIRECT_IO ? flag(env, 'BLOB_DIRECT_IO') : true,
+    blobSweep: blobSweep(env),
     databaseUrl: url(env, 'DATABASE_URL'),
     migrationDatabaseUrl: migrationDatabaseUrl(env),
     embeddedPostgresPort: optionalPort(env, 'EMBEDDED_PG_PORT'),

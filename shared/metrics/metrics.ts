@@ -10,6 +10,9 @@ export const UNMATCHED_ROUTE = 'unmatched';
 
 export type UploadOutcome = 'completed' | 'failed';
 
+/** leftover: a temp file, incomplete multipart upload or stray sidecar; orphan: a blob no record names. */
+export type BlobSweptKind = 'leftover' | 'orphan';
+
 /**
  * The metrics of one process. Other code records through these helpers and never touches
  * prom-client; one Registry per createMetrics() call (the all-in-one shares one between its apps).
@@ -27,6 +30,8 @@ export interface Metrics extends LoopMetrics {
   uploadProcessed(outcome: UploadOutcome, seconds?: number): void;
   /** Events the relay delivered to the integration bus (Kafka), by topic. */
   eventsPublished(topic: string, count: number): void;
+  /** What a blob sweep removed: leftovers of killed writes, or orphaned blobs no record names. */
+  blobsSwept(kind: BlobSweptKind, count: number, bytes: number): void;
   /** The text exposition of every metric. */
   render(): Promise<string>;
 }
@@ -125,6 +130,18 @@ export function createMetrics(serviceName: string): Metrics {
     labelNames: ['topic'] as const,
     registers,
   });
+  const blobsSwept = new Counter({
+    name: 'blob_sweep_removed_total',
+    help: 'Removed by the blob sweep, by kind (leftover: of a killed write; orphan: a blob no record names).',
+    labelNames: ['kind'] as const,
+    registers,
+  });
+  const blobBytesSwept = new Counter({
+    name: 'blob_sweep_removed_bytes_total',
+    help: 'Bytes the blob sweep removed, by kind (leftover, orphan).',
+    labelNames: ['kind'] as const,
+    registers,
+  });
   const uploadsProcessed = new Counter({
     name: 'upload_processing_total',
     help: 'Finished upload processing runs by outcome.',
@@ -177,6 +194,10 @@ export function createMetrics(serviceName: string): Metrics {
     },
     eventsPublished(topic, count) {
       eventsPublished.inc({ topic }, count);
+    },
+    blobsSwept(kind, count, bytes) {
+      blobsSwept.inc({ kind }, count);
+      blobBytesSwept.inc({ kind }, bytes);
     },
     setLoopUp(loop, up) {
       loopUp.set({ loop }, up ? 1 : 0);
