@@ -5,6 +5,7 @@ import type { Metrics } from '../../shared/metrics/metrics';
 import type { Infrastructure } from '../../shared/runtime/openInfrastructure';
 import { blobSettingsOf } from './blobSettings';
 import { type RunningProcessor, startProcessor } from './startProcessor';
+import { inspectionTimeLimitSeconds } from './timeLimit';
 import { workerInspector } from './workerInspector';
 
 /** The processor as the composition roots start it: the configured stores, inspection in workers. */
@@ -23,7 +24,7 @@ export function createProcessor(
     inspector: workerInspector({
       blobs: blobSettingsOf(config),
       inspectorModule: processor.inspectorModule,
-      timeoutMs: processor.timeoutSeconds * 1000,
+      timeLimitMs: (job) => inspectionTimeLimitSeconds(processor, job.sizeBytes) * 1000,
       memoryMb: processor.workerMemoryMb,
       nice: processor.workerNice,
     }),

@@ -11,6 +11,8 @@ export interface PendingUpload {
   readonly blobKey: string;
   readonly filename: string;
   readonly sizeBytes: number;
+  /** Whose it is: uploaders take turns. */
+  readonly uploaderId: number;
   /** Milliseconds: not worth trying before (a claim's lease runs until then). */
   notBefore: number;
   /** The position just before its UploadReceived: resuming after it delivers the upload again. */
@@ -26,14 +28,31 @@ const UPLOAD_EVENT_TYPES: ReadonlySet<string> = new Set<UploadEvent['type']>([
   'UploadProcessingFailed',
 ]);
 
+/** Which uploads a caller can use (a slot's size limit). */
+export type Fits = (upload: PendingUpload) => boolean;
+
+/** Which uploads are taken (running here): skipped when picking. */
+export interface Busy {
+  has(uploadId: string): boolean;
+}
+
+/** An uploader with unfinished uploads: how many, and when it last had a turn (0: not yet). */
+interface Uploader {
+  pending: number;
+  turn: number;
+}
+
 /**
  * The work the events announce: uploads received and not finished, in the global order they were
  * received. Fed every event of the global order from a checkpoint on; `checkpoint()` is where a
  * restart must resume so that no unfinished upload is missed (before the oldest unfinished one,
  * else after the last event seen). Whether an upload can really be claimed is decided on its stream.
+ * Uploaders take turns (`take`), so one who queued many uploads does not hold back the others.
  */
 export class PendingUploads {
   private readonly pending = new Map<string, PendingUpload>();
+  private readonly uploaders = new Map<number, Uploader>();
+  private turns = 0;
   private lastSeen: GlobalPosition;
 
   constructor(startAfter: GlobalPosition) {
@@ -52,16 +71,20 @@ export class PendingUploads {
   private apply(event: UploadEvent): void {
     switch (event.type) {
       case 'UploadReceived': {
-        const { uploadId, blobKey, filename, sizeBytes } = event.data;
-        if (!this.pending.has(uploadId))
-          this.pending.set(uploadId, {
-            uploadId,
-            blobKey,
-            filename,
-            sizeBytes,
-            notBefore: 0,
-            resumeAfter: this.lastSeen,
-          });
+        const { uploadId, blobKey, filename, sizeBytes, uploaderId } = event.data;
+        if (this.pending.has(uploadId)) return;
+        this.pending.set(uploadId, {
+          uploadId,
+          blobKey,
+          filename,
+          sizeBytes,
+          uploaderId,
+          notBefore: 0,
+          resumeAfter: this.lastSeen,
+        });
+        const uploader = this.uploaders.get(uploaderId);
+        if (uploader) uploader.pending += 1;
+        else this.uploaders.set(uploaderId, { pending: 1, turn: 0 });
         return;
       }
       case 'UploadProcessingStarted':
@@ -69,7 +92,7 @@ export class PendingUploads {
         this.deferUntilLease(event.data.uploadId, Date.parse(event.data.leaseUntil));
         return;
       default:
-        this.pending.delete(event.data.uploadId);
+        this.forget(event.data.uploadId);
     }
   }
 
@@ -81,7 +104,12 @@ export class PendingUploads {
 
   /** Its stream says it is finished or gone. */
   forget(uploadId: string): void {
+    const entry = this.pending.get(uploadId);
+    if (!entry) return;
     this.pending.delete(uploadId);
+    const uploader = this.uploaders.get(entry.uploaderId);
+    // An uploader with nothing left leaves the round; coming back, it is next in line again.
+    if (uploader && --uploader.pending === 0) this.uploaders.delete(entry.uploaderId);
   }
 
   has(uploadId: string): boolean {
@@ -92,22 +120,54 @@ export class PendingUploads {
     return this.pending.size;
   }
 
-  /** The oldest uploads due at `now`, skipping `busy` ones. */
-  due(now: number, busy: ReadonlySet<string>, limit: number): PendingUpload[] {
-    const found: PendingUpload[] = [];
-    for (const entry of this.pending.values()) {
-      if (found.length >= limit) break;
-      if (entry.notBefore <= now && !busy.has(entry.uploadId)) found.push(entry);
+  /**
+   * Up to `limit` uploads due at `now` that are not `busy` and that `fits` accepts, the uploaders
+   * taking turns: first the one whose last turn is longest ago (one that had none yet before any
+   * other), one upload each per round, each uploader's oldest first. The uploaders taken have had
+   * their turn.
+   */
+  take(now: number, busy: Busy, limit: number, fits: Fits = always): PendingUpload[] {
+    if (limit <= 0) return [];
+    const queues = new Map<number, PendingUpload[]>();
+    for (const entry of this.waiting(now, busy, fits)) {
+      const queue = queues.get(entry.uploaderId);
+      if (!queue) queues.set(entry.uploaderId, [entry]);
+      else if (queue.length < limit) queue.push(entry);
     }
-    return found;
+    // A stable sort: uploaders with no turn yet keep the order of their oldest upload.
+    const order = [...queues.keys()].sort((a, b) => this.turnOf(a) - this.turnOf(b));
+    const taken: PendingUpload[] = [];
+    for (let round = 0; taken.length < limit; round++) {
+      const before = taken.length;
+      for (const uploaderId of order) {
+        const entry = queues.get(uploaderId)?.[round];
+        if (!entry || taken.length >= limit) continue;
+        taken.push(entry);
+        const uploader = this.uploaders.get(uploaderId);
+        if (uploader) uploader.turn = ++this.turns;
+      }
+      if (taken.length === before) break;
+    }
+    return taken;
   }
 
-  /** The earliest time a not-busy upload becomes due (undefined when none waits). */
-  nextDue(busy: ReadonlySet<string>): number | undefined {
+  /** The uploads due at `now`, not `busy`, that `fits` accepts, oldest first. */
+  *waiting(now: number, busy: Busy, fits: Fits = always): Iterable<PendingUpload> {
+    for (const entry of this.pending.values())
+      if (entry.notBefore <= now && !busy.has(entry.uploadId) && fits(entry)) yield entry;
+  }
+
+  /** The earliest time a not-busy upload that `fits` accepts becomes due (undefined when none waits). */
+  nextDue(busy: Busy, fits: Fits = always): number | undefined {
     let next: number | undefined;
     for (const entry of this.pending.values())
-      if (!busy.has(entry.uploadId) && (next === undefined || entry.notBefore < next)) next = entry.notBefore;
+      if (!busy.has(entry.uploadId) && fits(entry) && (next === undefined || entry.notBefore < next))
+        next = entry.notBefore;
     return next;
+  }
+
+  private turnOf(uploaderId: number): number {
+    return this.uploaders.get(uploaderId)?.turn ?? 0;
   }
 
   /** Resume after this: every unfinished upload's UploadReceived comes after it. */
@@ -118,3 +178,5 @@ export class PendingUploads {
     return oldest ?? this.lastSeen;
   }
 }
+
+const always = (): boolean => true;

@@ -182,7 +182,11 @@ async function renewLeaseWhileWorking(
   }
 }
 
-/** Runs the inspector until it gives an answer: source faults retried, timeouts and crashes counted. */
+/**
+ * Runs the inspector until it gives an answer: source faults retried, crashes that may go otherwise
+ * next time retried up to `maxAttempts` runs. A run past its time limit fails the upload at once: the
+ * same bytes would take as long again.
+ */
 async function inspectWithRetries(
   deps: ProcessUploadDeps,
   job: ProcessingJob,
@@ -198,20 +202,25 @@ async function inspectWithRetries(
         return outcome.inspection;
       case 'aborted':
         return STOPPED;
-      case 'crashed':
-      case 'timed_out': {
-        const why =
-          outcome.kind === 'crashed' ? outcome.reason : `processing took longer than ${outcome.seconds} s`;
+      case 'timed_out':
+        deps.logger.warn('upload processing ran past its time limit; the upload fails', {
+          upload_id: job.uploadId,
+          size_bytes: job.sizeBytes,
+          limit_seconds: outcome.seconds,
+        });
+        return { ok: false, reason: timedOutReason(job.sizeBytes, outcome.seconds) };
+      case 'crashed': {
         runs += 1;
-        if ((outcome.kind === 'crashed' && !outcome.again) || runs >= deps.config.maxAttempts)
+        if (!outcome.again || runs >= deps.config.maxAttempts)
           return {
             ok: false,
-            reason: runs > 1 ? `${why} (${runs} times); the file may be too large or malformed` : why,
+            reason:
+              runs > 1 ? `${outcome.reason} (${runs} times); the file may be malformed` : outcome.reason,
           };
         deps.logger.warn('upload processing did not finish; trying again', {
           upload_id: job.uploadId,
           runs,
-          why,
+          why: outcome.reason,
         });
         break;
       }
@@ -224,6 +233,27 @@ async function inspectWithRetries(
     }
     if (signal.aborted) return STOPPED;
   }
+}
+
+/** For the uploader: what happened, that it was not retried and why, and what to do about it. */
+export function timedOutReason(sizeBytes: number, limitSeconds: number): string {
+  return (
+    `processing was stopped after ${limitSeconds} s, the time allowed for a file of ${readableSize(sizeBytes)}, ` +
+    `and was not retried (it would take as long again): the file is probably malformed, or expands far ` +
+    `beyond its size when decompressed. Check that it opens in an image viewer; if it does, upload it ` +
+    `uncompressed, which is allowed more time`
+  );
+}
+
+function readableSize(bytes: number): string {
+  const units = ['bytes', 'KB', 'MB', 'GB', 'TB'];
+  let size = bytes;
+  let unit = 0;
+  while (size >= 1024 && unit < units.length - 1) {
+    size /= 1024;
+    unit += 1;
+  }
+  return unit === 0 ? `${bytes} bytes` : `${size.toFixed(1)} ${units[unit]}`;
 }
 
 /** Stores the preview (before the event that names it), then appends the outcome as this attempt. */

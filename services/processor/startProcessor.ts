@@ -12,9 +12,10 @@ import { loopHealthCheck } from '../../shared/runtime/loopHealthCheck';
 import { type LoopBody, type SupervisedLoop, startSupervisedLoop } from '../../shared/runtime/supervisedLoop';
 import { FaultReporter } from './faultReporter';
 import type { Inspector } from './inspection';
-import { PendingUploads } from './pendingUploads';
+import { type PendingUpload, PendingUploads } from './pendingUploads';
 import { FollowerCheckpoint } from '../../shared/runtime/followerCheckpoint';
 import { type ProcessUploadDeps, processUpload } from './processUpload';
+import { Slots } from './slots';
 
 export const PROCESSOR_LOOP = 'upload_processor';
 
@@ -48,7 +49,8 @@ const CHECKPOINT_EVERY_MS = 1000;
 /**
  * The upload processor: follows the global order from its checkpoint (a supervised loop: outages
  * are retried with backoff and logged once), keeps the set of unfinished uploads the events
- * announce, and works through them `concurrency` at a time, each in a worker thread. An upload held
+ * announce, and works through them in its slots (`concurrency` for any upload, and some kept for
+ * small uploads; the uploaders taking turns), each in a worker thread. An upload held
  * by another processor's lease is looked at again when the lease ends, so the uploads of a dead
  * processor are taken back. The checkpoint never passes an unfinished upload, so a restart misses none.
  */
@@ -75,7 +77,7 @@ export function startProcessor(deps: ProcessorDeps): RunningProcessor {
 class Processor {
   readonly processorId: string;
   private pending = new PendingUploads({ commit: -1n, prepare: -1n });
-  private readonly busy = new Set<string>();
+  private readonly slots: Slots;
   private readonly jobs = new Set<Promise<void>>();
   private readonly stopping = new AbortController();
   private readonly checkpoint: FollowerCheckpoint;
@@ -87,11 +89,16 @@ class Processor {
 
   constructor(private readonly deps: ProcessorDeps) {
     this.processorId = deps.processorId ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+    this.slots = new Slots(deps.config);
     this.checkpoint = new FollowerCheckpoint(deps.pool, 'processor_checkpoints', 'upload_processor');
     this.jobDeps = {
       store: deps.store,
       blobs: deps.blobs,
-      inspect: (job, signal) => deps.inspector.inspect(job, signal),
+      inspect: async (job, signal) => {
+        const outcome = await deps.inspector.inspect(job, signal);
+        if (outcome.kind === 'timed_out') deps.metrics.uploadTimedOut();
+        return outcome;
+      },
       config: deps.config,
       processorId: this.processorId,
       clock: deps.clock ?? (() => new Date()),
@@ -135,22 +142,22 @@ class Processor {
     await this.saveCheckpoint().catch(() => undefined);
   }
 
-  /** Starts due uploads while there are free slots, and sets a timer for the next one to come due. */
+  /** Starts due uploads in the free slots, and sets a timer for the next one a free slot could take. */
   private schedule(): void {
     if (this.stopping.signal.aborted) return;
-    const free = this.deps.config.concurrency - this.busy.size;
     const now = this.now();
-    if (free > 0) for (const entry of this.pending.due(now, this.busy, free)) this.start(entry);
+    for (const { upload } of this.slots.fill(this.pending, now)) this.start(upload);
+    const { waiting, running } = this.slots.load(this.pending, now);
+    this.deps.metrics.setProcessingQueue(waiting, running);
     clearTimeout(this.wakeTimer);
-    const next = this.pending.nextDue(this.busy);
-    if (next !== undefined && this.busy.size < this.deps.config.concurrency)
+    const next = this.slots.nextDue(this.pending);
+    if (next !== undefined)
       this.wakeTimer = setTimeout(() => this.schedule(), Math.min(Math.max(next - now, 0) + 50, 60_000));
   }
 
-  private start(entry: { uploadId: string; blobKey: string; filename: string; sizeBytes: number }): void {
-    const { uploadId } = entry;
-    this.busy.add(uploadId);
-    const job = processUpload(this.jobDeps, entry, this.stopping.signal)
+  private start(upload: PendingUpload): void {
+    const { uploadId, blobKey, filename, sizeBytes } = upload;
+    const job = processUpload(this.jobDeps, { uploadId, blobKey, filename, sizeBytes }, this.stopping.signal)
       .then((result) => {
         if (result.kind === 'done') {
           this.pending.forget(uploadId);
@@ -163,7 +170,7 @@ class Processor {
         this.pending.deferUntilLease(uploadId, this.now() + this.deps.config.leaseSeconds * 1000);
       })
       .finally(() => {
-        this.busy.delete(uploadId);
+        this.slots.release(uploadId);
         this.jobs.delete(job);
         this.schedule();
       });

@@ -8,7 +8,8 @@ export interface WorkerInspectorOptions {
   readonly blobs: BlobSettings;
   /** Absolute path of a module exporting `inspectUpload` (default: shared/formats/inspectUpload). */
   readonly inspectorModule?: string;
-  readonly timeoutMs: number;
+  /** How long the inspection of this upload may run before its worker is terminated. */
+  readonly timeLimitMs: (job: ProcessingJob) => number;
   /** Heap limit of each worker. */
   readonly memoryMb: number;
   /** The nice value of the worker threads (0 to 19): how far requests go first. */
@@ -35,7 +36,7 @@ const JOBS_PER_WORKER = 100;
 
 /**
  * Inspects uploads in worker threads, never on the caller's event loop: each worker has a heap limit,
- * and one still inspecting at its deadline (or when the processor stops) is terminated. Workers are
+ * and one still inspecting at its upload's time limit (or when the processor stops) is terminated. Workers are
  * kept for the next upload (starting one, with the format readers, costs far more CPU than
  * inspecting a small file); a worker that crashed, timed out or was stopped is never reused, one is
  * replaced after `jobsPerWorker` inspections, and one idle for `idleMs` is ended, so an idle
@@ -56,7 +57,7 @@ class WorkerPool implements Inspector {
     if (signal.aborted || this.closed) return { kind: 'aborted' };
     const worker = this.idle.pop() ?? this.spawn();
     worker.take();
-    const { outcome, reusable } = await worker.run(job, signal, this.options.timeoutMs);
+    const { outcome, reusable } = await worker.run(job, signal, this.options.timeLimitMs(job));
     if (reusable && !this.closed && worker.inspections < (this.options.jobsPerWorker ?? JOBS_PER_WORKER))
       this.park(worker);
     else void worker.end();

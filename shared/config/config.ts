@@ -79,11 +79,23 @@ export interface ProcessorConfig {
   readonly enabled: boolean;
   /** A claim holds an upload this long unless renewed; then another processor may take it back. */
   readonly leaseSeconds: number;
-  /** Uploads processed at once, each in its own worker thread (default: one core left to requests). */
+  /** Uploads of any size processed at once, each in its own worker thread (default: cores − 1). */
   readonly concurrency: number;
-  /** A worker still running after this long is terminated (one attempt). */
+  /**
+   * PROCESSOR_SMALL_UPLOAD_SLOTS: slots beside `concurrency` kept for small uploads, so that a small
+   * upload never waits behind big ones (0: none kept).
+   */
+  readonly smallUploadSlots: number;
+  /** PROCESSOR_SMALL_UPLOAD_MB: an upload up to this size is small. */
+  readonly smallUploadMaxBytes: number;
+  /**
+   * An inspection's time limit is `timeoutBaseSeconds` plus `timeoutPerGibSeconds` per GiB of the
+   * file, at most `timeoutSeconds`; a worker past it is terminated and the upload fails (not retried).
+   */
   readonly timeoutSeconds: number;
-  /** Attempts (worker timeouts, or claims taken back from a dead processor) before the upload fails. */
+  readonly timeoutBaseSeconds: number;
+  readonly timeoutPerGibSeconds: number;
+  /** Runs of a crashed worker, or claims taken back from a dead processor, before the upload fails. */
   readonly maxAttempts: number;
   /** Heap limit of each worker thread. */
   readonly workerMemoryMb: number;
@@ -384,7 +396,11 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
       enabled: env.PROCESSOR_ENABLED ? flag(env, 'PROCESSOR_ENABLED') : true,
       leaseSeconds: int(env, 'PROCESSOR_LEASE_SECONDS', 60, 1),
       concurrency: int(env, 'PROCESSOR_CONCURRENCY', Math.max(1, availableParallelism() - 1), 1),
+      smallUploadSlots: int(env, 'PROCESSOR_SMALL_UPLOAD_SLOTS', 1, 0),
+      smallUploadMaxBytes: int(env, 'PROCESSOR_SMALL_UPLOAD_MB', 8, 0) * 1024 * 1024,
       timeoutSeconds: int(env, 'PROCESSOR_TIMEOUT_SECONDS', 600, 1),
+      timeoutBaseSeconds: int(env, 'PROCESSOR_TIMEOUT_BASE_SECONDS', 20, 1),
+      timeoutPerGibSeconds: int(env, 'PROCESSOR_TIMEOUT_PER_GIB_SECONDS', 300, 0),
       maxAttempts: int(env, 'PROCESSOR_MAX_ATTEMPTS', 3, 1),
       workerMemoryMb: int(env, 'PROCESSOR_WORKER_MEMORY_MB', 512, 32),
       workerNice: niceValue(env, 'PROCESSOR_NICE', 10),

@@ -28,6 +28,16 @@ export interface Metrics extends LoopMetrics {
   /** Seconds between an event being recorded and the projection applying it. */
   setProjectionLag(projection: string, seconds: number): void;
   uploadProcessed(outcome: UploadOutcome, seconds?: number): void;
+  /**
+   * The processor's queue: uploads due and waiting for a slot by size (`small`: within the size the
+   * small slots take), and uploads being processed by the kind of slot they run in.
+   */
+  setProcessingQueue(
+    waiting: Readonly<Record<'small' | 'large', number>>,
+    running: Readonly<Record<'small' | 'any', number>>,
+  ): void;
+  /** An inspection ran past its time limit (its upload failed). */
+  uploadTimedOut(): void;
   /** Events the relay delivered to the integration bus (Kafka), by topic. */
   eventsPublished(topic: string, count: number): void;
   /** What a blob sweep removed: leftovers of killed writes, or orphaned blobs no record names. */
@@ -155,6 +165,23 @@ export function createMetrics(serviceName: string): Metrics {
     buckets: PROCESSING_BUCKETS,
     registers,
   });
+  const uploadsWaiting = new Gauge({
+    name: 'upload_processing_waiting',
+    help: 'Uploads due and waiting for a processor slot, by size (small: within PROCESSOR_SMALL_UPLOAD_MB).',
+    labelNames: ['size'] as const,
+    registers,
+  });
+  const uploadsRunning = new Gauge({
+    name: 'upload_processing_running',
+    help: 'Uploads being processed, by the kind of slot (small: kept for small uploads; any).',
+    labelNames: ['lane'] as const,
+    registers,
+  });
+  const uploadTimeouts = new Counter({
+    name: 'upload_processing_timeouts_total',
+    help: 'Inspections stopped at their time limit (the upload failed).',
+    registers,
+  });
 
   // prom-client hashes the label set on every call; the set of (method, route, status) is small
   // and bounded (route templates only), so resolve each series once and keep it.
@@ -191,6 +218,13 @@ export function createMetrics(serviceName: string): Metrics {
     uploadProcessed(outcome, seconds) {
       uploadsProcessed.inc({ outcome });
       if (seconds !== undefined) uploadDuration.observe({ outcome }, seconds);
+    },
+    setProcessingQueue(waiting, running) {
+      for (const [size, count] of Object.entries(waiting)) uploadsWaiting.set({ size }, count);
+      for (const [lane, count] of Object.entries(running)) uploadsRunning.set({ lane }, count);
+    },
+    uploadTimedOut() {
+      uploadTimeouts.inc();
     },
     eventsPublished(topic, count) {
       eventsPublished.inc({ topic }, count);

@@ -22,8 +22,16 @@ const event = (type: string, data: Record<string, unknown>): RecordedEvent => {
     position: at(seq),
   };
 };
-const received = (uploadId: string) =>
-  event('UploadReceived', { uploadId, blobKey: `uploads/${uploadId}`, filename: 'a.nii', sizeBytes: 1 });
+const received = (uploadId: string, uploaderId = 1, sizeBytes = 1) =>
+  event('UploadReceived', {
+    uploadId,
+    blobKey: `uploads/${uploadId}`,
+    filename: 'a.nii',
+    sizeBytes,
+    uploaderId,
+  });
+const none = new Set<string>();
+const ids = (uploads: readonly { uploadId: string }[]) => uploads.map((u) => u.uploadId);
 
 test('the checkpoint stays before the oldest unfinished upload, and moves on once it finishes', () => {
   seq = 10;
@@ -45,8 +53,8 @@ test('an upload held by a lease is due once the lease ends; busy ones are skippe
     received('b'),
     event('UploadProcessingStarted', { uploadId: 'a', leaseUntil: new Date(5000).toISOString() }),
   ]);
-  expect(pending.due(4999, new Set(), 10).map((u) => u.uploadId)).toEqual(['b']);
-  expect(pending.due(5000, new Set(['b']), 10).map((u) => u.uploadId)).toEqual(['a']);
+  expect(ids(pending.take(4999, none, 10))).toEqual(['b']);
+  expect(ids(pending.take(5000, new Set(['b']), 10))).toEqual(['a']);
   expect(pending.nextDue(new Set(['b']))).toBe(5000);
   pending.observe([
     event('UploadProcessingLeaseRenewed', { uploadId: 'a', leaseUntil: new Date(9000).toISOString() }),
@@ -54,4 +62,61 @@ test('an upload held by a lease is due once the lease ends; busy ones are skippe
   expect(pending.nextDue(new Set(['b']))).toBe(9000);
   pending.observe([event('UploadProcessingFailed', { uploadId: 'a' })]);
   expect(pending.has('a')).toBe(false);
+});
+
+test('uploaders take turns: one who queued many first gets one upload, then the next uploader one', () => {
+  seq = 10;
+  const pending = new PendingUploads(at(10));
+  pending.observe([
+    received('a1', 1),
+    received('a2', 1),
+    received('a3', 1),
+    received('b1', 2),
+    received('c1', 3),
+  ]);
+  expect(ids(pending.take(0, none, 10))).toEqual(['a1', 'b1', 'c1', 'a2', 'a3']);
+});
+
+test('one slot at a time: the next turn goes to the uploader whose last turn is longest ago', () => {
+  seq = 10;
+  const pending = new PendingUploads(at(10));
+  pending.observe([
+    received('a1', 1),
+    received('a2', 1),
+    received('a3', 1),
+    received('b1', 2),
+    received('b2', 2),
+  ]);
+  const running = new Set<string>();
+  const order: string[] = [];
+  for (let i = 0; i < 5; i++) {
+    const [next] = pending.take(0, running, 1);
+    order.push(next!.uploadId);
+    pending.forget(next!.uploadId); // finished before the next turn
+  }
+  expect(order).toEqual(['a1', 'b1', 'a2', 'b2', 'a3']);
+});
+
+test('an uploader who comes in while another has a backlog goes next, not after the backlog', () => {
+  seq = 10;
+  const pending = new PendingUploads(at(10));
+  pending.observe([received('a1', 1), received('a2', 1), received('a3', 1)]);
+  const running = new Set(ids(pending.take(0, none, 1)));
+  expect([...running]).toEqual(['a1']);
+  pending.observe([received('b1', 2)]);
+  expect(ids(pending.take(0, running, 1))).toEqual(['b1']);
+});
+
+test('uploads held by a lease, running or not fitting are passed over; the earliest that fits comes due next', () => {
+  seq = 10;
+  const pending = new PendingUploads(at(10));
+  pending.observe([received('big', 1, 5000), received('a-small', 1, 10), received('b-small', 2, 10)]);
+  pending.observe([
+    event('UploadProcessingStarted', { uploadId: 'b-small', leaseUntil: new Date(9000).toISOString() }),
+  ]);
+  const small = (u: { sizeBytes: number }) => u.sizeBytes <= 100;
+  expect(ids(pending.take(0, none, 5, small))).toEqual(['a-small']);
+  expect(pending.nextDue(new Set(['a-small']), small)).toBe(9000);
+  expect(ids(pending.take(9000, new Set(['a-small']), 5, small))).toEqual(['b-small']);
+  expect([...pending.waiting(9000, none)].map((u) => u.uploadId)).toEqual(['big', 'a-small', 'b-small']);
 });

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { systemContext } from '../../shared/commandHandling/commandContext';
 import { toNewEvents } from '../../shared/commandHandling/handleCommand';
 import { uploadPreviewKey, uploadStreamName } from '../../shared/domain/uploads/events';
 import { createMetrics } from '../../shared/metrics/metrics';
 import type { EventStore } from '../../shared/eventStore/eventStore';
 import { ProcessorFixture, checkHistory, waitFor } from './support/processorFixture';
-import { TEST_PREVIEW, flakyMarker } from './support/testInspector';
+import { TEST_PREVIEW, flakyMarker, runsMarker } from './support/testInspector';
 
 let fx: ProcessorFixture;
 
@@ -114,13 +114,60 @@ test('a lease is renewed while processing outlasts it; nobody takes the upload m
   expect(events.filter((e) => e.type === 'UploadProcessingLeaseRenewed').length).toBeGreaterThanOrEqual(2);
 });
 
-test('a worker that runs past the timeout is stopped; after the allowed attempts the upload fails', async () => {
-  const uploadId = await fx.receive('slow-600000-scan.nii');
-  fx.startProcessor({ timeoutSeconds: 1, maxAttempts: 2 });
-  await fx.waitUntilFinished([uploadId]);
+/** The inspection runs of a `runs-` file (see testInspector); the marker is removed. */
+function runsOf(filename: string): number {
+  try {
+    return readFileSync(runsMarker(filename), 'utf8').split('\n').filter(Boolean).length;
+  } finally {
+    rmSync(runsMarker(filename), { force: true });
+  }
+}
+
+test('an inspection past its time limit is stopped and fails the upload at once, run once, not retried', async () => {
+  const metrics = createMetrics('processor-test');
+  fx.startProcessor({ timeoutSeconds: 3, maxAttempts: 3 }, { metrics });
+  // A worker that has loaded (a test's worker loads tsx first, slow on busy cores) takes the next upload.
+  await fx.waitUntilFinished([await fx.receive('warm-up.nii')], 30_000);
+  const filename = `slow-600000-runs-${randomUUID()}.nii`;
+  const uploadId = await fx.receive(filename);
+  await fx.waitUntilFinished([uploadId], 30_000);
+  expect(runsOf(filename)).toBe(1);
+  expect(checkHistory(await fx.events(uploadId))).toEqual({ attempts: 1, outcome: 'UploadProcessingFailed' });
+  const { reason } = (await dataOf(uploadId, 'UploadProcessingFailed')) as { reason: string };
+  expect(reason).toMatch(
+    /^processing was stopped after 3 s, the time allowed for a file of \d+ bytes, and was not retried/,
+  );
+  expect(reason).toMatch(/Check that it opens in an image viewer/);
+  expect(await metrics.render()).toMatch(/upload_processing_timeouts_total\{[^}]*\} 1/);
+});
+
+test('the time limit is a base plus so much per GiB: a small file cannot run for the cap', async () => {
+  const GIB = 1024 ** 3;
+  // 1 s, plus 8 s for this 2 MiB file; at most 60 s.
+  const limits = { timeoutSeconds: 60, timeoutBaseSeconds: 1, timeoutPerGibSeconds: 4096 };
+  const small = await fx.receive('slow-3000-small.nii', Buffer.alloc(1024));
+  const big = await fx.receive('slow-2000-big.nii', Buffer.alloc((2 * GIB) / 1024));
+  fx.startProcessor(limits);
+  await fx.waitUntilFinished([small, big], 30_000);
+  expect(await dataOf(small, 'UploadProcessingFailed')).toMatchObject({
+    reason: expect.stringMatching(
+      /^processing was stopped after 1 s, the time allowed for a file of 1\.0 KB/,
+    ) as unknown,
+  });
+  expect(await dataOf(big, 'UploadProcessingCompleted')).toMatchObject({
+    metadata: { bytes: 2 * 1024 * 1024 },
+  });
+});
+
+test('a worker that crashed is run again, up to the allowed runs', async () => {
+  const filename = `crash-runs-${randomUUID()}.nii`;
+  const uploadId = await fx.receive(filename);
+  fx.startProcessor({ maxAttempts: 2 });
+  await fx.waitUntilFinished([uploadId], 30_000);
+  expect(runsOf(filename)).toBe(2);
   expect(await dataOf(uploadId, 'UploadProcessingFailed')).toMatchObject({
     attempt: 1,
-    reason: 'processing took longer than 1 s (2 times); the file may be too large or malformed',
+    reason: expect.stringMatching(/^processing stopped unexpectedly \(exit code 7\) \(2 times\)/) as unknown,
   });
 });
 

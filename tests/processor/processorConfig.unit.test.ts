@@ -2,12 +2,16 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../../shared/config/config';
 
-test('processor defaults: enabled, a one-minute lease, one core left to requests, workers at nice 10', () => {
+test('processor defaults: one core left to requests, a slot for small uploads, 20 s + 300 s per GiB up to 600 s', () => {
   expect(loadConfig({}, '/srv').processor).toEqual({
     enabled: true,
     leaseSeconds: 60,
     concurrency: Math.max(1, availableParallelism() - 1),
+    smallUploadSlots: 1,
+    smallUploadMaxBytes: 8 * 1024 * 1024,
     timeoutSeconds: 600,
+    timeoutBaseSeconds: 20,
+    timeoutPerGibSeconds: 300,
     maxAttempts: 3,
     workerMemoryMb: 512,
     workerNice: 10,
@@ -21,7 +25,11 @@ test('processor settings come from PROCESSOR_* variables', () => {
       PROCESSOR_ENABLED: 'false',
       PROCESSOR_LEASE_SECONDS: '5',
       PROCESSOR_CONCURRENCY: '4',
+      PROCESSOR_SMALL_UPLOAD_SLOTS: '0',
+      PROCESSOR_SMALL_UPLOAD_MB: '2',
       PROCESSOR_TIMEOUT_SECONDS: '30',
+      PROCESSOR_TIMEOUT_BASE_SECONDS: '5',
+      PROCESSOR_TIMEOUT_PER_GIB_SECONDS: '0',
       PROCESSOR_MAX_ATTEMPTS: '1',
       PROCESSOR_WORKER_MEMORY_MB: '64',
       PROCESSOR_NICE: '19',
@@ -33,7 +41,11 @@ test('processor settings come from PROCESSOR_* variables', () => {
     enabled: false,
     leaseSeconds: 5,
     concurrency: 4,
+    smallUploadSlots: 0,
+    smallUploadMaxBytes: 2 * 1024 * 1024,
     timeoutSeconds: 30,
+    timeoutBaseSeconds: 5,
+    timeoutPerGibSeconds: 0,
     maxAttempts: 1,
     workerMemoryMb: 64,
     workerNice: 19,
@@ -49,6 +61,10 @@ test.each([
   ['PROCESSOR_ENABLED', 'maybe'],
   ['PROCESSOR_NICE', '20'],
   ['PROCESSOR_NICE', '-5'],
+  ['PROCESSOR_SMALL_UPLOAD_SLOTS', '-1'],
+  ['PROCESSOR_SMALL_UPLOAD_MB', '0.5'],
+  ['PROCESSOR_TIMEOUT_BASE_SECONDS', '0'],
+  ['PROCESSOR_TIMEOUT_PER_GIB_SECONDS', 'lots'],
 ])('%s=%s stops start-up with a message naming it', (name, value) => {
   expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
   expect(() => loadConfig({ [name]: value })).toThrow(name);

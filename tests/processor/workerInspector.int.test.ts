@@ -20,7 +20,7 @@ function pool(options: Partial<WorkerInspectorOptions> = {}): Inspector {
   const inspector = workerInspector({
     blobs: { kind: 'local', rootDir },
     inspectorModule: TEST_INSPECTOR,
-    timeoutMs: 30_000,
+    timeLimitMs: () => 30_000,
     memoryMb: 64,
     nice: 0,
     ...options,
@@ -91,7 +91,7 @@ test('a worker idle for too long is ended; the next upload gets a new one', asyn
 
 test('a timed-out worker is terminated and never reused', async () => {
   // Long enough for a new worker to start (a test's worker loads tsx first).
-  const inspector = pool({ timeoutMs: 2000 });
+  const inspector = pool({ timeLimitMs: () => 2000 });
   const before = await inspectThread(inspector);
   expect(await inspector.inspect(await upload('slow-60000'), running())).toEqual({
     kind: 'timed_out',

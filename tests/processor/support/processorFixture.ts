@@ -19,6 +19,7 @@ import {
 import { createLogger } from '../../../shared/logging/logger';
 import { type Metrics, createMetrics } from '../../../shared/metrics/metrics';
 import { type RunningProcessor, startProcessor } from '../../../services/processor/startProcessor';
+import { inspectionTimeLimitSeconds } from '../../../services/processor/timeLimit';
 import { workerInspector } from '../../../services/processor/workerInspector';
 import { createTestDatabase } from '../../support/testPostgres';
 
@@ -28,7 +29,11 @@ export const testProcessorConfig = (overrides: Partial<ProcessorConfig> = {}): P
   enabled: true,
   leaseSeconds: 30,
   concurrency: 2,
+  smallUploadSlots: 1,
+  smallUploadMaxBytes: 1024 * 1024,
   timeoutSeconds: 60,
+  timeoutBaseSeconds: 60,
+  timeoutPerGibSeconds: 0,
   maxAttempts: 3,
   workerMemoryMb: 256,
   workerNice: 10,
@@ -60,7 +65,11 @@ export class ProcessorFixture {
   }
 
   /** Stores the bytes and appends UploadReceived, as the upload route does; resolves with the id. */
-  async receive(filename: string, content: Buffer | string = `bytes of ${filename}`): Promise<string> {
+  async receive(
+    filename: string,
+    content: Buffer | string = `bytes of ${filename}`,
+    uploaderId = 7,
+  ): Promise<string> {
     const uploadId = randomUUID();
     const blobKey = `uploads/${uploadId}.nii`;
     const stored = await this.blobs.put(blobKey, Readable.from([Buffer.from(content)]));
@@ -80,7 +89,7 @@ export class ProcessorFixture {
               sha256: stored.sha256,
               mimeType: 'application/octet-stream',
               blobKey,
-              uploaderId: 7,
+              uploaderId,
               associatedBrainId: null,
               receivedAt: new Date().toISOString(),
             },
@@ -125,7 +134,7 @@ export class ProcessorFixture {
       inspector: workerInspector({
         blobs: { kind: 'local', rootDir: path.join(this.dataDir, 'blobs') },
         inspectorModule: config.inspectorModule,
-        timeoutMs: config.timeoutSeconds * 1000,
+        timeLimitMs: (job) => inspectionTimeLimitSeconds(config, job.sizeBytes) * 1000,
         memoryMb: config.workerMemoryMb,
         nice: config.workerNice,
       }),

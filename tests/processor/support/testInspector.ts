@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
 import { getPriority, tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -12,10 +12,12 @@ import type { ByteSource, Inspection } from '../../../services/processor/inspect
  * by the file name:
  * - `slow-<ms>-…`: takes that long first (a crash test kills the processor meanwhile);
  * - `bad-…`: an expected format failure;
+ * - `crash-…`: the worker thread exits (code 7), as a crash that may go otherwise next time;
  * - `flaky-…`: the source fails once per file name (a marker in the temp dir), then works;
  * - `hog-…`: allocates until the worker's heap limit ends it;
  * - `preview-…`: returns a preview (small PNG-like bytes);
- * - `…thread-…`: adds the worker thread's id and nice value to the metadata (which worker ran it).
+ * - `…thread-…`: adds the worker thread's id and nice value to the metadata (which worker ran it);
+ * - `…runs-…`: appends a line to runsMarker(filename) as each run starts (how often it was inspected).
  * Otherwise: `{format: 'test', bytes, sha256}`.
  */
 export const TEST_PREVIEW = Buffer.from('\x89PNG\r\n\x1a\n test preview', 'latin1');
@@ -23,7 +25,12 @@ export const TEST_PREVIEW = Buffer.from('\x89PNG\r\n\x1a\n test preview', 'latin
 /** Where a `flaky-` file's fault is remembered (the test removes it: see flakyMarker's callers). */
 export const flakyMarker = (filename: string): string => path.join(tmpdir(), `processor-test-${filename}`);
 
+/** One line per inspection run of a `runs-` file (the test removes it). */
+export const runsMarker = (filename: string): string =>
+  path.join(tmpdir(), `processor-test-runs-${filename}`);
+
 export async function inspectUpload(source: ByteSource, filename: string): Promise<Inspection> {
+  if (filename.includes('runs-')) appendFileSync(runsMarker(filename), 'run\n');
   const slow = /slow-(\d+)/.exec(filename);
   if (slow) await sleep(Number(slow[1]));
   if (filename.startsWith('flaky-')) {
@@ -33,6 +40,7 @@ export async function inspectUpload(source: ByteSource, filename: string): Promi
       throw new Error('EIO: simulated read fault');
     }
   }
+  if (filename.startsWith('crash-')) process.exit(7);
   if (filename.startsWith('hog-')) {
     const hoard: number[][] = [];
     for (;;) hoard.push(new Array<number>(1_000_000).fill(hoard.length));

@@ -1,0 +1,99 @@
+import { freeLoopbackPort } from '../../shared/infra/postgres/freeLoopbackPort';
+import { type ServiceProcess, spawnService } from '../support/spawnService';
+import { ProcessorFixture, TEST_INSPECTOR, isFinished, waitFor } from './support/processorFixture';
+
+/**
+ * The real processor process (services/processor/main.ts) with one slot for uploads of any size,
+ * as on a two-core machine: one user's long inspections must not hold back another user's uploads.
+ */
+let fx: ProcessorFixture;
+const children: ServiceProcess[] = [];
+
+beforeEach(async () => {
+  fx = await ProcessorFixture.create();
+});
+afterEach(async () => {
+  await Promise.all(children.splice(0).map((child) => child.kill()));
+  await fx.close();
+});
+
+const USER_A = 1;
+const USER_B = 2;
+/** Over the 1 MB small-upload size the processor is started with. */
+const BIG = Buffer.alloc(2 * 1024 * 1024, 7);
+const ONE_KB = Buffer.alloc(1024, 1);
+
+async function spawnProcessor(env: Record<string, string> = {}): Promise<ServiceProcess> {
+  const child = await spawnService(
+    'services/processor/main.ts',
+    {
+      HOST: '127.0.0.1',
+      PORT: String(await freeLoopbackPort()),
+      DATABASE_URL: fx.databaseUrl,
+      DATA_DIR: fx.dataDir,
+      LOG_LEVEL: 'warn',
+      PROCESSOR_INSPECTOR_MODULE: TEST_INSPECTOR,
+      PROCESSOR_CONCURRENCY: '1',
+      PROCESSOR_SMALL_UPLOAD_MB: '1',
+      PROCESSOR_TIMEOUT_BASE_SECONDS: '300',
+      ...env,
+    },
+    60_000,
+  );
+  children.push(child);
+  return child;
+}
+
+const started = async (uploadId: string): Promise<boolean> =>
+  (await fx.types(uploadId)).includes('UploadProcessingStarted');
+
+const startedAt = async (uploadId: string): Promise<number> => {
+  const event = (await fx.events(uploadId)).find((e) => e.type === 'UploadProcessingStarted');
+  if (!event) throw new Error(`upload ${uploadId} was never started`);
+  return Date.parse((event.data as { startedAt: string }).startedAt);
+};
+
+test("a 1 KB upload completes within 10 s while another user's long inspection holds the only slot", async () => {
+  const a: string[] = [];
+  for (let i = 0; i < 4; i++) a.push(await fx.receive(`slow-120000-a-${i}.nii`, BIG, USER_A));
+  const processor = await spawnProcessor();
+  await waitFor(
+    () => started(a[0]!),
+    30_000,
+    () => processor.output(),
+  );
+
+  const received = Date.now();
+  const b = await fx.receive('scan-b.nii', ONE_KB, USER_B);
+  await waitFor(
+    async () => isFinished(await fx.events(b)),
+    10_000,
+    () => `the 1 KB upload was not finished 10 s after it was received\n${processor.output()}`,
+  );
+  const waited = Date.now() - received;
+  expect(await fx.types(b)).toEqual([
+    'UploadReceived',
+    'UploadProcessingStarted',
+    'UploadProcessingCompleted',
+  ]);
+  expect(waited).toBeLessThan(10_000);
+  // A's first inspection is still running, and A's other uploads still wait for the slot.
+  expect(isFinished(await fx.events(a[0]!))).toBe(false);
+  for (const id of a.slice(1)) expect(await started(id)).toBe(false);
+});
+
+test('uploaders take turns at the slot: one who queued several first does not go before the next one twice', async () => {
+  const a: string[] = [];
+  for (let i = 0; i < 3; i++) a.push(await fx.receive(`slow-2000-a-${i}.nii`, BIG, USER_A));
+  const b = await fx.receive('slow-2000-b.nii', BIG, USER_B);
+  const processor = await spawnProcessor();
+  await fx.waitUntilFinished([...a, b], 60_000).catch((error: Error) => {
+    throw new Error(`${error.message}\n${processor.output()}`);
+  });
+  const times = new Map<string, number>();
+  for (const id of [...a, b]) times.set(id, await startedAt(id));
+  // A's first upload came first; B's goes next, before A's second and third.
+  expect(times.get(b)!).toBeGreaterThan(times.get(a[0]!)!);
+  expect(times.get(b)!).toBeLessThan(times.get(a[1]!)!);
+  expect(times.get(b)!).toBeLessThan(times.get(a[2]!)!);
+});
