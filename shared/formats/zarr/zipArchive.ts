@@ -1,6 +1,6 @@
 import { PassThrough, type Readable } from 'node:stream';
 import * as yauzl from 'yauzl';
-import { fail } from '../formatFailure';
+import { fail, FormatFailure } from '../formatFailure';
 import { maxZipCompressionRatio } from '../inspectionLimits';
 import type { ReadContext } from '../readContext';
 import { lookLike, sniffFormat } from '../sniffFormat';
@@ -110,8 +110,14 @@ export class ZipArchive {
         `zip bomb: the archive declares ${zip.entryCount} entries, more than the limit of ${maxZipEntries}`,
       );
     }
-    const entries = await listEntries(zip, context);
-    return new ZipArchive(zip, entries, context);
+    try {
+      return new ZipArchive(zip, await listEntries(zip, context), context);
+    } catch (error) {
+      zip.close();
+      if (context.isSourceFault(error) || !(error instanceof Error) || error instanceof FormatFailure)
+        throw error;
+      return fail(`corrupt zip archive: its central directory is invalid (${error.message})`);
+    }
   }
 
   close(): void {

@@ -151,20 +151,14 @@ export function nestedZip(depth: number): Buffer {
   return inner;
 }
 
-/** A Zarr whose chunk entry declares (zip64) an uncompressed size of 2^62 bytes. */
-export function zip64AbsurdChunk(): Buffer {
-  const zarray = {
-    zarr_format: 2,
-    shape: [4, 4],
-    chunks: [4, 4],
-    dtype: '|u1',
-    compressor: null,
-    fill_value: 0,
-    order: 'C',
-    filters: null,
-  };
+/** A Zarr whose chunk entry declares (zip64) an uncompressed size of 2^62 bytes, stored or deflated. */
+export function zip64AbsurdChunk(deflate: boolean): Buffer {
+  const zarray = { zarr_format: 2, shape: [4, 4], chunks: [4, 4], dtype: '|u1', compressor: null };
   return zipFile([
-    { name: '.zarray', data: Buffer.from(JSON.stringify(zarray)) },
-    { name: '0.0', data: Buffer.alloc(16, 7), declare: { uncompressed: 2 ** 62 } },
+    {
+      name: '.zarray',
+      data: Buffer.from(JSON.stringify({ ...zarray, fill_value: 0, order: 'C', filters: null })),
+    },
+    { name: '0.0', data: Buffer.alloc(16, 7), deflate, declare: { uncompressed: 2 ** 62 } },
   ]);
 }

@@ -10,6 +10,8 @@ export interface TiffPage {
   readonly rowsPerStrip?: number;
   readonly tile?: { readonly width: number; readonly length: number };
   readonly blocks: readonly Buffer[];
+  /** Declare this many strips or tiles, every one of them the first block (the rest are not written). */
+  readonly repeatFirstBlock?: number;
   readonly jpegTables?: Buffer;
 }
 
@@ -30,13 +32,17 @@ export function tiffFile(pages: readonly TiffPage[]): Buffer {
   // Where the previous directory's "next IFD" offset goes: the header's first-IFD field at first.
   let previousNext = { buffer: parts[0]!, at: 4 };
   for (const page of pages) {
-    const offsets = page.blocks.map((block) => {
+    let offsets = page.blocks.map((block) => {
       const at = length;
       parts.push(block);
       length += block.length;
       return at;
     });
-    const counts = page.blocks.map((block) => block.length);
+    let counts = page.blocks.map((block) => block.length);
+    if (page.repeatFirstBlock !== undefined) {
+      offsets = new Array<number>(page.repeatFirstBlock).fill(offsets[0] ?? 0);
+      counts = new Array<number>(page.repeatFirstBlock).fill(counts[0] ?? 0);
+    }
     const ifdAt = length + (length % 2);
     if (ifdAt !== length) parts.push(Buffer.alloc(1));
     const entries = entriesOf(page, offsets, counts);
