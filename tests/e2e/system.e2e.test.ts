@@ -22,6 +22,7 @@ describe('system endpoints', () => {
       expect(res.body.status).toBe('healthy');
       expect(Object.keys(res.body.checks).sort()).toEqual([
         'blob_store',
+        'blob_sweeper',
         'event_store',
         'postgres',
         'progress_listener',
