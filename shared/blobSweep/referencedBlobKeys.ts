@@ -2,6 +2,7 @@ import type { Pool } from 'pg';
 import { comparePositions, type GlobalPosition } from '../eventStore/eventStore';
 import { uploadPreviewKey } from '../domain/uploads/events';
 import { inTransaction } from '../infra/postgres/inTransaction';
+import { SQLSTATE, sqlState } from '../infra/postgres/sqlState';
 import { READ_MODEL_SCHEMA } from '../projections/projection';
 
 /** The read models that name blobs: uploads (and so their previews), avatars, category images. */
@@ -17,6 +18,17 @@ export const REFERENCING_TABLES = ['file_uploads', 'users', 'categories'] as con
  * stores a preview before the event that names it, under a key derived from the upload's id.
  */
 export async function referencedBlobKeys(pool: Pool, head: GlobalPosition): Promise<Set<string> | undefined> {
+  try {
+    return await readWhenCaughtUp(pool, head);
+  } catch (error) {
+    // A command API started before any projector has installed the read models.
+    const code = sqlState(error);
+    if (code === SQLSTATE.undefinedTable || code === SQLSTATE.invalidSchemaName) return undefined;
+    throw error;
+  }
+}
+
+async function readWhenCaughtUp(pool: Pool, head: GlobalPosition): Promise<Set<string> | undefined> {
   return inTransaction(pool, async (client) => {
     await client.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
     const { rows: checkpoints } = await client.query<{ tables: string[]; commit: string; prepare: string }>(

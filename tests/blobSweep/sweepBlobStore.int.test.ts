@@ -24,6 +24,7 @@ import { encodePng } from '../media/imageEncoders';
 import { finishProcessing, upload } from '../e2e/uploads/uploadFixtures';
 import { client, newUser, type Client } from '../support/httpClient';
 import { startTestService, type TestService } from '../support/testService';
+import { createTestDatabase } from '../support/testPostgres';
 
 /**
  * The sweep against the real read models of a running all-in-one (its own sweeper off), with the
@@ -355,3 +356,39 @@ test('a blob named only by an event the read models have not applied is kept', a
     await rm(root, { recursive: true, force: true });
   }
 }, 60_000);
+
+test('before any projector has installed the read models, leftovers go and no blob is taken for an orphan', async () => {
+  const databaseUrl = await createTestDatabase('sweep-empty');
+  const emptyStore = createPostgresEventStore({ connectionString: databaseUrl, poolSize: 1 });
+  const emptyPool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+  const root = await mkdtemp(path.join(tmpdir(), 'sweep-empty-'));
+  try {
+    await emptyStore.migrate();
+    const elsewhere = createLocalDiskBlobStore({ rootDir: root });
+    const orphan = `uploads/${randomUUID()}.nii`;
+    await elsewhere.put(orphan, Readable.from([randomBytes(10)]));
+    await mkdir(path.join(root, 'uploads'), { recursive: true });
+    await writeFile(
+      path.join(root, 'uploads', `x.nii~${randomBytes(8).toString('hex')}.tmp`),
+      randomBytes(33),
+    );
+
+    const report = await sweepAt(
+      LATER,
+      { catchUpTimeoutMs: 500 },
+      { blobs: elsewhere, pool: emptyPool, store: emptyStore },
+    );
+
+    expect(report).toEqual({
+      leftovers: { count: 1, bytes: 33 },
+      orphans: { count: 0, bytes: 0 },
+      orphansChecked: false,
+      failures: 0,
+    });
+    expect(await keys(elsewhere)).toEqual([orphan]);
+  } finally {
+    await emptyPool.end();
+    await emptyStore.close();
+    await rm(root, { recursive: true, force: true });
+  }
+});
