@@ -34,7 +34,7 @@ void runUntilSignal('projector', async () => {
     }),
     projection_runner: projectionRunnerHealthCheck(runner),
   };
-  const server = createHttpServer(projectorHttpHandler(metrics, healthChecks)).listen(
+  const server = createHttpServer(projectorHttpHandler(metrics, healthChecks), config.httpTimeouts).listen(
     config.port,
     config.host,
   );

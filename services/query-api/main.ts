@@ -24,7 +24,7 @@ void runUntilSignal('query-api', async () => {
     { ...platform.apiOptions, knownRoutes: routeKeysOf(API_DOCUMENT), openApiDocument: API_DOCUMENT },
     queryRoutes(createQueryDeps(config, infra, platform.progress, search.reader)),
   );
-  const server = createHttpServer(app).listen(config.port, config.host);
+  const server = createHttpServer(app, config.httpTimeouts).listen(config.port, config.host);
   logger.info('query-api listening', { port: config.port });
   return servingUntilSignal(
     logger,

@@ -24,7 +24,7 @@ void runUntilSignal('relay', async () => {
     event_store: () => infra.store.headPosition(),
     ...relayWithBus.healthChecks,
   };
-  const server = createHttpServer(projectorHttpHandler(metrics, healthChecks)).listen(
+  const server = createHttpServer(projectorHttpHandler(metrics, healthChecks), config.httpTimeouts).listen(
     config.port,
     config.host,
   );

@@ -56,6 +56,8 @@ export interface Config {
   readonly allowedHosts: readonly string[];
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   readonly readYourWritesTimeoutMs: number;
+  /** HTTP_HEADERS_TIMEOUT_MS, HTTP_BODY_TIMEOUT_MS, HTTP_KEEP_ALIVE_TIMEOUT_MS (shared/http/connectionTimeouts). */
+  readonly httpTimeouts: HttpTimeoutsConfig;
   /**
    * TEST-ONLY (FAULT_INJECT_CRASH_AFTER_COMMIT=1): the process SIGKILLs itself right after a write
    * carrying an Idempotency-Key has committed, before answering, to prove that a retry replays it.
@@ -71,6 +73,13 @@ export interface Config {
     readonly upload: RateLimitRule;
     readonly default: RateLimitRule;
   };
+}
+
+/** How long a client may keep a connection waiting: headers in total, a silence in a body, idle between requests. */
+export interface HttpTimeoutsConfig {
+  readonly headersTimeoutMs: number;
+  readonly bodyTimeoutMs: number;
+  readonly keepAliveTimeoutMs: number;
 }
 
 /** The upload processor (services/processor), alone or inside the all-in-one. */
@@ -169,6 +178,13 @@ function int(env: Env, name: string, fallback: number, min = 0): number {
   if (!/^\d+$/.test(raw.trim()) || Number(raw) < min)
     throw new ConfigError(name, `must be an integer >= ${min}, got "${raw}"`);
   return Number(raw);
+}
+
+/** A connection timeout: 0 (never) is refused, as is anything beyond an hour. */
+function timeoutMs(env: Env, name: string, fallback: number): number {
+  const ms = int(env, name, fallback, 100);
+  if (ms > 3_600_000) throw new ConfigError(name, `must be at most 3600000 (an hour), got "${env[name]}"`);
+  return ms;
 }
 
 function kafka(env: Env): KafkaConfig | undefined {
@@ -390,6 +406,11 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
     allowedHosts: allowedHosts(env),
     logLevel: logLevel(env),
     readYourWritesTimeoutMs: int(env, 'READ_YOUR_WRITES_TIMEOUT_MS', 5000, 0),
+    httpTimeouts: {
+      headersTimeoutMs: timeoutMs(env, 'HTTP_HEADERS_TIMEOUT_MS', 20_000),
+      bodyTimeoutMs: timeoutMs(env, 'HTTP_BODY_TIMEOUT_MS', 30_000),
+      keepAliveTimeoutMs: timeoutMs(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000),
+    },
     faultInjectCrashAfterCommit: flag(env, 'FAULT_INJECT_CRASH_AFTER_COMMIT'),
     healthMaxProjectionLagSeconds: int(env, 'HEALTH_MAX_PROJECTION_LAG_SECONDS', 30, 1),
     processor: {

@@ -10,6 +10,7 @@ import { type OpenApiDocument, type OpenApiInfo, buildOpenApiDocument } from './
 import { type PreparedRoute, prepareRoute } from './preparedRoute';
 import type { RateLimiter } from './rateLimit/createRateLimiter';
 import { requestObserver } from './requestObserver';
+import { setSecurityHeaders } from './securityHeaders';
 import { routeDispatcher } from './routeDispatcher';
 import type { ConsistencyGate, RouteKey, RouteSpec } from './routeSpec';
 import { RouteTable } from './routeTable';
@@ -79,6 +80,11 @@ export function createApiApp(options: ApiAppOptions): Express {
   const info = options.openApiInfo ?? { title: options.serviceName, version: '1.0.0' };
   let openApiJson: string | undefined;
 
+  // Also set by createHttpServer: an app served by another server (tests) answers the same.
+  app.use((_req, res, next) => {
+    setSecurityHeaders(res);
+    next();
+  });
   app.use(
     requestObserver({ metrics: options.metrics, logger: options.logger, logRequests: options.logRequests }),
   );

@@ -1,5 +1,7 @@
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
+import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts, applyTimeouts, serverOptions } from './connectionTimeouts';
+import { SECURITY_HEADER_LINES, setSecurityHeaders } from './securityHeaders';
 
 /** What Node's HTTP parser reports, and our answer (decisions.md: every error is JSON). */
 const PARSER_ERRORS: Readonly<Record<string, { status: number; detail: string }>> = {
@@ -24,6 +26,7 @@ export function clientErrorResponse(code: string | undefined): string {
     'Content-Type: application/json',
     `Content-Length: ${Buffer.byteLength(body)}`,
     'Connection: close',
+    ...SECURITY_HEADER_LINES,
     '',
     body,
   ].join('\r\n');
@@ -45,11 +48,22 @@ export function answerClientErrors(server: http.Server): http.Server {
 }
 
 /**
- * http.createServer with the JSON answer to parser errors and a shutdown that does not linger:
- * every service's server is made here and closed with closeHttpServer.
+ * http.createServer with the security headers of every answer, the connection timeouts, the JSON
+ * answer to parser errors and a shutdown that does not linger: every service's server is made here
+ * and closed with closeHttpServer.
  */
-export function createHttpServer(listener: http.RequestListener): http.Server {
-  return releaseConnectionsWhenClosed(answerClientErrors(http.createServer(listener)));
+export function createHttpServer(
+  listener: http.RequestListener,
+  timeouts: HttpTimeouts = DEFAULT_HTTP_TIMEOUTS,
+): http.Server {
+  const server = http.createServer(
+    serverOptions(timeouts),
+    (request: http.IncomingMessage, response: http.ServerResponse) => {
+      setSecurityHeaders(response);
+      listener(request, response);
+    },
+  );
+  return releaseConnectionsWhenClosed(answerClientErrors(applyTimeouts(server, timeouts)));
 }
 
 /**

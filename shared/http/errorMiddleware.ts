@@ -3,6 +3,7 @@ import { databaseUnavailableError, isDatabaseUnavailable } from '../errors/datab
 import { HttpError } from '../errors/httpErrors';
 import type { Logger } from '../logging/logger';
 import { fromBodyParserError } from './bodyParserError';
+import { wasCutForStalling } from './connectionTimeouts';
 import { requestStateOf } from './requestState';
 import { sendJson } from './sendJson';
 
@@ -21,6 +22,8 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
     const parsed = fromBodyParserError(thrown, req.headers['content-type'] ?? '');
     const unavailable = !(parsed instanceof HttpError) && isDatabaseUnavailable(parsed);
     const error = unavailable ? databaseUnavailableError() : parsed;
+    // Answered 408 when its body stalled: that its reading fails next is expected.
+    if (wasCutForStalling(res)) return;
     if (res.headersSent) {
       // Half a response is out (a failing download): all we can do is cut the connection.
       logger.error('error after response started', { request_id: requestId, error: thrown });

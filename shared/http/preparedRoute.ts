@@ -13,6 +13,8 @@ export interface PreparedRoute {
   readonly formValidator: Validator | undefined;
   readonly queryValidator: Validator | undefined;
   readonly limiters: readonly RequestHandler[];
+  /** Public catalogue data (a GET anyone may make): the one kind of answer a cache may keep. */
+  readonly publicRead: boolean;
 }
 
 const BODY_METHODS = new Set(['post', 'put', 'patch']);
@@ -33,5 +35,6 @@ export function prepareRoute(spec: RouteSpec, rateLimiter: RateLimiter | undefin
     formValidator: spec.multipart ? compileFormValidator(spec.multipart) : undefined,
     queryValidator: spec.query ? compileFormValidator(spec.query) : undefined,
     limiters,
+    publicRead: spec.auth === 'public' && spec.method === 'get',
   };
 }

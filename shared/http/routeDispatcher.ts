@@ -5,6 +5,8 @@ import type { Logger } from '../logging/logger';
 import { ApiRequestContext } from './apiRequestContext';
 import { asError } from './asError';
 import { type BodyReadResult, createBodyReader } from './bodyReader';
+import { authorizationHeaderOf } from './credentialHeader';
+import { canonicaliseUuidFields, withCanonicalUuids } from './ids';
 import { requestedMinPosition } from './consistency';
 import type { Idempotency } from './idempotency/idempotency';
 import { readIdempotencyKey } from './idempotency/idempotencyKey';
@@ -16,6 +18,7 @@ import type { ConsistencyGate, Reply } from './routeSpec';
 import type { Validator } from './schemaValidator';
 import { unstorableTextErrors } from './storableText';
 import { sendReply, type ReplyOptions } from './sendReply';
+import { cacheControlOf } from './securityHeaders';
 
 export interface DispatcherOptions {
   readonly authenticator: Authenticator;
@@ -36,6 +39,22 @@ function runMiddleware(middleware: RequestHandler, req: Request, res: Response):
   return new Promise((resolve, reject) => {
     void middleware(req, res, (error?: unknown) => (error ? reject(asError(error)) : resolve()));
   });
+}
+
+/**
+ * The answer's Cache-Control by the one rule of shared/http/securityHeaders, over what the handler
+ * chose. The default set for every response (no-store) goes where nothing may be said instead.
+ */
+function withCachePolicy(route: PreparedRoute, credentialed: boolean, reply: Reply, res: Response): Reply {
+  const headers = { ...reply.headers };
+  const name = Object.keys(headers).find((h) => h.toLowerCase() === 'cache-control');
+  const chosen = name === undefined ? undefined : headers[name];
+  if (name !== undefined) delete headers[name];
+  const cacheControl = cacheControlOf(route.publicRead, credentialed, chosen);
+  if (route.publicRead) res.vary('Authorization');
+  if (cacheControl === undefined) res.removeHeader('Cache-Control');
+  else headers['Cache-Control'] = cacheControl;
+  return { ...reply, headers };
 }
 
 /**
@@ -89,7 +108,7 @@ export function routeDispatcher(
   ): Promise<void> => {
     const state = requestStateOf(req)!;
     state.route = route.spec.path;
-    const header = req.headers.authorization;
+    const header = authorizationHeaderOf(req);
     let principal: Principal | undefined;
     let authError: Error | undefined;
     if (header !== undefined || route.spec.auth === 'required') {
@@ -103,11 +122,14 @@ export function routeDispatcher(
     for (const limiter of route.limiters) await runMiddleware(limiter, req, res);
     if (authError) throw authError;
     if (!principal && route.spec.auth === 'required') throw new AuthenticationError();
-    validated(undefined, params);
+    // Ids are compared in one form whatever the case they were sent in (shared/http/ids).
+    const pathParams = validated(undefined, withCanonicalUuids(params)) as Record<string, string>;
     const key = options.idempotency && WRITE_METHODS.has(req.method) ? readIdempotencyKey(req) : undefined;
     const query = validated(route.queryValidator, req.query) as Record<string, unknown>;
+    canonicaliseUuidFields(route.spec.query, query);
     const read = route.readsBody ? await readBody(req, res, route.bodyMode) : NO_BODY;
     const body = route.readsBody ? bodyOf(route, read) : undefined;
+    canonicaliseUuidFields(route.spec.body ?? route.spec.multipart, body);
     const minPosition = req.method === 'GET' || req.method === 'HEAD' ? requestedMinPosition(req) : undefined;
     if (minPosition && options.consistency)
       await options.consistency.waitFor(minPosition, options.consistencyTimeoutMs);
@@ -115,7 +137,7 @@ export function routeDispatcher(
       req,
       body,
       query,
-      params,
+      pathParams,
       principal,
       state.requestId,
       options.linkBase,
@@ -132,7 +154,7 @@ export function routeDispatcher(
             },
             handle,
           );
-    await sendReply(req, res, reply, replyOptions);
+    await sendReply(req, res, withCachePolicy(route, Boolean(header), reply, res), replyOptions);
   };
 
   return (req: Request, res: Response, next: NextFunction) => {

@@ -1,5 +1,6 @@
 import type { FieldErrors } from '../errors/httpErrors';
 import { addFieldError } from './addFieldError';
+import { DATABASE_INTEGER_MAX, DATABASE_INTEGER_MIN } from './ids';
 import { wrongTypeMessage } from './validationMessages';
 
 /**
@@ -8,7 +9,8 @@ import { wrongTypeMessage } from './validationMessages';
  * - a null where the schema does not allow it (ajv would make it "" / 0 / false);
  * - a boolean where a string or number is expected (a CharField refuses booleans; numbers are
  *   accepted as text);
- * - integer text that is not plain decimal digits: ajv takes "1e2", "0x10" and "1.0" for numbers.
+ * - integer text that is not plain decimal digits: ajv takes "1e2", "0x10" and "1.0" for numbers;
+ * - an integer beyond the database's integer (shared/http/ids): PostgreSQL would fail on it.
  */
 export interface ScalarOffence {
   /** JSON pointer of the value, to drop ajv's own errors about it. */
@@ -51,13 +53,40 @@ export function allowsNull(schema: unknown): boolean {
   return alternatives.some(allowsNull);
 }
 
+/**
+ * The range an integer field may take: the database's integer (ids, filters) unless the schema says
+ * `format: "int64"` (page numbers and sizes, which never reach an integer column).
+ */
+function integerRange(schema: Schema): readonly [number, number] {
+  return schema.format === 'int64'
+    ? [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER]
+    : [DATABASE_INTEGER_MIN, DATABASE_INTEGER_MAX];
+}
+
+/** An integer outside its range, as DRF's min_value / max_value words it. */
+function outOfRange(schema: Schema, value: unknown): string | undefined {
+  const number =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && INTEGER_TEXT.test(value)
+        ? Number(value)
+        : NaN;
+  if (!Number.isInteger(number)) return undefined;
+  const [min, max] = integerRange(schema);
+  if (number > max) return `Ensure this value is less than or equal to ${max}.`;
+  if (number < min) return `Ensure this value is greater than or equal to ${min}.`;
+  return undefined;
+}
+
 function scalarProblem(schema: Schema, value: unknown): string | undefined {
   if (value === null) return allowsNull(schema) ? undefined : 'This field may not be null.';
   const types = typesOf(schema);
   if (!types) return undefined;
   if (typeof value === 'boolean' && !types.includes('boolean')) return wrongTypeMessage(types, value);
+  if (typeof value === 'number' && types.includes('integer')) return outOfRange(schema, value);
   if (typeof value !== 'string' || types.includes('string')) return undefined;
   if (types.includes('integer') && !INTEGER_TEXT.test(value)) return wrongTypeMessage(['integer'], value);
+  if (types.includes('integer')) return outOfRange(schema, value);
   if (types.includes('number') && !types.includes('integer') && !NUMBER_TEXT.test(value))
     return wrongTypeMessage(['number'], value);
   return undefined;

@@ -7,13 +7,16 @@ export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
 
 export const listQueryProperties = {
+  // int64: a page number never reaches an integer column; one beyond the last page is 404 however large.
   page: {
     type: 'integer',
+    format: 'int64',
     minimum: 1,
     description: 'Page number (1-based). Switches the response to {count, next, previous, results}.',
   },
   page_size: {
     type: 'integer',
+    format: 'int64',
     minimum: 1,
     description: `Items per page (default ${DEFAULT_PAGE_SIZE}, larger than ${MAX_PAGE_SIZE} is clamped).`,
   },

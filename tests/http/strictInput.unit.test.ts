@@ -140,6 +140,8 @@ test('parser errors become complete JSON responses', () => {
     'Content-Type: application/json',
     `Content-Length: ${Buffer.byteLength(body)}`,
     'Connection: close',
+    'X-Content-Type-Options: nosniff',
+    'Cache-Control: no-store',
   ]);
   expect(JSON.parse(body)).toEqual({ detail: 'Malformed HTTP request.' });
 });

@@ -1,15 +1,27 @@
 /** The cross-cutting behaviour every operation shares, as API users read it in the docs. */
 export const DEFAULT_API_DESCRIPTION = `
-Every path works with and without its trailing slash; links the service emits use the slash.
+Every path works with and without its trailing slash; links the service emits use the slash. Token
+and file upload ids (UUIDs) name the same record whatever the case of their letters.
 
 **Authentication.** Send \`Authorization: Token <token>\` or \`Authorization: Bearer <token>\`; both
 accept a login token and a personal access token. A missing, invalid, expired or revoked token on an
 endpoint that needs one is \`401\` with \`WWW-Authenticate\`. A token sent to a public endpoint is
-still checked.
+still checked. A request with more than one \`Authorization\` (or \`Proxy-Authorization\`) header is
+\`400\`.
+
+**Caching.** Every answer carries \`X-Content-Type-Options: nosniff\`. Answers are
+\`Cache-Control: no-store\` except public catalogue reads (GET of categories, species, atlases,
+brains and media), which keep their weak \`ETag\` for \`If-None-Match\` (\`304\`) and, asked with a
+token, are \`private, no-cache\`.
+
+**Timeouts.** A request's headers must arrive within 20 s; a body may take as long as it needs but
+may not go silent for more than 30 s (\`408\`, connection closed); an idle kept-alive connection is
+closed after 5 s (all configurable).
 
 **Errors** are JSON, shaped like Django REST framework: \`{"detail": "..."}\`, or for validation
 \`{"<field>": ["message", ...]}\` with \`non_field_errors\` for rules across fields. Malformed JSON
-is \`400 {"detail": "JSON parse error - ..."}\`; unknown routes \`404\`; a known path with another
+is \`400 {"detail": "JSON parse error - ..."}\`; an integer beyond the database's range (2147483647)
+is \`400\` on its field, and a path id beyond it \`404\`; unknown routes \`404\`; a known path with another
 method \`405\` with \`Allow\`; a stale \`If-Match\` \`409\`; a body over the limit \`413\`; an
 unsupported \`Content-Type\` \`415\`; a server fault \`500\` with a \`request_id\`. Unknown query
 parameters and unknown body fields are ignored.
@@ -17,9 +29,10 @@ parameters and unknown body fields are ignored.
 **Rate limits** are shared by all instances and counted in fixed windows. Responses carry
 \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (Unix time in seconds).
 Over the limit: \`429 {"error": "rate_limited", "detail": "...", "retry_after": <seconds>}\` with
-\`Retry-After\`. Defaults: login 10/minute and registration 20/hour per client address; token
-creation 30/hour and uploads 120/hour per user; everything else 600/minute per user (per address
-when anonymous).
+\`Retry-After\`. Defaults: login 10/minute per client address, and per user for password changes
+(which count against the same limit: the old password can be guessed there); registration 20/hour
+per client address; token creation 30/hour and uploads 120/hour per user; everything else
+600/minute per user (per address when anonymous).
 
 **Read your writes.** A write answers with \`X-Event-Position\`; it is sent only after the read side
 has caught up with it (bounded wait). Another client (or a read through another instance) can send

@@ -20,6 +20,7 @@ const TOKEN_SECURITY = [{ Token: [] }, { Bearer: [] }];
 /** An empty requirement first: the token is optional on public operations. */
 const OPTIONAL_SECURITY = [{}, ...TOKEN_SECURITY];
 const WRITE_METHODS = new Set(['post', 'put', 'patch', 'delete']);
+const BODY_METHODS = new Set(['post', 'put', 'patch']);
 const IDEMPOTENCY_KEY = { $ref: '#/components/parameters/IdempotencyKey' };
 
 function withSlash(path: string): string {
@@ -67,12 +68,14 @@ function responses(route: RouteSpec): Record<string, unknown> {
       ...(spec.schema ? { content: { [mediaType]: { schema: spec.schema } } } : {}),
     };
   }
+  // Any request may be 400 (a credential header sent twice); one with a body may stall (408).
   const standard: Record<string, unknown> = {
+    400: STANDARD_RESPONSES[400],
     401: STANDARD_RESPONSES[401],
+    ...(BODY_METHODS.has(route.method) ? { 408: STANDARD_RESPONSES[408] } : {}),
     429: STANDARD_RESPONSES[429],
     500: STANDARD_RESPONSES[500],
   };
-  if (route.body || route.multipart || route.query) standard[400] = STANDARD_RESPONSES[400];
   if (WRITE_METHODS.has(route.method)) Object.assign(standard, WRITE_RESPONSES);
   return { ...standard, ...declared };
 }

@@ -94,10 +94,19 @@ const rateLimitHeaderRefs = Object.fromEntries(
 
 /** Responses every operation may give, added where the route does not declare them itself. */
 export const STANDARD_RESPONSES = {
-  400: { description: 'Invalid input.', content: { 'application/json': { schema: ref('ValidationError') } } },
+  400: {
+    description:
+      'Invalid input (field errors), or `{"detail": ...}` for a request sent with a credential header (`Authorization`, `Proxy-Authorization`) more than once.',
+    content: { 'application/json': { schema: { oneOf: [ref('ValidationError'), ref('Error')] } } },
+  },
   401: {
     description: 'Missing, invalid, expired or revoked token.',
     headers: { 'WWW-Authenticate': { schema: { type: 'string' } } },
+    content: { 'application/json': { schema: ref('Error') } },
+  },
+  408: {
+    description:
+      'The request body stopped arriving for longer than the body timeout (HTTP_BODY_TIMEOUT_MS); the connection is closed.',
     content: { 'application/json': { schema: ref('Error') } },
   },
   429: {

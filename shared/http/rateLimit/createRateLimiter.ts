@@ -54,7 +54,11 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
   const backend = options.backend ?? createMemoryRateLimitBackend();
   const middlewares = new Map<RateLimitBucketName, RequestHandler>();
 
-  const build = (bucket: RateLimitBucketName): RequestHandler => {
+  const limiter = (
+    bucket: RateLimitBucketName,
+    keyOf: (req: Request) => string,
+    skip?: (req: Request) => boolean,
+  ): RequestHandler => {
     const { limit, windowMs } = limits[bucket];
     return rateLimit({
       windowMs,
@@ -63,12 +67,30 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
       standardHeaders: false,
       requestPropertyName: INFO,
       store: backend.store(bucket, limit, windowMs),
-      keyGenerator: BUCKET_KEY[bucket] === 'address' ? addressKey : userKey,
+      keyGenerator: keyOf,
+      ...(skip ? { skip } : {}),
       handler: (req, _res, next) => next(new RateLimitedError(retryAfterSeconds(req))),
       // Our keys are computed above and the stores are ours: the library's checks cost time per request.
       validate: false,
       passOnStoreError: true,
     });
+  };
+
+  const build = (bucket: RateLimitBucketName): RequestHandler => {
+    switch (BUCKET_KEY[bucket]) {
+      case 'address':
+        return limiter(bucket, addressKey);
+      case 'user':
+        return limiter(bucket, userKey);
+      case 'address and user': {
+        // One store per bucket and key kind: "a:" and "u:" keys never meet, but the limit is the bucket's.
+        const byAddress = limiter(bucket, addressKey);
+        const byUser = limiter(bucket, userKey, (req) => !requestStateOf(req)?.principal);
+        return (req, res, next) => {
+          void byAddress(req, res, (error?: unknown) => (error ? next(error) : void byUser(req, res, next)));
+        };
+      }
+    }
   };
 
   return {

@@ -23,11 +23,16 @@ export const DEFAULT_RATE_LIMITS: RateLimitConfig = {
 };
 
 /**
- * Who a bucket counts: login and register protect against guessing and sign-up floods, so they
- * count per client address; the others count per user (per address when anonymous).
+ * Who a bucket counts. 'address': per client address. 'user': per user (per address when
+ * anonymous). 'address and user': per address, and per user too when the request carries a token.
+ * Register protects against sign-up floods, so it counts per address. Login is every place a
+ * password is checked (logging in, and changing a password, where the old one can be guessed on one
+ * token): per address, and per user so that guesses spread over many addresses still meet the limit.
  */
-export const BUCKET_KEY: Readonly<Record<RateLimitBucketName, 'address' | 'user'>> = {
-  login: 'address',
+export type BucketKey = 'address' | 'user' | 'address and user';
+
+export const BUCKET_KEY: Readonly<Record<RateLimitBucketName, BucketKey>> = {
+  login: 'address and user',
   register: 'address',
   tokenCreate: 'user',
   upload: 'user',

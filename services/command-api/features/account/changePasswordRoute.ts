@@ -17,9 +17,11 @@ export const changePasswordRoute = (deps: CommandDeps): RouteSpec<ChangePassword
   path: '/api/auth/password/change/',
   operationId: 'changePassword',
   summary: 'Change the password',
-  description: 'Revokes every other login token of the user; personal access tokens survive.',
+  description:
+    'Revokes every other login token of the user; personal access tokens survive. Counts against the login rate limit (the old password can be guessed here), per client address and per user.',
   tags: ['auth'],
   auth: 'required',
+  rateLimit: 'login',
   body: {
     type: 'object',
     required: ['old_password', 'new_password'],

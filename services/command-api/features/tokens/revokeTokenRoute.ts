@@ -3,11 +3,10 @@ import { handleCommand } from '../../../../shared/commandHandling/handleCommand'
 import { decideUser } from '../../../../shared/domain/identity/decide';
 import { userDecider, userStreamName } from '../../../../shared/domain/identity/events';
 import { NotFoundError } from '../../../../shared/errors/httpErrors';
+import { canonicalUuid } from '../../../../shared/http/ids';
 import type { CommandDeps } from '../../commandDeps';
 import { commandContext } from '../../commandDeps';
 import { requirePrincipal } from '../account/requirePrincipal';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const revokeTokenRoute = (deps: CommandDeps): RouteSpec => ({
   method: 'delete',
@@ -25,8 +24,9 @@ export const revokeTokenRoute = (deps: CommandDeps): RouteSpec => ({
   },
   async handler(ctx) {
     const principal = requirePrincipal(ctx);
-    const tokenId = ctx.params.token_id ?? '';
-    if (!UUID.test(tokenId)) throw new NotFoundError();
+    // The dispatcher has put the id in canonical form: the decider's token map is keyed by it.
+    const tokenId = canonicalUuid(ctx.params.token_id ?? '');
+    if (tokenId === undefined) throw new NotFoundError();
     // Who owns the token is a lookup; whether it may be revoked is decided on the owner's stream.
     const { rows } = await deps.readModels.query<{ user_id: number }>(
       'SELECT user_id FROM access_tokens WHERE id = $1',

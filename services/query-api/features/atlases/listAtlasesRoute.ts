@@ -1,3 +1,4 @@
+import { databaseIdOf } from '../../../../shared/http/ids';
 import type { RouteSpec } from '../../../../shared/http/routeSpec';
 import {
   listQueryProperties,
@@ -24,9 +25,10 @@ function filters(query: Record<string, unknown>): SqlConditions {
   const filter = new SqlConditions();
   const species = typeof query.species === 'string' ? query.species.trim() : undefined;
   if (species !== undefined) {
+    const id = databaseIdOf(species);
     filter.where(
-      /^\d{1,9}$/.test(species)
-        ? `a.species_id = ${filter.param(Number(species))}`
+      id !== undefined
+        ? `a.species_id = ${filter.param(id)}`
         : `regexp_replace(lower(s.scientific_name), '[[:space:]+_-]+', ' ', 'g') = ${filter.param(scientificNameKey(species))}`,
     );
   }

@@ -1,3 +1,4 @@
+import { databaseIdOf } from '../../../../shared/http/ids';
 import type { Pool, QueryConfig } from 'pg';
 import type { BrainARow, BrainShape } from '../../../../shared/views/brainViews';
 import type { SqlConditions } from '../../../../shared/query/sqlConditions';
@@ -27,14 +28,8 @@ export interface BrainSqlRow extends BrainARow {
   readonly revision: string;
 }
 
-const MAX_ID = 2_147_483_647;
-
 /** An id from a path or query segment; undefined when it cannot name a brain. */
-export function brainIdOf(text: string): number | undefined {
-  if (!/^\d{1,10}$/.test(text)) return undefined;
-  const id = Number(text);
-  return id >= 1 && id <= MAX_ID ? id : undefined;
-}
+export const brainIdOf = databaseIdOf;
 
 /** The first brain matching the conditions in the given order; undefined when none does. */
 export async function findBrain(

@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import type { Principal } from '../../../../shared/auth/principal';
 import { NotFoundError } from '../../../../shared/errors/httpErrors';
-import { isUploadId } from '../../../../shared/domain/uploads/uploadId';
+import { canonicalUuid } from '../../../../shared/http/ids';
 import type { SqlConditions } from '../../../../shared/query/sqlConditions';
 import type { FileUploadRow } from '../../../../shared/views/fileUploadViews';
 
@@ -42,8 +42,8 @@ export async function findUploads(
  * does not exist, so ids of other people's files cannot be probed.
  */
 export async function visibleUpload(pool: Pool, id: string, principal: Principal): Promise<UploadSqlRow> {
-  const key = id.toLowerCase();
-  if (!isUploadId(key)) throw new NotFoundError();
+  const key = canonicalUuid(id);
+  if (key === undefined) throw new NotFoundError();
   const { rows } = await pool.query<UploadSqlRow>(
     `${UPLOAD_SELECT} WHERE f.id = $1 AND (f.uploader_id = $2 OR $3)`,
     [key, principal.userId, principal.isStaff],

@@ -1,3 +1,4 @@
+import { databaseIdOf } from '../../../../shared/http/ids';
 import type { RouteSpec } from '../../../../shared/http/routeSpec';
 import { ValidationError } from '../../../../shared/errors/httpErrors';
 import {
@@ -19,7 +20,6 @@ const ORDERING = {
   status: 'f.status',
   file_size: 'f.size_bytes',
 };
-const MAX_ID = 2_147_483_647;
 export const BRAIN_FILTER_MESSAGE = 'Enter a brain id, or "none" for uploads without a brain.';
 
 /** `associated_brain`: a brain id, or "none"; anything else is 400 on the field (decisions.md). */
@@ -30,8 +30,8 @@ function brainFilter(value: unknown, filter: SqlConditions): void {
     filter.where('f.associated_brain_id IS NULL');
     return;
   }
-  const id = /^\d{1,10}$/.test(text) ? Number(text) : 0;
-  if (id < 1 || id > MAX_ID) throw ValidationError.field('associated_brain', BRAIN_FILTER_MESSAGE);
+  const id = databaseIdOf(text);
+  if (id === undefined) throw ValidationError.field('associated_brain', BRAIN_FILTER_MESSAGE);
   filter.where(`f.associated_brain_id = ${filter.param(id)}`);
 }
 

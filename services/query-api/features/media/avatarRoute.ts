@@ -1,3 +1,4 @@
+import { databaseIdOf } from '../../../../shared/http/ids';
 import type { RouteSpec } from '../../../../shared/http/routeSpec';
 import { NotFoundError } from '../../../../shared/errors/httpErrors';
 import type { QueryDeps } from '../../queryDeps';
@@ -13,7 +14,8 @@ export const avatarRoute = (deps: QueryDeps): RouteSpec => ({
   responses: { 200: { description: 'The image bytes' }, 404: { description: 'No such avatar' } },
   async handler(ctx) {
     const { user_id: userId = '', file_name: fileName = '' } = ctx.params;
-    if (!/^\d{1,12}$/.test(userId) || !MEDIA_FILE_NAME.test(fileName)) throw new NotFoundError();
-    return imageBlobReply(deps.blobs, `avatars/${userId}/${fileName}`);
+    const id = databaseIdOf(userId);
+    if (id === undefined || !MEDIA_FILE_NAME.test(fileName)) throw new NotFoundError();
+    return imageBlobReply(deps.blobs, `avatars/${id}/${fileName}`);
   },
 });

@@ -1,3 +1,4 @@
+import { databaseIdOf } from '../../../../shared/http/ids';
 import type { RouteSpec } from '../../../../shared/http/routeSpec';
 import {
   listQueryProperties,
@@ -24,7 +25,7 @@ function filters(query: Record<string, unknown>): SqlConditions {
   const filter = new SqlConditions();
   if (typeof query.category === 'string') {
     const byName = `c.name = ${filter.param(normaliseName(query.category))}`;
-    const id = /^\d{1,9}$/.test(query.category.trim()) ? Number(query.category) : undefined;
+    const id = databaseIdOf(query.category.trim());
     filter.where(id === undefined ? byName : `${byName} OR c.id = ${filter.param(id)}`);
   }
   if (typeof query.scientific_name === 'string')
