@@ -1,3 +1,7 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { deflateSync } from 'node:zlib';
 import { PNG } from 'pngjs';
 import { inspectUpload, type Inspection } from '../../shared/formats/inspectUpload';
 import { bufferSource } from './byteSources';
@@ -13,7 +17,7 @@ import { jpegGray } from './craft/jpegGray';
 import { lzwEncode, packBitsEncode } from './craft/lzwCodes';
 import { measureCost } from './craft/memoryPeak';
 import { tiffFile, type TiffPage } from './craft/tiffFile';
-import { fullFlushed } from './craft/zeroStreams';
+import { runPython } from './python';
 
 const MiB = 2 ** 20;
 
@@ -86,15 +90,11 @@ describe('the bounded decoders read legitimate blocks as geotiff did', () => {
 
   it('LZW, PackBits, deflate and Adobe deflate strips preview exactly as uncompressed ones', async () => {
     const plain = await previewOf(tiffFile([page(1, (data) => data)]));
-    const zlibOf = (data: Buffer): Buffer => {
-      const raw = Buffer.concat([fullFlushed(data), Buffer.from([0x03, 0x00])]);
-      return Buffer.concat([Buffer.from([0x78, 0xda]), raw]); // no checksum: a cut stream still reads
-    };
     for (const [compression, encode] of [
       [5, lzwEncode],
       [32773, packBitsEncode],
-      [8, zlibOf],
-      [32946, zlibOf],
+      [8, deflateSync],
+      [32946, deflateSync],
     ] as const) {
       expect({ compression, png: await previewOf(tiffFile([page(compression, encode)])) }).toEqual({
         compression,
@@ -104,9 +104,9 @@ describe('the bounded decoders read legitimate blocks as geotiff did', () => {
   });
 
   it('LZW across many table resets (a long, varied strip)', async () => {
-    const noise = Buffer.from(Array.from({ length: 512 * 512 }, (_, index) => (index * 2654435761) >>> 24));
+    const noise = Buffer.from(Array.from({ length: 256 * 256 }, (_, index) => (index * 2654435761) >>> 24));
     const strip = (compression: number, encode: (data: Buffer) => Buffer): Buffer =>
-      tiffFile([{ width: 512, height: 512, compression, blocks: [encode(noise)] }]);
+      tiffFile([{ width: 256, height: 256, compression, blocks: [encode(noise)] }]);
     expect(await previewOf(strip(5, lzwEncode))).toEqual(await previewOf(strip(1, (data) => data)));
   });
 
@@ -116,6 +116,49 @@ describe('the bounded decoders read legitimate blocks as geotiff did', () => {
     ]);
     const png = PNG.sync.read(await previewOf(bytes));
     expect([png.width, png.height]).toEqual([64, 64]);
+  });
+});
+
+describe('zstd strips: bounded by the sizes their frames declare', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'tiff-zstd-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function zstd(source: ['--zeros', number] | ['--file', Buffer]): Promise<Buffer> {
+    const out = join(dir, 'out.zst');
+    if (source[0] === '--file') await writeFile(join(dir, 'in'), source[1]);
+    await runPython('compressWith.py', [
+      'zstd',
+      out,
+      source[0],
+      source[0] === '--file' ? join(dir, 'in') : String(source[1]),
+    ]);
+    return readFile(out);
+  }
+
+  it('a zstd strip declaring 64 MiB in a 64×64 page fails before anything is decoded', async () => {
+    const bytes = tiffFile([
+      { width: 64, height: 64, compression: 50000, blocks: [await zstd(['--zeros', 64 * MiB])] },
+    ]);
+    const cost = await measureCost(() => inspectUpload(bufferSource(bytes), 'bomb.tif'));
+    expect(reasonOf(cost.result)).toBe(
+      'a TIFF strip of 64×64 pixels (4096 bytes): its zstd data declares 67108864 bytes',
+    );
+    expect(cost.rssMiB).toBeLessThan(64);
+  });
+
+  it('a legitimate zstd strip previews as the uncompressed one', async () => {
+    const data = Buffer.from(Array.from({ length: 96 * 64 }, (_, index) => (index * 7) % 251));
+    const page = (compression: number, block: Buffer): Buffer =>
+      tiffFile([{ width: 96, height: 64, compression, blocks: [block] }]);
+    const zstdPreview = await inspectUpload(bufferSource(page(50000, await zstd(['--file', data]))), 'z.tif');
+    const plainPreview = await inspectUpload(bufferSource(page(1, data)), 'p.tif');
+    expect(zstdPreview.ok && zstdPreview.preview).toEqual(plainPreview.ok && plainPreview.preview);
+    expect(zstdPreview.ok && zstdPreview.preview).toBeInstanceOf(Buffer);
   });
 });
 

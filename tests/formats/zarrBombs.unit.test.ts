@@ -59,7 +59,7 @@ describe('Zarr chunks are bounded by the budget before they are read', () => {
   it('a Blosc chunk of 64 MiB against a budget of 32 MiB at once', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'blosc-bomb-'));
     try {
-      await runPython('writeBloscChunk.py', [join(dir, 'chunk'), String(64 * MiB)]);
+      await runPython('compressWith.py', ['blosc', join(dir, 'chunk'), '--zeros', String(64 * MiB)]);
       const frame = await readFile(join(dir, 'chunk'));
       const bytes = zarrWithChunk(
         [2, 2, 2],

@@ -5,6 +5,7 @@ import type { InspectionBudget } from '../inspectionBudget';
 import { jpegFrames } from './jpegFrameSize';
 import { lzwDecode } from './lzwDecode';
 import { packBitsDecode } from './packBitsDecode';
+import { zstdContentSize } from './zstdContentSize';
 
 /** What geotiff hands a decoder: the block's size in pixels and its sample layout. */
 interface DecoderParameters {
@@ -18,12 +19,12 @@ interface DecoderParameters {
 
 /**
  * The compressions a preview decodes, each bounded by what the block's own fields allow (width ×
- * rows × bytes per pixel): none, LZW, deflate and Adobe deflate, PackBits, JPEG. Left out, metadata
- * still read: LERC and zstd (geotiff's decoders size their output from the data alone, and the
- * LERC blob and zstd frame headers are not checked here), WebP (needs a browser), CCITT, JPEG 2000
- * and old-style JPEG (geotiff has no decoder).
+ * rows × bytes per pixel): none, LZW, deflate and Adobe deflate, PackBits, JPEG, zstd. Left out,
+ * metadata still read: LERC (geotiff's decoder sizes its output from the LERC blob's own header,
+ * which is not checked here, after inflating it without a bound), WebP (needs a browser), CCITT,
+ * JPEG 2000 and old-style JPEG (geotiff has no decoder).
  */
-export const boundedCompressions: ReadonlySet<number> = new Set([1, 5, 7, 8, 32773, 32946]);
+export const boundedCompressions: ReadonlySet<number> = new Set([1, 5, 7, 8, 32773, 32946, 50000]);
 
 /** Bytes one strip or tile decodes to, by its fields. */
 export function blockBytes(parameters: DecoderParameters): number {
@@ -76,6 +77,8 @@ async function decoderFor(
       return withPredictor(parameters, (input) => packBitsDecode(input, bound, what));
     case 7:
       return jpegDecoder(parameters, bound, what);
+    case 50000:
+      return zstdDecoder(parameters, bound, what);
     default:
       return fail(`TIFF compression ${compression} is not decoded for a preview`);
   }
@@ -137,6 +140,26 @@ async function jpegDecoder(
   return {
     decode: (buffer) => {
       checkFrames(new Uint8Array(buffer));
+      return decoder.decode(buffer);
+    },
+  };
+}
+
+/**
+ * geotiff's zstd decoder allocates what the frames declare (or, when a frame does not declare its
+ * size, grows without bound): the declared sizes are read and checked against the block's first.
+ */
+async function zstdDecoder(
+  parameters: DecoderParameters,
+  bound: number,
+  what: string,
+): Promise<{ decode(buffer: ArrayBuffer): Promise<ArrayBufferLike> }> {
+  const decoder = await getDecoder(50000, parameters as never);
+  return {
+    decode: (buffer) => {
+      const declared = zstdContentSize(new Uint8Array(buffer), what);
+      if (declared === undefined) fail(`${what}: its zstd data does not declare its size`);
+      if (declared > bound) fail(`${what}: its zstd data declares ${declared} bytes`);
       return decoder.decode(buffer);
     },
   };
