@@ -16,8 +16,8 @@ export function isGzip(head: Buffer): boolean {
 
 /**
  * The whole file as a stream, gunzipped on the way when `gzip`, bounded in ratio and by what the
- * inspection may decompress in all (its budget counts every inflated byte). Destroying the returned stream closes the source; a source
- * error comes out of it unchanged (still recognisable as a fault).
+ * inspection may decompress in all (its budget counts every inflated byte). Destroying the returned
+ * stream closes the source; a source error comes out of it unchanged (still recognisable as a fault).
  */
 export async function openMaybeGzipped(context: ReadContext, gzip: boolean): Promise<Readable> {
   const raw = await context.open();
