@@ -33,6 +33,11 @@ export type InspectionOutcome =
   /** The processor is stopping. */
   | { readonly kind: 'aborted' };
 
+/** A worker posts this once it has loaded the inspector: an upload's time limit runs from then. */
+export const WORKER_READY = 'ready';
+/** What a worker thread posts: that it is ready, then one outcome per job. */
+export type WorkerMessage = typeof WORKER_READY | InspectionOutcome;
+
 /** Runs one inspection somewhere off the caller's event loop. */
 export type InspectFile = (job: ProcessingJob, signal: AbortSignal) => Promise<InspectionOutcome>;
 

@@ -3,7 +3,7 @@ import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { BlobNotFoundError } from '../../shared/blobStore/blobStore';
 import { type BlobSettings, openBlobStore } from './blobSettings';
-import type { InspectUpload, InspectionOutcome, ProcessingJob } from './inspection';
+import { type InspectUpload, type InspectionOutcome, type ProcessingJob, WORKER_READY } from './inspection';
 
 /**
  * Worker-thread entry, kept by workerInspector's pool: loads the inspector once, then inspects the
@@ -56,6 +56,7 @@ async function inspect(job: ProcessingJob): Promise<InspectionOutcome> {
   }
 }
 
+parentPort?.postMessage(WORKER_READY);
 parentPort?.on('message', (job: ProcessingJob) => {
   void inspect(job).then((outcome) => parentPort?.postMessage(outcome));
 });

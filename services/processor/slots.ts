@@ -6,7 +6,7 @@ export type Lane = 'small' | 'any';
 export interface SlotSettings {
   /** Slots for uploads of any size. */
   readonly concurrency: number;
-  /** Slots beside those, kept for uploads of at most `smallUploadMaxBytes`. */
+  /** Slots beside those for uploads of at most `smallUploadMaxBytes`, open while big ones run. */
   readonly smallUploadSlots: number;
   readonly smallUploadMaxBytes: number;
 }
@@ -22,23 +22,27 @@ export interface SlotLoad {
   readonly running: Readonly<Record<Lane, number>>;
 }
 
-/** The small slots are filled first, with small uploads; the others then take any upload. */
-const LANES: readonly Lane[] = ['small', 'any'];
+/** The slots for any size are filled first: the small slots open for the big uploads among them. */
+const LANES: readonly Lane[] = ['any', 'small'];
 const anyUpload: Fits = () => true;
 
+interface Running {
+  readonly lane: Lane;
+  readonly small: boolean;
+}
+
 /**
- * The processor's slots: `concurrency` for uploads of any size, and `smallUploadSlots` kept for
- * small ones. However long the inspections of big files take (on a two-core machine, the one slot
- * of any size), a small upload waits only for the small ones picked before it, each of which has a
- * short time limit. In every slot the uploaders take turns (PendingUploads.take).
+ * The processor's slots: `concurrency` for uploads of any size, and up to `smallUploadSlots` for
+ * small ones, one open for each slot of any size that a big upload holds. However long the
+ * inspections of big files take (on a two-core machine, the one slot of any size), a small upload
+ * waits only for the small ones picked before it, each of which has a short time limit. Unless big
+ * uploads run, no more run at once than `concurrency`: the extra threads only inspect small files.
+ * In every slot the uploaders take turns (PendingUploads.take).
  */
 export class Slots implements Busy {
-  private readonly running = new Map<string, Lane>();
-  private readonly capacity: Readonly<Record<Lane, number>>;
+  private readonly running = new Map<string, Running>();
 
-  constructor(private readonly settings: SlotSettings) {
-    this.capacity = { small: settings.smallUploadSlots, any: settings.concurrency };
-  }
+  constructor(private readonly settings: SlotSettings) {}
 
   readonly isSmall: Fits = (upload) => upload.sizeBytes <= this.settings.smallUploadMaxBytes;
 
@@ -46,16 +50,12 @@ export class Slots implements Busy {
     return this.running.has(uploadId);
   }
 
-  get size(): number {
-    return this.running.size;
-  }
-
   /** Fills the free slots with uploads due at `now`, which count as running until released. */
   fill(pending: PendingUploads, now: number): Picked[] {
     const picked: Picked[] = [];
     for (const lane of LANES)
       for (const upload of pending.take(now, this, this.free(lane), this.fits(lane))) {
-        this.running.set(upload.uploadId, lane);
+        this.running.set(upload.uploadId, { lane, small: this.isSmall(upload) });
         picked.push({ upload, lane });
       }
     return picked;
@@ -80,12 +80,23 @@ export class Slots implements Busy {
   }
 
   private free(lane: Lane): number {
-    return this.capacity[lane] - this.inLane(lane);
+    const open =
+      lane === 'any'
+        ? this.settings.concurrency
+        : Math.min(
+            this.settings.smallUploadSlots,
+            this.count((job) => job.lane === 'any' && !job.small),
+          );
+    return Math.max(0, open - this.inLane(lane));
   }
 
   private inLane(lane: Lane): number {
+    return this.count((job) => job.lane === lane);
+  }
+
+  private count(which: (job: Running) => boolean): number {
     let count = 0;
-    for (const running of this.running.values()) if (running === lane) count += 1;
+    for (const job of this.running.values()) if (which(job)) count += 1;
     return count;
   }
 

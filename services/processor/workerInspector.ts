@@ -1,15 +1,26 @@
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { BlobSettings } from './blobSettings';
-import type { InspectionOutcome, Inspector, ProcessingJob } from './inspection';
+import {
+  type InspectionOutcome,
+  type Inspector,
+  type ProcessingJob,
+  WORKER_READY,
+  type WorkerMessage,
+} from './inspection';
 import type { InspectionWorkerData } from './inspectionWorker';
 
 export interface WorkerInspectorOptions {
   readonly blobs: BlobSettings;
   /** Absolute path of a module exporting `inspectUpload` (default: shared/formats/inspectUpload). */
   readonly inspectorModule?: string;
-  /** How long the inspection of this upload may run before its worker is terminated. */
+  /**
+   * How long the inspection of this upload may run before its worker is terminated, counted from
+   * when the worker has loaded the inspector (a new worker's start is the machine's time, not the file's).
+   */
   readonly timeLimitMs: (job: ProcessingJob) => number;
+  /** A new worker that has not loaded the inspector by then is ended as crashed (default 60 s). */
+  readonly startupMs?: number;
   /** Heap limit of each worker. */
   readonly memoryMb: number;
   /** The nice value of the worker threads (0 to 19): how far requests go first. */
@@ -32,6 +43,7 @@ export const DEFAULT_INSPECTOR_MODULE = path.resolve(
 );
 
 const IDLE_MS = 30_000;
+const STARTUP_MS = 60_000;
 const JOBS_PER_WORKER = 100;
 
 /**
@@ -57,7 +69,10 @@ class WorkerPool implements Inspector {
     if (signal.aborted || this.closed) return { kind: 'aborted' };
     const worker = this.idle.pop() ?? this.spawn();
     worker.take();
-    const { outcome, reusable } = await worker.run(job, signal, this.options.timeLimitMs(job));
+    const { outcome, reusable } = await worker.run(job, signal, {
+      limitMs: this.options.timeLimitMs(job),
+      startupMs: this.options.startupMs ?? STARTUP_MS,
+    });
     if (reusable && !this.closed && worker.inspections < (this.options.jobsPerWorker ?? JOBS_PER_WORKER))
       this.park(worker);
     else void worker.end();
@@ -104,6 +119,9 @@ class PooledWorker {
   inspections = 0;
   private readonly worker: Worker;
   private settle: Settle | undefined;
+  /** Whether the worker has loaded the inspector; until then `onReady` waits to start the clock. */
+  private ready = false;
+  private onReady: (() => void) | undefined;
   private restTimer: NodeJS.Timeout | undefined;
   private readonly exited: Promise<void>;
 
@@ -120,7 +138,10 @@ class PooledWorker {
       stdout: false,
       stderr: false,
     });
-    this.worker.on('message', (outcome: InspectionOutcome) => this.finish(withPreviewBuffer(outcome), true));
+    this.worker.on('message', (message: WorkerMessage) => {
+      if (message === WORKER_READY) this.becomeReady();
+      else this.finish(withPreviewBuffer(message), true);
+    });
     this.worker.on('error', (error: Error & { code?: string }) =>
       this.finish(crashed(error, options), false),
     );
@@ -150,22 +171,33 @@ class PooledWorker {
     this.restTimer.unref();
   }
 
-  /** Runs one inspection; `reusable` when the worker answered it (not crashed, timed out or stopped). */
+  /**
+   * Runs one inspection; `reusable` when the worker answered it (not crashed, timed out or stopped).
+   * Its time limit runs from when the worker is ready; a new worker has `startupMs` to get ready.
+   */
   run(
     job: ProcessingJob,
     signal: AbortSignal,
-    timeoutMs: number,
+    { limitMs, startupMs }: { limitMs: number; startupMs: number },
   ): Promise<{ outcome: InspectionOutcome; reusable: boolean }> {
     this.inspections += 1;
     return new Promise((resolve) => {
-      const timer = setTimeout(
-        () => this.finish({ kind: 'timed_out', seconds: timeoutMs / 1000 }, false),
-        timeoutMs,
-      );
+      let timer: NodeJS.Timeout | undefined;
+      const startClock = (): void => {
+        clearTimeout(timer);
+        timer = setTimeout(() => this.finish({ kind: 'timed_out', seconds: limitMs / 1000 }, false), limitMs);
+      };
+      if (this.ready) startClock();
+      else {
+        const reason = `processing could not start within ${startupMs / 1000} s (the processor is overloaded)`;
+        timer = setTimeout(() => this.finish({ kind: 'crashed', reason, again: true }, false), startupMs);
+        this.onReady = startClock;
+      }
       const onAbort = (): void => this.finish({ kind: 'aborted' }, false);
       signal.addEventListener('abort', onAbort);
       this.settle = (outcome, answered) => {
         clearTimeout(timer);
+        this.onReady = undefined;
         signal.removeEventListener('abort', onAbort);
         resolve({ outcome, reusable: answered });
       };
@@ -182,6 +214,13 @@ class PooledWorker {
   /** Resolves once the thread has exited. */
   gone(): Promise<void> {
     return this.exited;
+  }
+
+  private becomeReady(): void {
+    this.ready = true;
+    const onReady = this.onReady;
+    this.onReady = undefined;
+    onReady?.();
   }
 
   private finish(outcome: InspectionOutcome, answered: boolean): void {

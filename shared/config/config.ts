@@ -91,8 +91,8 @@ export interface ProcessorConfig {
   /** Uploads of any size processed at once, each in its own worker thread (default: cores − 1). */
   readonly concurrency: number;
   /**
-   * PROCESSOR_SMALL_UPLOAD_SLOTS: slots beside `concurrency` kept for small uploads, so that a small
-   * upload never waits behind big ones (0: none kept).
+   * PROCESSOR_SMALL_UPLOAD_SLOTS: slots beside `concurrency` for small uploads, one open for each slot
+   * a big upload holds, so that a small upload never waits behind big ones (0: none).
    */
   readonly smallUploadSlots: number;
   /** PROCESSOR_SMALL_UPLOAD_MB: an upload up to this size is small. */

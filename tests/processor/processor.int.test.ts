@@ -125,17 +125,15 @@ function runsOf(filename: string): number {
 
 test('an inspection past its time limit is stopped and fails the upload at once, run once, not retried', async () => {
   const metrics = createMetrics('processor-test');
-  fx.startProcessor({ timeoutSeconds: 3, maxAttempts: 3 }, { metrics });
-  // A worker that has loaded (a test's worker loads tsx first, slow on busy cores) takes the next upload.
-  await fx.waitUntilFinished([await fx.receive('warm-up.nii')], 30_000);
   const filename = `slow-600000-runs-${randomUUID()}.nii`;
   const uploadId = await fx.receive(filename);
+  fx.startProcessor({ timeoutSeconds: 2, maxAttempts: 3 }, { metrics });
   await fx.waitUntilFinished([uploadId], 30_000);
   expect(runsOf(filename)).toBe(1);
   expect(checkHistory(await fx.events(uploadId))).toEqual({ attempts: 1, outcome: 'UploadProcessingFailed' });
   const { reason } = (await dataOf(uploadId, 'UploadProcessingFailed')) as { reason: string };
   expect(reason).toMatch(
-    /^processing was stopped after 3 s, the time allowed for a file of \d+ bytes, and was not retried/,
+    /^processing was stopped after 2 s, the time allowed for a file of \d+ bytes, and was not retried/,
   );
   expect(reason).toMatch(/Check that it opens in an image viewer/);
   expect(await metrics.render()).toMatch(/upload_processing_timeouts_total\{[^}]*\} 1/);

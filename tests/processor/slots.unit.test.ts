@@ -26,7 +26,7 @@ const received = (uploadId: string, uploaderId: number, sizeBytes: number): Reco
 
 const KB = 1024;
 const GB = 1024 ** 3;
-/** As on a two-core machine: one slot for any upload, one kept for uploads up to 8 MB. */
+/** As on a two-core machine: one slot for any upload, one for uploads up to 8 MB beside a big one. */
 const TWO_CORES: SlotSettings = { concurrency: 1, smallUploadSlots: 1, smallUploadMaxBytes: 8 * 1024 * KB };
 
 function setUp(settings: SlotSettings = TWO_CORES) {
@@ -51,16 +51,26 @@ test("with one slot for any upload, a small upload starts while big ones hold it
   expect(fill()).toEqual(['c@small']);
 });
 
-test('the small slots are filled first: big uploads go to the slot for any size, small ones beside them', () => {
+test('a big upload in the slot for any size opens a small slot beside it', () => {
   const { pending, fill } = setUp();
-  pending.observe([received('a-big', 1, 5 * GB), received('b-small', 2, 1 * KB), received('c-small', 3, KB)]);
-  expect(fill()).toEqual(['b-small@small', 'a-big@any']);
+  pending.observe([received('a-big', 1, 5 * GB), received('b-small', 2, KB), received('c-small', 3, KB)]);
+  expect(fill()).toEqual(['a-big@any', 'b-small@small']);
 });
 
-test('the slot for any size takes small uploads too when no big one is due', () => {
-  const { pending, fill } = setUp();
-  pending.observe([received('a', 1, KB), received('b', 2, KB), received('c', 3, KB)]);
-  expect(fill()).toEqual(['a@small', 'b@any']);
+test('small uploads alone run no more at once than the slots for any size: no small slot opens', () => {
+  const { pending, slots, fill } = setUp();
+  pending.observe([received('a', 1, KB), received('b', 2, KB), received('c-big', 3, 5 * GB)]);
+  expect(fill()).toEqual(['a@any']);
+  expect(slots.nextDue(pending)).toBeUndefined();
+  expect(slots.load(pending, 0)).toEqual({ waiting: { small: 1, large: 1 }, running: { small: 0, any: 1 } });
+  slots.release('a');
+  pending.forget('a');
+  expect(fill()).toEqual(['b@any']);
+  pending.observe([received('a2', 1, KB)]);
+  slots.release('b');
+  pending.forget('b');
+  // C's turn: its big upload takes the slot for any size, and A's small one goes beside it.
+  expect(fill()).toEqual(['c-big@any', 'a2@small']);
 });
 
 test('a big upload never takes a small slot, and a free small slot does not wake the processor for it', () => {

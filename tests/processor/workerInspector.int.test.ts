@@ -100,6 +100,25 @@ test('a timed-out worker is terminated and never reused', async () => {
   expect(await inspectThread(inspector)).not.toBe(before);
 });
 
+test("a new worker's start does not count against an upload's time limit", async () => {
+  // A test's worker loads tsx and the inspector first: far longer than this limit.
+  const inspector = pool({ timeLimitMs: () => 200 });
+  expect(await inspector.inspect(await upload('slow-50'), running())).toMatchObject({ kind: 'inspected' });
+  expect(await inspector.inspect(await upload('slow-600000'), running())).toEqual({
+    kind: 'timed_out',
+    seconds: 0.2,
+  });
+});
+
+test('a worker that cannot start in time ends the inspection as a crash that may go otherwise', async () => {
+  const inspector = pool({ startupMs: 1 });
+  expect(await inspector.inspect(await upload('thread'), running())).toEqual({
+    kind: 'crashed',
+    reason: 'processing could not start within 0.001 s (the processor is overloaded)',
+    again: true,
+  });
+});
+
 test('a worker over its heap limit fails that upload only; the next upload gets a new worker', async () => {
   const inspector = pool();
   const before = await inspectThread(inspector);
