@@ -80,6 +80,27 @@ test("a 1 KB upload completes within 10 s while another user's long inspection h
   // A's first inspection is still running, and A's other uploads still wait for the slot.
   expect(isFinished(await fx.events(a[0]!))).toBe(false);
   for (const id of a.slice(1)) expect(await started(id)).toBe(false);
+  // What an operator sees (once the processor has taken B's slot back): one big upload running in
+  // the slot of any size, A's three others waiting.
+  const expected = [
+    /upload_processing_running\{[^}]*lane="any"[^}]*\} 1\n/,
+    /upload_processing_running\{[^}]*lane="small"[^}]*\} 0\n/,
+    /upload_processing_waiting\{[^}]*size="large"[^}]*\} 3\n/,
+    /upload_processing_waiting\{[^}]*size="small"[^}]*\} 0\n/,
+  ];
+  let metrics = '';
+  await waitFor(
+    async () => {
+      metrics = await fetch(`${processor.url}/metrics/`).then((res) => res.text());
+      return expected.every((line) => line.test(metrics));
+    },
+    5_000,
+    () =>
+      `metrics never showed the queue: ${metrics
+        .split('\n')
+        .filter((l) => l.startsWith('upload_'))
+        .join('\n')}`,
+  );
 });
 
 test('uploaders take turns at the slot: one who queued several first does not go before the next one twice', async () => {
