@@ -81,7 +81,7 @@ export class InspectionBudget {
 }
 
 /** 268435456 -> "256 MiB", 4294967296 -> "4 GiB"; other sizes in bytes. */
-export function size(bytes: number): string {
+function size(bytes: number): string {
   if (bytes >= 2 ** 30 && bytes % 2 ** 30 === 0) return `${bytes / 2 ** 30} GiB`;
   if (bytes >= 2 ** 20 && bytes % 2 ** 20 === 0) return `${bytes / 2 ** 20} MiB`;
   return `${bytes} bytes`;

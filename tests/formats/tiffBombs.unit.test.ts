@@ -63,7 +63,7 @@ describe('a TIFF block inflates to no more than its width, rows and sample size 
     const bytes = craft();
     const cost = await measureCost(() => inspectUpload(bufferSource(bytes), 'bomb.tif'));
     expect(reasonOf(cost.result)).toMatch(reason);
-    expect(cost.seconds).toBeLessThan(2);
+    expect(cost.seconds).toBeLessThan(5);
     expect(cost.arrayBuffersMiB).toBeLessThan(32);
     expect(cost.rssMiB).toBeLessThan(64);
   });

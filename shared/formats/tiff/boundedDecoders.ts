@@ -49,7 +49,7 @@ export function boundedDecoderPool(budget: InspectionBudget, block: 'strip' | 't
         budget.allowDecoded(bound, what);
         const decoder = await decoderFor(compression, parameters, bound, what);
         const decoded = await decoder.decode(buffer);
-        budget.countDecompressed(decoded.byteLength);
+        if (compression !== 1) budget.countDecompressed(decoded.byteLength); // raw: read, not inflated
         return decoded;
       },
     }),

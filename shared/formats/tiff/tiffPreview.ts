@@ -18,7 +18,8 @@ export async function tiffPreview(
   context: ReadContext,
 ): Promise<Buffer | null> {
   const directory = page.getFileDirectory();
-  if (!boundedCompressions.has(Number(directory.getValue('Compression') ?? 1))) return null;
+  const compression = Number(directory.getValue('Compression') ?? 1);
+  if (!boundedCompressions.has(compression)) return null;
   const width = page.getWidth();
   const height = page.getHeight();
   const photometric = Number(directory.getValue('PhotometricInterpretation') ?? 1);
@@ -33,10 +34,12 @@ export async function tiffPreview(
   const values = new Float32Array(out.width * out.height);
   const bandHeight = bandHeightWithinBudget(page, samples, context);
   const bands = new Set(rows.map((row) => Math.floor(row / bandHeight)));
-  context.budget.allowDecompressing(
-    bands.size * bandHeight * paddedWidth(page) * page.getBytesPerPixel(),
-    `the preview of a ${width}×${height} page`,
-  );
+  if (compression !== 1) {
+    context.budget.allowDecompressing(
+      bands.size * bandHeight * paddedWidth(page) * page.getBytesPerPixel(),
+      `the preview of a ${width}×${height} page`,
+    );
+  }
   const pool = boundedDecoderPool(context.budget, page.isTiled ? 'tile' : 'strip');
   for (const band of [...bands].sort((a, b) => a - b)) {
     const top = band * bandHeight;
