@@ -58,7 +58,7 @@ describe('GET /api/file-uploads/{id}/download/', () => {
     expect(res.headers.get('etag')).toBe(etag);
     expect(res.headers.get('accept-ranges')).toBe('bytes');
     expect(res.headers.get('content-type')).toBe('application/octet-stream');
-    expect(res.headers.get('cache-control')).toBe('private, no-cache');
+    expect(res.headers.get('cache-control')).toBe('no-store'); // a private file: no cache keeps it
     expect(res.headers.get('content-disposition')).toBe(
       `attachment; filename="Gehirn _ Maus _P56_.nii.gz"; filename*=UTF-8''Gehirn%20%E2%80%93%20Maus%20%C2%ABP56%C2%BB.nii.gz`,
     );

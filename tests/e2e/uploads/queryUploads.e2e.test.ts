@@ -133,7 +133,8 @@ describe('previews', () => {
     });
     expect(preview.status).toBe(200);
     expect(preview.headers.get('content-type')).toBe('image/png');
-    expect(preview.headers.get('cache-control')).toBe('private, max-age=3600');
+    // A private upload's preview is never stored by a cache; its ETag still revalidates.
+    expect(preview.headers.get('cache-control')).toBe('no-store');
     expect(Buffer.from(await preview.arrayBuffer())).toEqual(png);
     const etag = preview.headers.get('etag')!;
     const again = await get(`/api/file-uploads/${ids[0]}/preview/`, alice.token);
