@@ -49,8 +49,8 @@ const CHECKPOINT_EVERY_MS = 1000;
 /**
  * The upload processor: follows the global order from its checkpoint (a supervised loop: outages
  * are retried with backoff and logged once), keeps the set of unfinished uploads the events
- * announce, and works through them in its slots (`concurrency` for any upload, and some kept for
- * small uploads; the uploaders taking turns), each in a worker thread. An upload held
+ * announce, and works through them in its slots (`concurrency` for any upload, and some for small
+ * uploads beside big ones; the uploaders taking turns), each in a worker thread. An upload held
  * by another processor's lease is looked at again when the lease ends, so the uploads of a dead
  * processor are taken back. The checkpoint never passes an unfinished upload, so a restart misses none.
  */

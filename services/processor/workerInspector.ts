@@ -16,7 +16,7 @@ export interface WorkerInspectorOptions {
   readonly inspectorModule?: string;
   /**
    * How long the inspection of this upload may run before its worker is terminated, counted from
-   * when the worker has loaded the inspector (a new worker's start is the machine's time, not the file's).
+   * when the worker has loaded the inspector (a new worker's start is not the file's doing).
    */
   readonly timeLimitMs: (job: ProcessingJob) => number;
   /** A new worker that has not loaded the inspector by then is ended as crashed (default 60 s). */
@@ -48,8 +48,8 @@ const JOBS_PER_WORKER = 100;
 
 /**
  * Inspects uploads in worker threads, never on the caller's event loop: each worker has a heap limit,
- * and one still inspecting at its upload's time limit (or when the processor stops) is terminated. Workers are
- * kept for the next upload (starting one, with the format readers, costs far more CPU than
+ * and one still inspecting at its upload's time limit (or when the processor stops) is terminated.
+ * Workers are kept for the next upload (starting one, with the format readers, costs far more CPU than
  * inspecting a small file); a worker that crashed, timed out or was stopped is never reused, one is
  * replaced after `jobsPerWorker` inspections, and one idle for `idleMs` is ended, so an idle
  * processor holds no worker memory.
