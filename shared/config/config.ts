@@ -218,6 +218,17 @@ function blobSweep(env: Env): BlobSweepConfig {
   };
 }
 
+/** PROCESSOR_TIMEOUT_BASE_SECONDS: set above the cap, PROCESSOR_TIMEOUT_SECONDS, it would never apply. */
+function timeoutBase(env: Env): number {
+  const base = int(env, 'PROCESSOR_TIMEOUT_BASE_SECONDS', 20, 1);
+  if (env.PROCESSOR_TIMEOUT_BASE_SECONDS && base > int(env, 'PROCESSOR_TIMEOUT_SECONDS', 600, 1))
+    throw new ConfigError(
+      'PROCESSOR_TIMEOUT_BASE_SECONDS',
+      `must not exceed PROCESSOR_TIMEOUT_SECONDS, the most any inspection may run; got "${env.PROCESSOR_TIMEOUT_BASE_SECONDS}"`,
+    );
+  return base;
+}
+
 /** A Linux nice value a process may lower itself to: 0 (as the requests) to 19 (only when idle). */
 function niceValue(env: Env, name: string, fallback: number): number {
   const nice = int(env, name, fallback);
@@ -420,7 +431,7 @@ export function loadConfig(env: Env, cwd = process.cwd()): Config {
       smallUploadSlots: int(env, 'PROCESSOR_SMALL_UPLOAD_SLOTS', 1, 0),
       smallUploadMaxBytes: int(env, 'PROCESSOR_SMALL_UPLOAD_MB', 8, 0) * 1024 * 1024,
       timeoutSeconds: int(env, 'PROCESSOR_TIMEOUT_SECONDS', 600, 1),
-      timeoutBaseSeconds: int(env, 'PROCESSOR_TIMEOUT_BASE_SECONDS', 20, 1),
+      timeoutBaseSeconds: timeoutBase(env),
       timeoutPerGibSeconds: int(env, 'PROCESSOR_TIMEOUT_PER_GIB_SECONDS', 300, 0),
       maxAttempts: int(env, 'PROCESSOR_MAX_ATTEMPTS', 3, 1),
       workerMemoryMb: int(env, 'PROCESSOR_WORKER_MEMORY_MB', 512, 32),

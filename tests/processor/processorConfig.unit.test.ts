@@ -53,6 +53,15 @@ test('processor settings come from PROCESSOR_* variables', () => {
   });
 });
 
+test('the time limit base may not exceed the cap; the default base gives way to a lower cap', () => {
+  const env = { PROCESSOR_TIMEOUT_SECONDS: '30', PROCESSOR_TIMEOUT_BASE_SECONDS: '31' };
+  expect(() => loadConfig(env)).toThrow(/PROCESSOR_TIMEOUT_BASE_SECONDS.*PROCESSOR_TIMEOUT_SECONDS/);
+  expect(loadConfig({ PROCESSOR_TIMEOUT_SECONDS: '10' }).processor).toMatchObject({
+    timeoutSeconds: 10,
+    timeoutBaseSeconds: 20,
+  });
+});
+
 test.each([
   ['PROCESSOR_LEASE_SECONDS', '0'],
   ['PROCESSOR_CONCURRENCY', '0'],
