@@ -30,7 +30,7 @@ async function rastersOf(name: string, bounded: boolean): Promise<number[]> {
   const tiff = await fromArrayBuffer(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length));
   const page = await tiff.getImage(0);
   const budget = new InspectionBudget(defaultInspectionLimits, bytes.length);
-  const pool = bounded ? boundedDecoderPool(budget, 'strip') : null;
+  const pool = bounded ? boundedDecoderPool(budget, { kind: 'strip', rows: page.getTileHeight() }) : null;
   const [band] = (await page.readRasters({ pool })) as unknown as ArrayLike<number>[];
   return Array.from(band ?? []);
 }

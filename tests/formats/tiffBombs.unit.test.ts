@@ -110,6 +110,16 @@ describe('the bounded decoders read legitimate blocks as geotiff did', () => {
     expect(await previewOf(strip(5, lzwEncode))).toEqual(await previewOf(strip(1, (data) => data)));
   });
 
+  it('one strip declared as RowsPerStrip 2^32-1 ("all rows"), with the predictor, previews', async () => {
+    const deltas = Buffer.alloc(96 * 64, 1); // horizontal differencing: each row decodes to 1, 2, 3, …
+    const strip = (compression: number, predictor: number, block: Buffer): Buffer =>
+      tiffFile([
+        { width: 96, height: 64, compression, predictor, rowsPerStrip: 2 ** 32 - 1, blocks: [block] },
+      ]);
+    const ramp = Buffer.from(Array.from({ length: 96 * 64 }, (_, index) => (index % 96) + 1));
+    expect(await previewOf(strip(8, 2, deflateSync(deltas)))).toEqual(await previewOf(strip(1, 1, ramp)));
+  });
+
   it('a JPEG tile of its own size decodes (mid-gray)', async () => {
     const bytes = tiffFile([
       { width: 64, height: 64, compression: 7, tile: { width: 64, length: 64 }, blocks: [jpegGray(64, 64)] },

@@ -36,14 +36,24 @@ export function blockBytes(parameters: DecoderParameters): number {
   return Math.ceil((parameters.tileWidth * pixelBits) / 8) * parameters.tileHeight;
 }
 
+/** The page's blocks: strips or tiles, and their rows (a strip's clamped to the page's height). */
+export interface PageBlocks {
+  readonly kind: 'strip' | 'tile';
+  readonly rows: number;
+}
+
 /**
  * A stand-in for geotiff's decoder pool (readRasters asks it for a decoder per page): every block
- * goes through a bounded decoder and its output is counted against the inspection's budget.
+ * goes through a bounded decoder and its output is counted against the inspection's budget. A
+ * strip's rows are those geotiff reads (RowsPerStrip at most the page's height): the "all in one
+ * strip" value 2^32-1 some writers use then bounds nothing, nor drives the predictor's row loop.
  */
-export function boundedDecoderPool(budget: InspectionBudget, block: 'strip' | 'tile'): Pool {
+export function boundedDecoderPool(budget: InspectionBudget, blocks: PageBlocks): Pool {
+  const block = blocks.kind;
   const pool = {
-    bindParameters: (compression: number, parameters: DecoderParameters) => ({
+    bindParameters: (compression: number, declared: DecoderParameters) => ({
       decode: async (buffer: ArrayBuffer): Promise<ArrayBufferLike> => {
+        const parameters = { ...declared, tileHeight: Math.min(declared.tileHeight, blocks.rows) };
         const bound = blockBytes(parameters);
         const what = `a TIFF ${block} of ${parameters.tileWidth}×${parameters.tileHeight} pixels (${bound} bytes)`;
         budget.allowDecoded(bound, what);

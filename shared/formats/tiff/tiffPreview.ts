@@ -40,7 +40,10 @@ export async function tiffPreview(
       `the preview of a ${width}×${height} page`,
     );
   }
-  const pool = boundedDecoderPool(context.budget, page.isTiled ? 'tile' : 'strip');
+  const pool = boundedDecoderPool(context.budget, {
+    kind: page.isTiled ? 'tile' : 'strip',
+    rows: page.getTileHeight(),
+  });
   for (const band of [...bands].sort((a, b) => a - b)) {
     const top = band * bandHeight;
     const bottom = Math.min(height, top + bandHeight);
