@@ -197,22 +197,25 @@ describe('TIFF pages and bands within the inspection budget', () => {
   });
 
   it('strips that all point at the same bytes fail once reading passes the budget', async () => {
-    // 400 one-row strips, each declared as the same 1 MiB of the file: 400 MiB read for a 1 MiB file.
-    const bytes = tiffFile([
-      {
-        width: 1024,
-        height: 400,
-        compression: 1,
-        rowsPerStrip: 1,
-        blocks: [Buffer.alloc(MiB, 80)],
-        repeatFirstBlock: 400,
-      },
-    ]);
+    // 400 one-row strips, each declared as the same 512 KiB of the file: 200 MiB read for 0.5 MiB.
+    const shared = Buffer.alloc(512 * 1024, 80);
+    const page = { width: 8192, height: 400, compression: 1, rowsPerStrip: 1, blocks: [shared] };
+    const bytes = tiffFile([{ ...page, repeatFirstBlock: 400 }]);
     const cost = await measureCost(() => inspectUpload(bufferSource(bytes), 'echo.tif'));
     expect(reasonOf(cost.result)).toMatch(
       /^the file refers to the same bytes over and over: inspecting it would read more than \d+ bytes of a \d+-byte file$/,
     );
     expect(cost.seconds).toBeLessThan(5);
     expect(cost.rssMiB).toBeLessThan(150);
+  });
+
+  it('a band whose stored strips are larger than a buffer may be gets no preview, and why', async () => {
+    const shared = Buffer.alloc(MiB, 80);
+    const page = { width: 1024, height: 400, compression: 1, rowsPerStrip: 1, blocks: [shared] };
+    const bytes = tiffFile([{ ...page, repeatFirstBlock: 400 }]);
+    const result = await inspectUpload(bufferSource(bytes), 'echo.tif');
+    expect(result.ok && result.metadata.preview_skipped).toBe(
+      'a band of rows 0-399 stored in 419430400 bytes of strips is larger than the 256 MiB an inspection may decode at once',
+    );
   });
 });

@@ -2,6 +2,7 @@ import type { GeoTIFFImage } from 'geotiff';
 import { maxPreviewSide, renderPlanes } from '../preview/renderPlanes';
 import type { ReadContext } from '../readContext';
 import { boundedCompressions, boundedDecoderPool } from './boundedDecoders';
+import { storedBandBytes } from './storedBandBytes';
 
 const bandPixels = 4 * 2 ** 20;
 
@@ -9,8 +10,9 @@ const bandPixels = 4 * 2 ** 20;
  * The page downsampled (nearest neighbour) to at most maxPreviewSide on either side, read in bands
  * of whole strips or tile rows so memory stays at one band however large the page; only bands
  * holding a sampled row are decoded, each block by a bounded decoder. A band's memory (its decoded
- * blocks and the arrays they are copied into) and the bytes all bands inflate are checked against
- * the inspection's budget before the first is read. RGB becomes luminance; min-is-white is inverted.
+ * blocks and the arrays they are copied into, and the stored blocks fetched for it) and the bytes
+ * all bands inflate are checked against the inspection's budget before they are read. RGB becomes
+ * luminance; min-is-white is inverted.
  */
 export async function tiffPreview(
   page: GeoTIFFImage,
@@ -44,9 +46,16 @@ export async function tiffPreview(
     kind: page.isTiled ? 'tile' : 'strip',
     rows: page.getTileHeight(),
   });
+  const stored = await storedBandBytes(page, samples);
   for (const band of [...bands].sort((a, b) => a - b)) {
     const top = band * bandHeight;
     const bottom = Math.min(height, top + bandHeight);
+    const bytes = stored(top, bottom);
+    const blocks = page.isTiled ? 'tiles' : 'strips';
+    context.budget.allowDecoded(
+      bytes,
+      `a band of rows ${top}-${bottom - 1} stored in ${bytes} bytes of ${blocks}`,
+    );
     const wanted = rows.flatMap((row, index) => (row >= top && row < bottom ? [index] : []));
     const raster = (await page.readRasters({
       window: [0, top, width, bottom],
