@@ -10,9 +10,11 @@ export interface HttpTimeouts {
   /** From the start of a request (or of the connection) to the end of its headers, in total. */
   readonly headersTimeoutMs: number;
   /**
-   * The longest silence of a client while its request is arriving. There is no total for a body:
-   * an upload of any size keeps going as long as its bytes keep coming; one that stalls is cut
-   * (408 while an answer can still be sent, and the connection closed).
+   * The longest silence of a client while its request is arriving, and the most time a body that
+   * is not an upload (JSON, a url-encoded form: at most JSON_BODY_LIMIT_BYTES) may take in total.
+   * An upload (a multipart body a route streams, see allowSlowBody) has no total: of any size, it
+   * keeps going as long as its bytes keep coming. Past either, 408 while an answer can still be
+   * sent, and the connection closed.
    */
   readonly bodyTimeoutMs: number;
   /** How long a kept-alive connection may wait idle for its next request. */
@@ -25,9 +27,23 @@ export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = {
   keepAliveTimeoutMs: 5_000,
 };
 
-const STALLED_BODY = JSON.stringify({
-  detail: 'Request timeout: the request body stopped arriving.',
-});
+const STALLED_BODY = JSON.stringify({ detail: 'Request timeout: the request body stopped arriving.' });
+const SLOW_BODY = JSON.stringify({ detail: 'Request timeout: the request body took too long to arrive.' });
+
+const uploads = new WeakSet<http.IncomingMessage>();
+
+/**
+ * Marks a request whose body is an upload being streamed: it is not held to a total time, only to
+ * the longest silence (the route dispatcher calls this for multipart bodies).
+ */
+export function allowSlowBody(request: http.IncomingMessage): void {
+  uploads.add(request);
+}
+
+function hasBody(request: http.IncomingMessage): boolean {
+  const length = request.headers['content-length'];
+  return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
 
 /**
  * Options of http.createServer: Node's own headers deadline (answered 408 by the clientError
@@ -72,7 +88,7 @@ export function wasCutForStalling(response: http.ServerResponse): boolean {
   return cut.has(response);
 }
 
-function answerStalledBody({ request, response }: Exchange, socket: Socket): void {
+function answerStalledBody({ request, response }: Exchange, socket: Socket, body = STALLED_BODY): void {
   cut.add(response);
   // Once the answer is out Node no longer tells the request its connection closed: the handler
   // still reading the body (a multipart upload holding a file open) must hear of it.
@@ -85,19 +101,36 @@ function answerStalledBody({ request, response }: Exchange, socket: Socket): voi
   // never read.
   response.writeHead(408, {
     'Content-Type': 'application/json',
-    'Content-Length': Buffer.byteLength(STALLED_BODY),
+    'Content-Length': Buffer.byteLength(body),
     Connection: 'close',
   });
-  response.end(STALLED_BODY);
+  response.end(body);
   // A client that does not take the answer either is not waited for.
   setTimeout(() => socket.destroy(), 1000).unref();
+}
+
+/**
+ * A body that is not an upload must be in within bodyTimeoutMs however it trickles. At the
+ * deadline a body the server is not reading yet (its handler is slow to begin) is given until the
+ * server has taken what was sent and still waits for more.
+ */
+function limitBodyTime(exchange: Exchange, socket: Socket, ms: number): void {
+  const { request, response } = exchange;
+  const check = (): void => {
+    if (request.complete || uploads.has(request) || response.writableEnded || socket.destroyed) return;
+    if (waitsForClient(request)) answerStalledBody(exchange, socket, SLOW_BODY);
+    else timer = setTimeout(check, Math.max(50, ms / 4)).unref();
+  };
+  let timer = setTimeout(check, ms).unref();
+  response.once('close', () => clearTimeout(timer));
 }
 
 /**
  * The socket idle timeout (server.timeout) as bodyTimeoutMs, and what a silence means: a request
  * whose client went quiet is answered 408 and closed; a client that stopped reading its answer is
  * cut; a connection with nothing under way is closed; a request the server is still working on is
- * left alone (the timer starts again with the next byte either way).
+ * left alone (the timer starts again with the next byte either way). A body that is not an upload
+ * also has bodyTimeoutMs in total (limitBodyTime).
  */
 export function applyTimeouts(server: http.Server, timeouts: HttpTimeouts): http.Server {
   const exchanges = new WeakMap<Socket, Exchange>();
@@ -110,6 +143,7 @@ export function applyTimeouts(server: http.Server, timeouts: HttpTimeouts): http
     response.once('close', () => {
       if (exchanges.get(socket) === exchange) exchanges.delete(socket);
     });
+    if (hasBody(request)) limitBodyTime(exchange, socket, timeouts.bodyTimeoutMs);
   });
   server.on('timeout', (socket: Socket) => {
     const exchange = exchanges.get(socket);

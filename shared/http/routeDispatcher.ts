@@ -5,6 +5,7 @@ import type { Logger } from '../logging/logger';
 import { ApiRequestContext } from './apiRequestContext';
 import { asError } from './asError';
 import { type BodyReadResult, createBodyReader } from './bodyReader';
+import { allowSlowBody } from './connectionTimeouts';
 import { authorizationHeaderOf } from './credentialHeader';
 import { canonicaliseUuidFields, withCanonicalUuids } from './ids';
 import { requestedMinPosition } from './consistency';
@@ -128,6 +129,8 @@ export function routeDispatcher(
     const query = validated(route.queryValidator, req.query) as Record<string, unknown>;
     canonicaliseUuidFields(route.spec.query, query);
     const read = route.readsBody ? await readBody(req, res, route.bodyMode) : NO_BODY;
+    // An upload streamed by its handler may take as long as it keeps sending (shared/http/connectionTimeouts).
+    if (read.kind === 'stream') allowSlowBody(req);
     const body = route.readsBody ? bodyOf(route, read) : undefined;
     canonicaliseUuidFields(route.spec.body ?? route.spec.multipart, body);
     const minPosition = req.method === 'GET' || req.method === 'HEAD' ? requestedMinPosition(req) : undefined;

@@ -84,6 +84,24 @@ test('many trickling bodies are all cut, none stays open', async () => {
   for (const ms of closedAfter) expect(ms).toBeLessThan(BODY_TIMEOUT_MS + 5000);
 });
 
+test('a JSON body that trickles without ever going silent is cut once it has taken the timeout in total', async () => {
+  const connection = connect();
+  connection.socket.write(
+    `POST /api/auth/login/ HTTP/1.1\r\nHost: ${new URL(service.url).host}\r\n` +
+      'Content-Type: application/json\r\nContent-Length: 10000\r\n\r\n{"email": "',
+  );
+  const trickle = setInterval(
+    () => connection.socket.writable && connection.socket.write('a'),
+    BODY_TIMEOUT_MS / 8,
+  );
+  const closedAfter = await connection.closedWithin(BODY_TIMEOUT_MS + 4000);
+  clearInterval(trickle);
+  expect(closedAfter).toBeLessThan(BODY_TIMEOUT_MS + 4000);
+  const answer = answerOf(connection.received());
+  expect(answer.status).toBe('HTTP/1.1 408 Request Timeout');
+  expect(JSON.parse(answer.body)).toEqual({ detail: expect.stringMatching(/timeout/i) });
+});
+
 test('a slow upload that keeps sending is not cut, though it takes many times the timeout', async () => {
   const chunk = Buffer.alloc(4096, 7);
   const chunks = 24; // one every BODY_TIMEOUT_MS / 4: about 6 timeouts in all

@@ -2,16 +2,20 @@ import type http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { closeHttpServer, createHttpServer } from '../../shared/http';
-import type { HttpTimeouts } from '../../shared/http/connectionTimeouts';
+import { type HttpTimeouts, allowSlowBody } from '../../shared/http/connectionTimeouts';
 
 /** Short timeouts, so that what a client gets after each is seen in a test's time. */
 const TIMEOUTS: HttpTimeouts = { headersTimeoutMs: 1000, bodyTimeoutMs: 400, keepAliveTimeoutMs: 300 };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Counts the body's bytes (after `delayMs`, when the handler is slow to begin) and answers the count. */
-function countingHandler(delayMs = 0): http.RequestListener {
+/**
+ * Counts the body's bytes (after `delayMs`, when the handler is slow to begin) and answers the count.
+ * As an upload route, it streams the body: no total time, only silences are limited.
+ */
+function countingHandler(delayMs = 0, upload = false): http.RequestListener {
   return (request, response) => {
+    if (upload) allowSlowBody(request);
     setTimeout(() => {
       let bytes = 0;
       request.on('data', (chunk: Buffer) => (bytes += chunk.length));
@@ -75,8 +79,8 @@ test('a body that stalls is answered 408 in JSON and its connection closed withi
   expect(JSON.parse(answer.body)).toEqual({ detail: expect.stringMatching(/timeout/i) });
 });
 
-test('a body that keeps coming is not cut, however long it takes in total', async () => {
-  await start(countingHandler());
+test('an upload that keeps coming is not cut, however long it takes in total', async () => {
+  await start(countingHandler(0, true));
   const client = connect();
   const chunks = 16;
   client.socket.write(head(chunks * 1024));
@@ -90,6 +94,23 @@ test('a body that keeps coming is not cut, however long it takes in total', asyn
   expect(answer.status).toBe('HTTP/1.1 200 OK');
   expect(JSON.parse(answer.body)).toEqual({ bytes: chunks * 1024 });
   client.socket.destroy();
+});
+
+test('any other body that keeps trickling in is answered 408 once it has taken the body timeout in total', async () => {
+  await start(countingHandler());
+  const client = connect();
+  client.socket.write(head(1000));
+  const trickle = setInterval(
+    () => client.socket.writable && client.socket.write('a'),
+    TIMEOUTS.bodyTimeoutMs / 8,
+  );
+  const closedAfter = await Promise.race([client.closed, sleep(5000).then(() => Infinity)]);
+  clearInterval(trickle);
+  expect(closedAfter).toBeGreaterThanOrEqual(TIMEOUTS.bodyTimeoutMs - 50);
+  expect(closedAfter).toBeLessThan(TIMEOUTS.bodyTimeoutMs + 1500);
+  const answer = parsed(client.received());
+  expect(answer.status).toBe('HTTP/1.1 408 Request Timeout');
+  expect(JSON.parse(answer.body)).toEqual({ detail: expect.stringMatching(/too long/) });
 });
 
 test('a handler slow to read the body or to answer is not cut: the silence is the server’s', async () => {

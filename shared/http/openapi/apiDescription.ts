@@ -14,9 +14,9 @@ still checked. A request with more than one \`Authorization\` (or \`Proxy-Author
 brains and media), which keep their weak \`ETag\` for \`If-None-Match\` (\`304\`) and, asked with a
 token, are \`private, no-cache\`.
 
-**Timeouts.** A request's headers must arrive within 20 s; a body may take as long as it needs but
-may not go silent for more than 30 s (\`408\`, connection closed); an idle kept-alive connection is
-closed after 5 s (all configurable).
+**Timeouts.** A request's headers must arrive within 20 s, and a JSON or form body within 30 s; an
+upload may take as long as it needs but may not go silent for more than 30 s (\`408\`, connection
+closed); an idle kept-alive connection is closed after 5 s (all configurable).
 
 **Errors** are JSON, shaped like Django REST framework: \`{"detail": "..."}\`, or for validation
 \`{"<field>": ["message", ...]}\` with \`non_field_errors\` for rules across fields. Malformed JSON

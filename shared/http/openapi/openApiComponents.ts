@@ -106,7 +106,7 @@ export const STANDARD_RESPONSES = {
   },
   408: {
     description:
-      'The request body stopped arriving for longer than the body timeout (HTTP_BODY_TIMEOUT_MS); the connection is closed.',
+      'The request body went silent for longer than the body timeout (HTTP_BODY_TIMEOUT_MS), or a body that is not an upload took longer than that in total; the connection is closed.',
     content: { 'application/json': { schema: ref('Error') } },
   },
   429: {
