@@ -26,7 +26,7 @@ void runUntilSignal('processor', async () => {
     blob_store: () => infra.blobs.ping(),
     [PROCESSOR_LOOP]: processor.healthCheck,
   };
-  const server = createHttpServer(projectorHttpHandler(metrics, healthChecks)).listen(
+  const server = createHttpServer(projectorHttpHandler(metrics, healthChecks), config.httpTimeouts).listen(
     config.port,
     config.host,
   );

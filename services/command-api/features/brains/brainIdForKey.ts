@@ -1,7 +1,6 @@
 import { NotFoundError } from '../../../../shared/errors/httpErrors';
 import { isNumericKey } from '../../../../shared/domain/naming/naming';
-
-const MAX_ID = 2_147_483_647;
+import { databaseIdOf } from '../../../../shared/http/ids';
 
 /**
  * The brain id a `/api/brains/{key}/` path names. A readable_id ends in "-<id>" (readableIdFor), so
@@ -9,8 +8,8 @@ const MAX_ID = 2_147_483_647;
  */
 export function brainIdForKey(key: string): number {
   const digits = isNumericKey(key) ? key : /-(\d{1,10})$/.exec(key)?.[1];
-  const id = digits === undefined ? NaN : Number(digits);
-  if (!Number.isSafeInteger(id) || id < 1 || id > MAX_ID) throw new NotFoundError();
+  const id = digits === undefined ? undefined : databaseIdOf(digits);
+  if (id === undefined) throw new NotFoundError();
   return id;
 }
 

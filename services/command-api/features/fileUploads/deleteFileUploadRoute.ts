@@ -24,7 +24,7 @@ export const deleteFileUploadRoute = (deps: CommandDeps): RouteSpec => ({
   },
   async handler(ctx) {
     const principal = requirePrincipal(ctx);
-    const id = (ctx.params.id ?? '').toLowerCase();
+    const id = ctx.params.id ?? ''; // canonical (lowercase) already: the dispatcher's withCanonicalUuids
     if (!isUploadId(id)) throw new NotFoundError();
     const { state } = await loadAggregate(deps.store, uploadStreamName(id), uploadDecider);
     // Uploader and brain never change once received, so checking them before the append is safe.

@@ -7,13 +7,12 @@ import {
   categoryStreamName,
 } from '../../../../shared/domain/categories/events';
 import { normaliseName } from '../../../../shared/domain/naming/naming';
+import { databaseIdOf } from '../../../../shared/http/ids';
 
 export interface CategoryRef {
   readonly id: number;
   readonly name: string;
 }
-
-const MAX_ID = 2_147_483_647;
 
 async function existingCategory(store: EventStore, stream: string): Promise<CategoryRef | undefined> {
   const { state } = await loadAggregate(store, stream, categoryDecider);
@@ -29,9 +28,9 @@ export async function resolveCategory(
   ref: number | string,
 ): Promise<CategoryRef | undefined> {
   const text = String(ref).trim();
-  if (/^\d{1,10}$/.test(text)) {
-    const id = Number(text);
-    const byId = id >= 1 && id <= MAX_ID ? await existingCategory(store, categoryStreamName(id)) : undefined;
+  if (/^\d+$/.test(text)) {
+    const id = databaseIdOf(text);
+    const byId = id === undefined ? undefined : await existingCategory(store, categoryStreamName(id));
     if (byId || typeof ref === 'number') return byId;
   }
   const owner = await findReservationOwner(store, CATEGORY_NAME_SCOPE, normaliseName(text));
