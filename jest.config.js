@@ -13,6 +13,8 @@ module.exports = {
   // nifti-reader-js and numcodecs are ESM-only with import-only exports: jest (require) gets their files.
   // (geotiff's dist-node requires the ESM-only quick-lru, xml-utils, zstddec and lerc: transformed above.)
   moduleNameMapper: {
+    // Subpath imports (package.json "imports"): #shared/x is shared/x.ts, and so on.
+    '^#(shared|services|tests|cli)/(.*)$': '<rootDir>/$1/$2',
     '^(\\.{1,2}/.*)\\.js$': '$1',
     '^nifti-reader-js$': '<rootDir>/node_modules/nifti-reader-js/dist/nifti.js',
     '^numcodecs/blosc$': '<rootDir>/node_modules/numcodecs/dist/blosc.js',

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CliError, ExitCode } from '../exitCodes';
+import { CliError, ExitCode } from '#cli/exitCodes';
 import { errorForResponse } from './errorForResponse';
 import { retryAfterSeconds, retryDelayMs } from './retryDelay';
 

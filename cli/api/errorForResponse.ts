@@ -1,4 +1,4 @@
-import { CliError, ExitCode } from '../exitCodes';
+import { CliError, ExitCode } from '#cli/exitCodes';
 
 /** The one line a user reads for a refused request, with the exit code for its kind (exitCodes.ts). */
 export function errorForResponse(status: number, body: unknown): CliError {

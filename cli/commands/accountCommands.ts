@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
 import { hostname } from 'node:os';
-import { errorForResponse } from '../api/errorForResponse';
-import type { CreatedAccessToken, CurrentUser, LoginReply } from '../api/resources';
-import { type CliContext, requireToken } from '../context';
-import { CliError, ExitCode } from '../exitCodes';
-import { printJson } from '../output/printJson';
-import { prompt, readStdin } from '../output/prompt';
+import { errorForResponse } from '#cli/api/errorForResponse';
+import type { CreatedAccessToken, CurrentUser, LoginReply } from '#cli/api/resources';
+import { type CliContext, requireToken } from '#cli/context';
+import { CliError, ExitCode } from '#cli/exitCodes';
+import { printJson } from '#cli/output/printJson';
+import { prompt, readStdin } from '#cli/output/prompt';
 import type { RunCommand } from './runCommand';
 
 interface LoginOptions {

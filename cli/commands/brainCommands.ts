@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
-import type { FileUpload, Json } from '../api/resources';
-import { type CliContext, requireToken } from '../context';
-import { CliError, ExitCode } from '../exitCodes';
-import { printJson } from '../output/printJson';
-import { flattenRecord, renderRecord } from '../output/table';
-import { uploadFile } from '../transfer/uploadFile';
-import { waitForUpload } from '../transfer/waitForUpload';
+import type { FileUpload, Json } from '#cli/api/resources';
+import { type CliContext, requireToken } from '#cli/context';
+import { CliError, ExitCode } from '#cli/exitCodes';
+import { printJson } from '#cli/output/printJson';
+import { flattenRecord, renderRecord } from '#cli/output/table';
+import { uploadFile } from '#cli/transfer/uploadFile';
+import { waitForUpload } from '#cli/transfer/waitForUpload';
 import { brainColumns, brainFilters } from './catalogueCommands';
 import { addListCommand, listRunner, positiveInt } from './listing';
 import type { RunCommand } from './runCommand';

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { Json } from '../api/resources';
+import type { Json } from '#cli/api/resources';
 import { addListCommand, boolean, listRunner, positiveInt } from './listing';
 import type { RunCommand } from './runCommand';
 

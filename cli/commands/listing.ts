@@ -1,9 +1,9 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import type { Query } from '../api/apiClient';
-import type { Json, Page } from '../api/resources';
-import type { CliContext } from '../context';
-import { printJson } from '../output/printJson';
-import { type Column, renderTable } from '../output/table';
+import type { Query } from '#cli/api/apiClient';
+import type { Json, Page } from '#cli/api/resources';
+import type { CliContext } from '#cli/context';
+import { printJson } from '#cli/output/printJson';
+import { type Column, renderTable } from '#cli/output/table';
 
 /** One filter of a list endpoint, as an option: `--scientific-name <value>` → `scientific_name=`. */
 export interface Filter {

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { type CliContext, createContext } from '../context';
+import { type CliContext, createContext } from '#cli/context';
 
 /** A command's body: the run's context, its options, then its arguments. */
 export type CommandBody<O> = (ctx: CliContext, opts: O, ...args: string[]) => Promise<void>;

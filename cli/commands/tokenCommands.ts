@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
-import type { AccessToken, CreatedAccessToken } from '../api/resources';
-import { type CliContext, requireToken } from '../context';
-import { CliError, ExitCode } from '../exitCodes';
-import { printJson } from '../output/printJson';
-import { renderTable } from '../output/table';
+import type { AccessToken, CreatedAccessToken } from '#cli/api/resources';
+import { type CliContext, requireToken } from '#cli/context';
+import { CliError, ExitCode } from '#cli/exitCodes';
+import { printJson } from '#cli/output/printJson';
+import { renderTable } from '#cli/output/table';
 import type { RunCommand } from './runCommand';
 
 export function tokenCommands(program: Command, run: RunCommand): void {

@@ -1,7 +1,7 @@
 import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { CliError, ExitCode } from '../exitCodes';
+import { CliError, ExitCode } from '#cli/exitCodes';
 
 /** What `bic` remembers between runs. The token is a secret: the file is 0600 in a 0700 directory. */
 export interface StoredConfig {

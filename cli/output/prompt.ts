@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline/promises';
 import { Writable } from 'node:stream';
-import { CliError, ExitCode } from '../exitCodes';
+import { CliError, ExitCode } from '#cli/exitCodes';
 
 /**
  * Asks one line on the terminal (stderr, so stdout stays clean). With `hidden`, nothing typed is

@@ -5,9 +5,9 @@ import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import type { CliContext } from '../context';
-import { CliError, ExitCode } from '../exitCodes';
-import { transferProgress } from '../output/transferProgress';
+import type { CliContext } from '#cli/context';
+import { CliError, ExitCode } from '#cli/exitCodes';
+import { transferProgress } from '#cli/output/transferProgress';
 import { dispositionFilename } from './contentDisposition';
 import { PartialDownload } from './partialDownload';
 

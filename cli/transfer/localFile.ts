@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { CliError, ExitCode } from '../exitCodes';
+import { CliError, ExitCode } from '#cli/exitCodes';
 
 /** The size of a file to upload, or the one-line reason it cannot be. */
 export async function localFileSize(file: string): Promise<number> {

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import path from 'node:path';
-import type { BodyFactory } from '../api/apiClient';
-import type { TransferProgress } from '../output/transferProgress';
+import type { BodyFactory } from '#cli/api/apiClient';
+import type { TransferProgress } from '#cli/output/transferProgress';
 
 export interface FilePart {
   readonly field: string;

@@ -1,6 +1,6 @@
 import path from 'node:path';
-import type { CliContext } from '../context';
-import { transferProgress } from '../output/transferProgress';
+import type { CliContext } from '#cli/context';
+import { transferProgress } from '#cli/output/transferProgress';
 import { localFileSize } from './localFile';
 import { multipartFileBody } from './multipartFileBody';
 

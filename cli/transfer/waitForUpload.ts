@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { FileUpload } from '../api/resources';
-import type { CliContext } from '../context';
-import { CliError, ExitCode } from '../exitCodes';
+import type { FileUpload } from '#cli/api/resources';
+import type { CliContext } from '#cli/context';
+import { CliError, ExitCode } from '#cli/exitCodes';
 
 const FIRST_POLL_MS = 250;
 const MAX_POLL_MS = 2000;

@@ -1,8 +1,8 @@
-import type { RouteSpec } from '../../shared/http/routeSpec';
-import type { CommandDeps } from '../command-api/commandDeps';
-import { commandRoutes } from '../command-api/commandRoutes';
-import type { QueryDeps } from '../query-api/queryDeps';
-import { queryRoutes } from '../query-api/queryRoutes';
+import type { RouteSpec } from '#shared/http/routeSpec';
+import type { CommandDeps } from '#services/command-api/commandDeps';
+import { commandRoutes } from '#services/command-api/commandRoutes';
+import type { QueryDeps } from '#services/query-api/queryDeps';
+import { queryRoutes } from '#services/query-api/queryRoutes';
 
 export interface ServiceRoutes {
   readonly commands: readonly RouteSpec[];

@@ -1,9 +1,9 @@
-import { loadConfig } from '../../shared/config/config';
-import { createLogger } from '../../shared/logging/logger';
-import { openInfrastructure } from '../../shared/runtime/openInfrastructure';
-import { IdAllocator } from '../../shared/commandHandling/allocateId';
-import { createPasswordHasher } from '../../shared/auth/passwords';
-import { systemContext } from '../../shared/commandHandling/commandContext';
+import { loadConfig } from '#shared/config/config';
+import { createLogger } from '#shared/logging/logger';
+import { openInfrastructure } from '#shared/runtime/openInfrastructure';
+import { IdAllocator } from '#shared/commandHandling/allocateId';
+import { createPasswordHasher } from '#shared/auth/passwords';
+import { systemContext } from '#shared/commandHandling/commandContext';
 import { ensureStaffAccount } from './features/account/ensureStaffAccount';
 
 const USAGE =

@@ -1,14 +1,14 @@
 import type { Pool } from 'pg';
-import type { EventStore } from '../../shared/eventStore/eventStore';
-import type { BlobStore } from '../../shared/blobStore/blobStore';
-import type { PasswordHasher } from '../../shared/auth/passwords';
-import { createPasswordHasher } from '../../shared/auth/passwords';
-import { IdAllocator } from '../../shared/commandHandling/allocateId';
-import type { CommandContext } from '../../shared/commandHandling/commandContext';
-import type { Config } from '../../shared/config/config';
-import type { RequestContext } from '../../shared/http/routeSpec';
-import type { Logger } from '../../shared/logging/logger';
-import type { Infrastructure } from '../../shared/runtime/openInfrastructure';
+import type { EventStore } from '#shared/eventStore/eventStore';
+import type { BlobStore } from '#shared/blobStore/blobStore';
+import type { PasswordHasher } from '#shared/auth/passwords';
+import { createPasswordHasher } from '#shared/auth/passwords';
+import { IdAllocator } from '#shared/commandHandling/allocateId';
+import type { CommandContext } from '#shared/commandHandling/commandContext';
+import type { Config } from '#shared/config/config';
+import type { RequestContext } from '#shared/http/routeSpec';
+import type { Logger } from '#shared/logging/logger';
+import type { Infrastructure } from '#shared/runtime/openInfrastructure';
 
 /** Everything a command handler may use; wired once per process by createCommandDeps. */
 export interface CommandDeps {

@@ -1,4 +1,4 @@
-import type { RouteSpec } from '../../shared/http/routeSpec';
+import type { RouteSpec } from '#shared/http/routeSpec';
 import type { CommandDeps } from './commandDeps';
 import { registerRoute } from './features/account/registerRoute';
 import { loginRoute } from './features/account/loginRoute';

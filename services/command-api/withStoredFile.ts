@@ -1,5 +1,5 @@
-import type { BlobStore } from '../../shared/blobStore/blobStore';
-import { type EventStore, afterRollback } from '../../shared/eventStore/eventStore';
+import type { BlobStore } from '#shared/blobStore/blobStore';
+import { type EventStore, afterRollback } from '#shared/eventStore/eventStore';
 
 /**
  * Runs the work that records a file already stored under `key` (none: just runs it). The file is

@@ -1,5 +1,5 @@
-import type { BlobStore } from '../../shared/blobStore/blobStore';
-import type { EventStore } from '../../shared/eventStore/eventStore';
+import type { BlobStore } from '#shared/blobStore/blobStore';
+import type { EventStore } from '#shared/eventStore/eventStore';
 import { withStoredFile } from './withStoredFile';
 
 function setUp() {

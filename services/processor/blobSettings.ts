@@ -1,8 +1,8 @@
 import path from 'node:path';
-import type { Config, S3Config } from '../../shared/config/config';
-import type { BlobStore } from '../../shared/blobStore/blobStore';
-import { createLocalDiskBlobStore } from '../../shared/blobStore/localDisk/createLocalDiskBlobStore';
-import { createS3BlobStore } from '../../shared/blobStore/s3/createS3BlobStore';
+import type { Config, S3Config } from '#shared/config/config';
+import type { BlobStore } from '#shared/blobStore/blobStore';
+import { createLocalDiskBlobStore } from '#shared/blobStore/localDisk/createLocalDiskBlobStore';
+import { createS3BlobStore } from '#shared/blobStore/s3/createS3BlobStore';
 
 /** Plain data (it crosses into worker threads) naming the BlobStore the service is configured with. */
 export type BlobSettings =

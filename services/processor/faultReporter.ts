@@ -1,4 +1,4 @@
-import type { Logger } from '../../shared/logging/logger';
+import type { Logger } from '#shared/logging/logger';
 
 /**
  * One warning when transient faults start (blob store or database unavailable) and one info line

@@ -1,6 +1,6 @@
-import type { ByteSource } from '../../shared/formats/byteSource';
-import type { Inspection } from '../../shared/formats/inspection';
-import type { inspectUpload } from '../../shared/formats/inspectUpload';
+import type { ByteSource } from '#shared/formats/byteSource';
+import type { Inspection } from '#shared/formats/inspection';
+import type { inspectUpload } from '#shared/formats/inspectUpload';
 
 export type { ByteSource, Inspection };
 

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
-import { BlobNotFoundError } from '../../shared/blobStore/blobStore';
+import { BlobNotFoundError } from '#shared/blobStore/blobStore';
 import { type BlobSettings, openBlobStore } from './blobSettings';
 import { type InspectUpload, type InspectionOutcome, type ProcessingJob, WORKER_READY } from './inspection';
 

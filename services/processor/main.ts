@@ -1,11 +1,11 @@
-import { loadConfig } from '../../shared/config/config';
-import { createHttpServer } from '../../shared/http';
-import { instrumentEventStore } from '../../shared/eventStore/instrumentedEventStore';
-import { createLogger } from '../../shared/logging/logger';
-import { createMetrics } from '../../shared/metrics/metrics';
-import { openInfrastructure } from '../../shared/runtime/openInfrastructure';
-import { runUntilSignal, servingUntilSignal } from '../../shared/runtime/runUntilSignal';
-import { projectorHttpHandler } from '../projector/projectorHttp';
+import { loadConfig } from '#shared/config/config';
+import { createHttpServer } from '#shared/http/index';
+import { instrumentEventStore } from '#shared/eventStore/instrumentedEventStore';
+import { createLogger } from '#shared/logging/logger';
+import { createMetrics } from '#shared/metrics/metrics';
+import { openInfrastructure } from '#shared/runtime/openInfrastructure';
+import { runUntilSignal, servingUntilSignal } from '#shared/runtime/runUntilSignal';
+import { projectorHttpHandler } from '#services/projector/projectorHttp';
 import { createProcessor } from './createProcessor';
 import { PROCESSOR_LOOP } from './startProcessor';
 

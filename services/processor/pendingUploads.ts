@@ -1,9 +1,5 @@
-import {
-  type GlobalPosition,
-  type RecordedEvent,
-  comparePositions,
-} from '../../shared/eventStore/eventStore';
-import type { UploadEvent } from '../../shared/domain/uploads/events';
+import { type GlobalPosition, type RecordedEvent, comparePositions } from '#shared/eventStore/eventStore';
+import type { UploadEvent } from '#shared/domain/uploads/events';
 
 /** An upload not yet completed, failed or deleted, as far as the events seen so far say. */
 export interface PendingUpload {

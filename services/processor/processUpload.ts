@@ -1,22 +1,22 @@
 import { Readable } from 'node:stream';
-import type { BlobStore } from '../../shared/blobStore/blobStore';
-import { handleCommand, loadAggregate } from '../../shared/commandHandling/handleCommand';
-import { systemContext } from '../../shared/commandHandling/commandContext';
-import { ConflictError, NotFoundError } from '../../shared/errors/httpErrors';
-import type { EventStore } from '../../shared/eventStore/eventStore';
-import type { ProcessorConfig } from '../../shared/config/config';
-import { type UploadCommand, decideUpload } from '../../shared/domain/uploads/decide';
+import type { BlobStore } from '#shared/blobStore/blobStore';
+import { handleCommand, loadAggregate } from '#shared/commandHandling/handleCommand';
+import { systemContext } from '#shared/commandHandling/commandContext';
+import { ConflictError, NotFoundError } from '#shared/errors/httpErrors';
+import type { EventStore } from '#shared/eventStore/eventStore';
+import type { ProcessorConfig } from '#shared/config/config';
+import { type UploadCommand, decideUpload } from '#shared/domain/uploads/decide';
 import {
   type UploadState,
   isLiveUpload,
   uploadDecider,
   uploadPreviewKey,
   uploadStreamName,
-} from '../../shared/domain/uploads/events';
-import type { Logger } from '../../shared/logging/logger';
-import type { UploadOutcome } from '../../shared/metrics/metrics';
-import { type Backoff, DEFAULT_BACKOFF, backoffDelay } from '../../shared/runtime/backoff';
-import { abortableSleep } from '../../shared/runtime/abortableSleep';
+} from '#shared/domain/uploads/events';
+import type { Logger } from '#shared/logging/logger';
+import type { UploadOutcome } from '#shared/metrics/metrics';
+import { type Backoff, DEFAULT_BACKOFF, backoffDelay } from '#shared/runtime/backoff';
+import { abortableSleep } from '#shared/runtime/abortableSleep';
 import type { FaultReporter } from './faultReporter';
 import type { InspectFile, Inspection, ProcessingJob } from './inspection';
 

@@ -1,4 +1,4 @@
-import type { ProcessorConfig } from '../../shared/config/config';
+import type { ProcessorConfig } from '#shared/config/config';
 
 type TimeLimitSettings = Pick<
   ProcessorConfig,

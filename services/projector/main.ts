@@ -1,11 +1,11 @@
-import { loadConfig } from '../../shared/config/config';
-import { createHttpServer } from '../../shared/http';
-import { createLogger } from '../../shared/logging/logger';
-import { createMetrics } from '../../shared/metrics/metrics';
-import { dependencyHealthChecks } from '../../shared/runtime/dependencyHealthChecks';
-import { openInfrastructure } from '../../shared/runtime/openInfrastructure';
-import { runUntilSignal, servingUntilSignal } from '../../shared/runtime/runUntilSignal';
-import { openSearchBackend } from '../../shared/search/searchBackend';
+import { loadConfig } from '#shared/config/config';
+import { createHttpServer } from '#shared/http/index';
+import { createLogger } from '#shared/logging/logger';
+import { createMetrics } from '#shared/metrics/metrics';
+import { dependencyHealthChecks } from '#shared/runtime/dependencyHealthChecks';
+import { openInfrastructure } from '#shared/runtime/openInfrastructure';
+import { runUntilSignal, servingUntilSignal } from '#shared/runtime/runUntilSignal';
+import { openSearchBackend } from '#shared/search/searchBackend';
 import { projectorHttpHandler } from './projectorHttp';
 import { projectionRunnerHealthCheck, startProjector } from './startProjector';
 

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Metrics } from '../../shared/metrics/metrics';
-import { type HealthCheck, runHealthChecks } from '../../shared/http/system/healthChecks';
+import type { Metrics } from '#shared/metrics/metrics';
+import { type HealthCheck, runHealthChecks } from '#shared/http/system/healthChecks';
 
 const HEALTH_CHECK_TIMEOUT_MS = 2000;
 

@@ -1,11 +1,11 @@
 import type { Pool } from 'pg';
-import { loadConfig } from '../../shared/config/config';
-import { createLogger } from '../../shared/logging/logger';
-import { openInfrastructure } from '../../shared/runtime/openInfrastructure';
-import { ProjectionRunner } from '../../shared/projections/projectionRunner';
-import { LeaderLease } from '../../shared/projections/leaderLease';
-import { dropAllReadModels } from '../../shared/projections/projectionInstaller';
-import { openSearchBackend } from '../../shared/search/searchBackend';
+import { loadConfig } from '#shared/config/config';
+import { createLogger } from '#shared/logging/logger';
+import { openInfrastructure } from '#shared/runtime/openInfrastructure';
+import { ProjectionRunner } from '#shared/projections/projectionRunner';
+import { LeaderLease } from '#shared/projections/leaderLease';
+import { dropAllReadModels } from '#shared/projections/projectionInstaller';
+import { openSearchBackend } from '#shared/search/searchBackend';
 import { allProjections, projectionsWithSearchMirror } from './projections/allProjections';
 
 /**

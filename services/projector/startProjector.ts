@@ -1,12 +1,12 @@
 import type { Pool } from 'pg';
-import type { EventStore } from '../../shared/eventStore/eventStore';
-import type { HealthCheck } from '../../shared/http/system/healthChecks';
-import type { Metrics } from '../../shared/metrics/metrics';
-import type { Logger } from '../../shared/logging/logger';
-import { ProjectionRunner } from '../../shared/projections/projectionRunner';
-import type { ProjectionProgress } from '../../shared/projections/projectionProgress';
-import { loopHealthCheck } from '../../shared/runtime/loopHealthCheck';
-import type { SearchWriter } from '../../shared/search/searchIndex';
+import type { EventStore } from '#shared/eventStore/eventStore';
+import type { HealthCheck } from '#shared/http/system/healthChecks';
+import type { Metrics } from '#shared/metrics/metrics';
+import type { Logger } from '#shared/logging/logger';
+import { ProjectionRunner } from '#shared/projections/projectionRunner';
+import type { ProjectionProgress } from '#shared/projections/projectionProgress';
+import { loopHealthCheck } from '#shared/runtime/loopHealthCheck';
+import type { SearchWriter } from '#shared/search/searchIndex';
 import { projectionsWithSearchMirror } from './projections/allProjections';
 
 /** Starts the read-model projector, reporting position and lag as metrics. */

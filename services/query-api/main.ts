@@ -1,15 +1,15 @@
-import { loadConfig } from '../../shared/config/config';
-import { createHttpServer } from '../../shared/http';
-import { createLogger } from '../../shared/logging/logger';
-import { createMetrics } from '../../shared/metrics/metrics';
-import { openInfrastructure } from '../../shared/runtime/openInfrastructure';
-import { runUntilSignal, servingUntilSignal } from '../../shared/runtime/runUntilSignal';
-import { createServicePlatform } from '../../shared/runtime/servicePlatform';
-import { API_DOCUMENT, routeKeysOf } from '../../shared/apiContract/apiContract';
+import { loadConfig } from '#shared/config/config';
+import { createHttpServer } from '#shared/http/index';
+import { createLogger } from '#shared/logging/logger';
+import { createMetrics } from '#shared/metrics/metrics';
+import { openInfrastructure } from '#shared/runtime/openInfrastructure';
+import { runUntilSignal, servingUntilSignal } from '#shared/runtime/runUntilSignal';
+import { createServicePlatform } from '#shared/runtime/servicePlatform';
+import { API_DOCUMENT, routeKeysOf } from '#shared/apiContract/apiContract';
 import { createQueryDeps } from './queryDeps';
 import { queryRoutes } from './queryRoutes';
 import { createQueryApp } from './createQueryApp';
-import { openSearchBackend } from '../../shared/search/searchBackend';
+import { openSearchBackend } from '#shared/search/searchBackend';
 
 /** The query API alone (distributed mode): reads the read models the projector maintains. */
 void runUntilSignal('query-api', async () => {

@@ -1,16 +1,16 @@
 import type { Pool } from 'pg';
-import type { Config } from '../../shared/config/config';
-import type { BlobStore } from '../../shared/blobStore/blobStore';
-import type { Infrastructure } from '../../shared/runtime/openInfrastructure';
-import type { SearchReader, SearchResult } from '../../shared/search/searchIndex';
-import { createPostgresSearchReader } from '../../shared/search/postgres/postgresSearchIndex';
+import type { Config } from '#shared/config/config';
+import type { BlobStore } from '#shared/blobStore/blobStore';
+import type { Infrastructure } from '#shared/runtime/openInfrastructure';
+import type { SearchReader, SearchResult } from '#shared/search/searchIndex';
+import { createPostgresSearchReader } from '#shared/search/postgres/postgresSearchIndex';
 import { UserLoader } from './features/account/userLoader';
 import type { CachedReply } from './features/brains/brainLookups';
-import type { BrainView, UploaderEmailVisibility } from '../../shared/views/brainViews';
-import type { RequestContext } from '../../shared/http/routeSpec';
-import type { ProjectionProgress } from '../../shared/projections/projectionProgress';
-import { ChangeAwareCache } from '../../shared/query/changeAwareCache';
-import { ReadModelPosition } from '../../shared/projections/readModelPosition';
+import type { BrainView, UploaderEmailVisibility } from '#shared/views/brainViews';
+import type { RequestContext } from '#shared/http/routeSpec';
+import type { ProjectionProgress } from '#shared/projections/projectionProgress';
+import { ChangeAwareCache } from '#shared/query/changeAwareCache';
+import { ReadModelPosition } from '#shared/projections/readModelPosition';
 
 /** Everything a query handler may use; wired once per process by createQueryDeps. */
 export interface QueryDeps {

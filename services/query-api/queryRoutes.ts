@@ -1,4 +1,4 @@
-import type { RouteSpec } from '../../shared/http/routeSpec';
+import type { RouteSpec } from '#shared/http/routeSpec';
 import type { QueryDeps } from './queryDeps';
 import { meRoute } from './features/account/meRoute';
 import { profileRoute } from './features/account/profileRoute';

@@ -1,11 +1,11 @@
-import type { KafkaConfig } from '../../shared/config/config';
-import type { EventStore } from '../../shared/eventStore/eventStore';
-import { createKafkaBus } from '../../shared/integrationBus/kafka/kafkaBus';
-import type { Logger } from '../../shared/logging/logger';
-import type { Metrics } from '../../shared/metrics/metrics';
-import type { Infrastructure } from '../../shared/runtime/openInfrastructure';
+import type { KafkaConfig } from '#shared/config/config';
+import type { EventStore } from '#shared/eventStore/eventStore';
+import { createKafkaBus } from '#shared/integrationBus/kafka/kafkaBus';
+import type { Logger } from '#shared/logging/logger';
+import type { Metrics } from '#shared/metrics/metrics';
+import type { Infrastructure } from '#shared/runtime/openInfrastructure';
 import { RELAY_LOOP, startRelay } from './startRelay';
-import type { HealthCheck } from '../../shared/http/system/healthChecks';
+import type { HealthCheck } from '#shared/http/system/healthChecks';
 
 export interface RelayWithBus {
   /** /health/: the relay's loop and the broker. */

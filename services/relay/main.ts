@@ -1,10 +1,10 @@
-import { loadConfig } from '../../shared/config/config';
-import { createHttpServer } from '../../shared/http';
-import { createLogger } from '../../shared/logging/logger';
-import { createMetrics } from '../../shared/metrics/metrics';
-import { openInfrastructure } from '../../shared/runtime/openInfrastructure';
-import { runUntilSignal, servingUntilSignal } from '../../shared/runtime/runUntilSignal';
-import { projectorHttpHandler } from '../projector/projectorHttp';
+import { loadConfig } from '#shared/config/config';
+import { createHttpServer } from '#shared/http/index';
+import { createLogger } from '#shared/logging/logger';
+import { createMetrics } from '#shared/metrics/metrics';
+import { openInfrastructure } from '#shared/runtime/openInfrastructure';
+import { runUntilSignal, servingUntilSignal } from '#shared/runtime/runUntilSignal';
+import { projectorHttpHandler } from '#services/projector/projectorHttp';
 import { createRelay } from './createRelay';
 
 /**

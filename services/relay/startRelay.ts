@@ -1,15 +1,15 @@
 import type { Pool } from 'pg';
-import type { EventStore } from '../../shared/eventStore/eventStore';
-import type { HealthCheck } from '../../shared/http/system/healthChecks';
-import { eventMessages, topicsOf } from '../../shared/integrationBus/eventMessages';
-import type { IntegrationBus } from '../../shared/integrationBus/integrationBus';
-import type { Logger } from '../../shared/logging/logger';
-import type { Metrics } from '../../shared/metrics/metrics';
-import { LeaderLease, leadOrStandBy } from '../../shared/projections/leaderLease';
-import type { Backoff } from '../../shared/runtime/backoff';
-import { FollowerCheckpoint } from '../../shared/runtime/followerCheckpoint';
-import { loopHealthCheck } from '../../shared/runtime/loopHealthCheck';
-import { type SupervisedLoop, startSupervisedLoop } from '../../shared/runtime/supervisedLoop';
+import type { EventStore } from '#shared/eventStore/eventStore';
+import type { HealthCheck } from '#shared/http/system/healthChecks';
+import { eventMessages, topicsOf } from '#shared/integrationBus/eventMessages';
+import type { IntegrationBus } from '#shared/integrationBus/integrationBus';
+import type { Logger } from '#shared/logging/logger';
+import type { Metrics } from '#shared/metrics/metrics';
+import { LeaderLease, leadOrStandBy } from '#shared/projections/leaderLease';
+import type { Backoff } from '#shared/runtime/backoff';
+import { FollowerCheckpoint } from '#shared/runtime/followerCheckpoint';
+import { loopHealthCheck } from '#shared/runtime/loopHealthCheck';
+import { type SupervisedLoop, startSupervisedLoop } from '#shared/runtime/supervisedLoop';
 
 export const RELAY_LOOP = 'kafka_relay';
 export const RELAY_LEADER_LOCK = 'catalogue:relay:leader';

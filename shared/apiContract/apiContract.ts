@@ -1,5 +1,5 @@
-import type { OpenApiDocument } from '../http/openapi/buildOpenApiDocument';
-import type { RouteKey, RouteSpec } from '../http/routeSpec';
+import type { OpenApiDocument } from '#shared/http/openapi/buildOpenApiDocument';
+import type { RouteKey, RouteSpec } from '#shared/http/routeSpec';
 import document from './openapi.json';
 
 /**

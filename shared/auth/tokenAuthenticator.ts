@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
-import { AuthenticationError } from '../errors/httpErrors';
-import { type EventStore, comparePositions } from '../eventStore/eventStore';
-import type { ProjectionProgress } from '../projections/projectionProgress';
-import type { Logger } from '../projections/logger';
-import { toNewEvents } from '../commandHandling/handleCommand';
-import { TOKEN_USE_RECORD_INTERVAL_MS, tokenUsageStreamName } from '../domain/identity/tokenUsage';
+import { AuthenticationError } from '#shared/errors/httpErrors';
+import { type EventStore, comparePositions } from '#shared/eventStore/eventStore';
+import type { ProjectionProgress } from '#shared/projections/projectionProgress';
+import type { Logger } from '#shared/projections/logger';
+import { toNewEvents } from '#shared/commandHandling/handleCommand';
+import { TOKEN_USE_RECORD_INTERVAL_MS, tokenUsageStreamName } from '#shared/domain/identity/tokenUsage';
 import type { Authenticator, Principal } from './principal';
 import { hashTokenSecret, looksLikeTokenSecret } from './tokens';
 

@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
-import type { EventStore } from '../eventStore/eventStore';
-import { TOKEN_USE_RECORD_INTERVAL_MS } from '../domain/identity/tokenUsage';
-import { ProjectionProgress } from '../projections/projectionProgress';
+import type { EventStore } from '#shared/eventStore/eventStore';
+import { TOKEN_USE_RECORD_INTERVAL_MS } from '#shared/domain/identity/tokenUsage';
+import { ProjectionProgress } from '#shared/projections/projectionProgress';
 import { TokenAuthenticator } from './tokenAuthenticator';
 import { generateTokenSecret, hashTokenSecret } from './tokens';
 

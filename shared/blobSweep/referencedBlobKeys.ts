@@ -1,9 +1,9 @@
 import type { Pool } from 'pg';
-import { comparePositions, type GlobalPosition } from '../eventStore/eventStore';
-import { uploadPreviewKey } from '../domain/uploads/events';
-import { inTransaction } from '../infra/postgres/inTransaction';
-import { SQLSTATE, sqlState } from '../infra/postgres/sqlState';
-import { READ_MODEL_SCHEMA } from '../projections/projection';
+import { comparePositions, type GlobalPosition } from '#shared/eventStore/eventStore';
+import { uploadPreviewKey } from '#shared/domain/uploads/events';
+import { inTransaction } from '#shared/infra/postgres/inTransaction';
+import { SQLSTATE, sqlState } from '#shared/infra/postgres/sqlState';
+import { READ_MODEL_SCHEMA } from '#shared/projections/projection';
 
 /** The read models that name blobs: uploads (and so their previews), avatars, category images. */
 export const REFERENCING_TABLES = ['file_uploads', 'users', 'categories'] as const;

@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
-import type { EventStore, GlobalPosition } from '../eventStore/eventStore';
-import { abortableSleep } from '../runtime/abortableSleep';
+import type { EventStore, GlobalPosition } from '#shared/eventStore/eventStore';
+import { abortableSleep } from '#shared/runtime/abortableSleep';
 
 const POLL_MS = 250;
 

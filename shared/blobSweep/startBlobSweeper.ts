@@ -1,11 +1,11 @@
 import type { Pool } from 'pg';
-import type { BlobStore } from '../blobStore/blobStore';
-import type { EventStore } from '../eventStore/eventStore';
-import type { Logger } from '../logging/logger';
-import type { Metrics } from '../metrics/metrics';
-import { LeaderLease } from '../projections/leaderLease';
-import { abortableSleep } from '../runtime/abortableSleep';
-import { startSupervisedLoop, type SupervisedLoop } from '../runtime/supervisedLoop';
+import type { BlobStore } from '#shared/blobStore/blobStore';
+import type { EventStore } from '#shared/eventStore/eventStore';
+import type { Logger } from '#shared/logging/logger';
+import type { Metrics } from '#shared/metrics/metrics';
+import { LeaderLease } from '#shared/projections/leaderLease';
+import { abortableSleep } from '#shared/runtime/abortableSleep';
+import { startSupervisedLoop, type SupervisedLoop } from '#shared/runtime/supervisedLoop';
 import { sweepBlobStore, type BlobSweepReport, type BlobSweepTimings } from './sweepBlobStore';
 
 export const BLOB_SWEEPER_LOOP = 'blob_sweeper';

@@ -1,8 +1,8 @@
 import type { Pool } from 'pg';
-import type { BlobStore } from '../blobStore/blobStore';
-import type { EventStore, GlobalPosition } from '../eventStore/eventStore';
-import type { Logger } from '../logging/logger';
-import { abortableSleep } from '../runtime/abortableSleep';
+import type { BlobStore } from '#shared/blobStore/blobStore';
+import type { EventStore, GlobalPosition } from '#shared/eventStore/eventStore';
+import type { Logger } from '#shared/logging/logger';
+import { abortableSleep } from '#shared/runtime/abortableSleep';
 import { referencedBlobKeys } from './referencedBlobKeys';
 import { settledHeadPosition } from './settledHeadPosition';
 

@@ -1,5 +1,8 @@
-import { createTestDatabase } from '../../tests/support/testPostgres';
-import { createPostgresEventStore, type PostgresEventStore } from '../eventStore/postgres/postgresEventStore';
+import { createTestDatabase } from '#tests/support/testPostgres';
+import {
+  createPostgresEventStore,
+  type PostgresEventStore,
+} from '#shared/eventStore/postgres/postgresEventStore';
 import { IdAllocator } from './allocateId';
 import type { CommandContext } from './commandContext';
 

@@ -1,5 +1,5 @@
-import type { EventStore } from '../eventStore/eventStore';
-import { WrongExpectedRevisionError } from '../eventStore/eventStore';
+import type { EventStore } from '#shared/eventStore/eventStore';
+import { WrongExpectedRevisionError } from '#shared/eventStore/eventStore';
 import type { CommandContext } from './commandContext';
 import { toNewEvents } from './handleCommand';
 import { streamTurnsOf } from './streamTurns';

@@ -1,4 +1,4 @@
-import { memoryEventStore } from '../../tests/support/memoryEventStore';
+import { memoryEventStore } from '#tests/support/memoryEventStore';
 import { IdAllocator } from './allocateId';
 import type { CommandContext } from './commandContext';
 

@@ -1,4 +1,4 @@
-import { backoffCeiling } from '../runtime/backoff';
+import { backoffCeiling } from '#shared/runtime/backoff';
 /**
  * How long a command that lost an optimistic-concurrency race waits before it tries again. Writers
  * that collide on one stream must spread out, or they collide again in lock step: capped exponential

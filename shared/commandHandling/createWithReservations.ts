@@ -1,9 +1,9 @@
-import type { EventStore } from '../eventStore/eventStore';
-import type { Logger } from '../logging/logger';
-import { ValidationError } from '../errors/httpErrors';
+import type { EventStore } from '#shared/eventStore/eventStore';
+import type { Logger } from '#shared/logging/logger';
+import { ValidationError } from '#shared/errors/httpErrors';
 import type { CommandContext } from './commandContext';
 import { type ReserveRequest, releaseValue, reserveValue } from './reserveValue';
-import { holderStatus } from '../domain/reservation/fencing';
+import { holderStatus } from '#shared/domain/reservation/fencing';
 
 /** Where a failure that must not replace the caller's error is reported. */
 export type CompensationLogger = Pick<Logger, 'error'>;

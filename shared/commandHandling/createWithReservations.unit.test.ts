@@ -1,6 +1,6 @@
-import { memoryEventStore } from '../../tests/support/memoryEventStore';
-import { ConflictError, ValidationError } from '../errors/httpErrors';
-import { STREAM_FENCED } from '../domain/reservation/fencing';
+import { memoryEventStore } from '#tests/support/memoryEventStore';
+import { ConflictError, ValidationError } from '#shared/errors/httpErrors';
+import { STREAM_FENCED } from '#shared/domain/reservation/fencing';
 import { systemContext } from './commandContext';
 import { createWithReservations } from './createWithReservations';
 import { findReservationOwner } from './reserveValue';

@@ -5,10 +5,10 @@ import type {
   GlobalPosition,
   NewEvent,
   RecordedEvent,
-} from '../eventStore/eventStore';
-import { WrongExpectedRevisionError } from '../eventStore/eventStore';
-import { ConflictError } from '../errors/httpErrors';
-import { STREAM_FENCED } from '../domain/reservation/fencing';
+} from '#shared/eventStore/eventStore';
+import { WrongExpectedRevisionError } from '#shared/eventStore/eventStore';
+import { ConflictError } from '#shared/errors/httpErrors';
+import { STREAM_FENCED } from '#shared/domain/reservation/fencing';
 import type { CommandContext } from './commandContext';
 import { type Backoff, contentionBackoff } from './contentionBackoff';
 import { streamTurnsOf } from './streamTurns';

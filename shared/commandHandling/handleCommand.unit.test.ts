@@ -1,6 +1,6 @@
-import { ConflictError } from '../errors/httpErrors';
-import type { EventStore } from '../eventStore/eventStore';
-import { type MemoryEventStore, memoryEventStore } from '../../tests/support/memoryEventStore';
+import { ConflictError } from '#shared/errors/httpErrors';
+import type { EventStore } from '#shared/eventStore/eventStore';
+import { type MemoryEventStore, memoryEventStore } from '#tests/support/memoryEventStore';
 import type { CommandContext } from './commandContext';
 import { type Backoff, type BackoffClock, contentionBackoff } from './contentionBackoff';
 import { handleCommand } from './handleCommand';

@@ -1,4 +1,4 @@
-import { type EventStore, WrongExpectedRevisionError } from '../eventStore/eventStore';
+import { type EventStore, WrongExpectedRevisionError } from '#shared/eventStore/eventStore';
 import type { CommandContext } from './commandContext';
 import { handleCommand, loadAggregate, toNewEvents } from './handleCommand';
 import {
@@ -6,15 +6,15 @@ import {
   type StreamFenced,
   STREAM_FENCED,
   holderStatus,
-} from '../domain/reservation/fencing';
-import type { ReservationEvent, ReservationState } from '../domain/reservation/reservation';
+} from '#shared/domain/reservation/fencing';
+import type { ReservationEvent, ReservationState } from '#shared/domain/reservation/reservation';
 import {
   decideRelease,
   decideReserve,
   evolveReservation,
   initialReservationState,
   reservationStreamName,
-} from '../domain/reservation/reservation';
+} from '#shared/domain/reservation/reservation';
 
 const reservationDecider = { initialState: initialReservationState, evolve: evolveReservation };
 

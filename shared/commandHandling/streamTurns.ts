@@ -1,4 +1,4 @@
-import type { EventStore } from '../eventStore/eventStore';
+import type { EventStore } from '#shared/eventStore/eventStore';
 
 /**
  * Writers of one stream in one process take turns: a command waits for the one before it to

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { DEFAULT_MAX_IMAGE_PIXELS } from '../media/checkImage';
+import { DEFAULT_MAX_IMAGE_PIXELS } from '#shared/media/checkImage';
 
 /**
  * The one place where environment variables become configuration. Every service's main.ts calls

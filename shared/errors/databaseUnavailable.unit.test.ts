@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { freePort } from '../../tests/support/freePort';
+import { freePort } from '#tests/support/freePort';
 import { databaseUnavailableError, isDatabaseUnavailable } from './databaseUnavailable';
 import { ConflictError } from './httpErrors';
 

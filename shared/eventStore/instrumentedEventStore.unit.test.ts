@@ -1,6 +1,6 @@
-import { memoryEventStore } from '../../tests/support/memoryEventStore';
-import { systemContext } from '../commandHandling/commandContext';
-import { toNewEvents } from '../commandHandling/handleCommand';
+import { memoryEventStore } from '#tests/support/memoryEventStore';
+import { systemContext } from '#shared/commandHandling/commandContext';
+import { toNewEvents } from '#shared/commandHandling/handleCommand';
 import type { UnitOfWork } from './eventStore';
 import { instrumentEventStore } from './instrumentedEventStore';
 

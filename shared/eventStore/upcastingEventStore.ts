@@ -1,5 +1,5 @@
-import type { Upcaster } from '../domain/upcasters';
-import { UPCASTERS, upcastData } from '../domain/upcasters';
+import type { Upcaster } from '#shared/domain/upcasters';
+import { UPCASTERS, upcastData } from '#shared/domain/upcasters';
 import type { EventStore, RecordedEvent } from './eventStore';
 
 /**

@@ -1,4 +1,4 @@
-import type { Upcaster } from '../domain/upcasters';
+import type { Upcaster } from '#shared/domain/upcasters';
 import type { EventStore, RecordedEvent } from './eventStore';
 import { START } from './eventStore';
 import { upcastingEventStore } from './upcastingEventStore';

@@ -1,4 +1,4 @@
-import type { FieldErrors } from '../errors/httpErrors';
+import type { FieldErrors } from '#shared/errors/httpErrors';
 
 /**
  * Adds a message to a field's list. Field names come from clients (JSON keys, form and query

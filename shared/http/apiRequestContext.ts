@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import type { Principal } from '../auth/principal';
+import type { Principal } from '#shared/auth/principal';
 import type { RequestContext } from './routeSpec';
 
 /** RequestContext with baseUrl computed only when a handler asks for it (most never do). */

@@ -1,4 +1,4 @@
-import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../errors/httpErrors';
+import { BadRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '#shared/errors/httpErrors';
 import { ClientError } from './clientError';
 
 interface ParserFailure {

@@ -1,5 +1,5 @@
 import express, { type Request, type RequestHandler, type Response } from 'express';
-import { UnsupportedMediaTypeError } from '../errors/httpErrors';
+import { UnsupportedMediaTypeError } from '#shared/errors/httpErrors';
 import { asError } from './asError';
 import { fromBodyParserError } from './bodyParserError';
 

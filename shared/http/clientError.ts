@@ -1,4 +1,4 @@
-import { HttpError } from '../errors/httpErrors';
+import { HttpError } from '#shared/errors/httpErrors';
 
 /** A 4xx raised by a library (body parsers) that has no dedicated class: {"detail": ...}. */
 export class ClientError extends HttpError {

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
-import { BadRequestError } from '../errors/httpErrors';
-import { type GlobalPosition, parsePosition } from '../eventStore/eventStore';
+import { BadRequestError } from '#shared/errors/httpErrors';
+import { type GlobalPosition, parsePosition } from '#shared/eventStore/eventStore';
 
 /** Read-your-writes tokens a client may send on reads: the X-Event-Position of its last write. */
 export const MIN_POSITION_HEADERS = ['x-min-position', 'x-consistency-token'] as const;

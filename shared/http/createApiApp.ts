@@ -1,7 +1,7 @@
 import express, { type Express } from 'express';
-import type { Authenticator } from '../auth/principal';
-import type { Logger } from '../logging/logger';
-import type { Metrics } from '../metrics/metrics';
+import type { Authenticator } from '#shared/auth/principal';
+import type { Logger } from '#shared/logging/logger';
+import type { Metrics } from '#shared/metrics/metrics';
 import { corsMiddleware } from './corsMiddleware';
 import { errorMiddleware } from './errorMiddleware';
 import { HostPolicy } from './hostPolicy';

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { BadRequestError } from '../errors/httpErrors';
+import { BadRequestError } from '#shared/errors/httpErrors';
 
 /** Headers that carry credentials: Node keeps only the first of each in req.headers. */
 const CREDENTIAL_HEADERS: Readonly<Record<string, string>> = {

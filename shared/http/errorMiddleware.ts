@@ -1,7 +1,7 @@
 import type { ErrorRequestHandler } from 'express';
-import { databaseUnavailableError, isDatabaseUnavailable } from '../errors/databaseUnavailable';
-import { HttpError } from '../errors/httpErrors';
-import type { Logger } from '../logging/logger';
+import { databaseUnavailableError, isDatabaseUnavailable } from '#shared/errors/databaseUnavailable';
+import { HttpError } from '#shared/errors/httpErrors';
+import type { Logger } from '#shared/logging/logger';
 import { fromBodyParserError } from './bodyParserError';
 import { wasCutForStalling } from './connectionTimeouts';
 import { requestStateOf } from './requestState';

@@ -1,4 +1,4 @@
-import { PreconditionFailedError } from '../errors/httpErrors';
+import { PreconditionFailedError } from '#shared/errors/httpErrors';
 
 /** A weak ETag carrying an aggregate's stream revision: W/"<revision>". */
 export function weakEtag(revision: bigint | undefined): string {

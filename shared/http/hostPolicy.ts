@@ -1,7 +1,7 @@
 import { hostname as machineHostname } from 'node:os';
 import { isIPv4 } from 'node:net';
 import type { Request, RequestHandler } from 'express';
-import { BadRequestError } from '../errors/httpErrors';
+import { BadRequestError } from '#shared/errors/httpErrors';
 
 export interface HostPolicyOptions {
   /** Base of every emitted link when set ("https://api.example.org"); the Host header is then unused. */

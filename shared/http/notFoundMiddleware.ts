@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { MethodNotAllowedError, NotFoundError } from '../errors/httpErrors';
+import { MethodNotAllowedError, NotFoundError } from '#shared/errors/httpErrors';
 import type { RouteTable } from './routeTable';
 
 /** Last route: 405 with Allow when the path exists for other methods (served by any app), else 404. */

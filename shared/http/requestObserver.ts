@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
-import type { Logger } from '../logging/logger';
-import type { Metrics } from '../metrics/metrics';
+import type { Logger } from '#shared/logging/logger';
+import type { Metrics } from '#shared/metrics/metrics';
 import { attachRequestState, type RequestState } from './requestState';
 import { requestIdFrom } from './requestId';
 

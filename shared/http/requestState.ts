@@ -1,6 +1,6 @@
 import type { Request } from 'express';
-import type { Principal } from '../auth/principal';
-import { UNMATCHED_ROUTE } from '../metrics/metrics';
+import type { Principal } from '#shared/auth/principal';
+import { UNMATCHED_ROUTE } from '#shared/metrics/metrics';
 
 /** What the framework learns about a request while handling it; read when the response closes. */
 export interface RequestState {

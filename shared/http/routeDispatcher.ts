@@ -1,7 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { Authenticator, Principal } from '../auth/principal';
-import { AuthenticationError, ValidationError } from '../errors/httpErrors';
-import type { Logger } from '../logging/logger';
+import type { Authenticator, Principal } from '#shared/auth/principal';
+import { AuthenticationError, ValidationError } from '#shared/errors/httpErrors';
+import type { Logger } from '#shared/logging/logger';
 import { ApiRequestContext } from './apiRequestContext';
 import { asError } from './asError';
 import { type BodyReadResult, createBodyReader } from './bodyReader';

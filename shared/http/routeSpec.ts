@@ -1,6 +1,6 @@
 import type { Request } from 'express';
-import type { Principal } from '../auth/principal';
-import type { GlobalPosition } from '../eventStore/eventStore';
+import type { Principal } from '#shared/auth/principal';
+import type { GlobalPosition } from '#shared/eventStore/eventStore';
 
 /** JSON Schema (draft 2020-12 subset that ajv and OpenAPI 3.1 both accept). */
 export type JsonSchema = Record<string, unknown>;

@@ -1,4 +1,4 @@
-import { BadRequestError } from '../errors/httpErrors';
+import { BadRequestError } from '#shared/errors/httpErrors';
 
 export interface RouteMatch<T> {
   readonly value: T;

@@ -1,7 +1,7 @@
 import Ajv2020 from 'ajv/dist/2020';
 import type { ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import type { FieldErrors } from '../errors/httpErrors';
+import type { FieldErrors } from '#shared/errors/httpErrors';
 import type { JsonSchema } from './routeSpec';
 import { offenceErrors, strictScalarOffences } from './strictScalars';
 import { ERROR_MESSAGE_KEYWORD, toFieldErrors } from './validationMessages';

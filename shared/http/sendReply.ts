@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express';
-import { formatPosition } from '../eventStore/eventStore';
+import { formatPosition } from '#shared/eventStore/eventStore';
 import type { ConsistencyGate, Reply } from './routeSpec';
 import { sendJson, sendJsonText } from './sendJson';
 

@@ -1,4 +1,4 @@
-import type { FieldErrors } from '../errors/httpErrors';
+import type { FieldErrors } from '#shared/errors/httpErrors';
 import { addFieldError } from './addFieldError';
 
 /** DRF's wording (CharField's ProhibitNullCharactersValidator). */

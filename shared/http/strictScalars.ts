@@ -1,4 +1,4 @@
-import type { FieldErrors } from '../errors/httpErrors';
+import type { FieldErrors } from '#shared/errors/httpErrors';
 import { addFieldError } from './addFieldError';
 import { DATABASE_INTEGER_MAX, DATABASE_INTEGER_MIN } from './ids';
 import { wrongTypeMessage } from './validationMessages';

@@ -1,5 +1,5 @@
 import type { ErrorObject } from 'ajv';
-import type { FieldErrors } from '../errors/httpErrors';
+import type { FieldErrors } from '#shared/errors/httpErrors';
 import { addFieldError } from './addFieldError';
 
 /** Schema keyword holding a custom message for errors of that (sub)schema. */

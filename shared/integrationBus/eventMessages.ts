@@ -1,5 +1,5 @@
-import type { AccessTokenIssued, UserPasswordChanged, UserRegistered } from '../domain/identity/events';
-import type { RecordedEvent } from '../eventStore/eventStore';
+import type { AccessTokenIssued, UserPasswordChanged, UserRegistered } from '#shared/domain/identity/events';
+import type { RecordedEvent } from '#shared/eventStore/eventStore';
 import type { BusMessage } from './integrationBus';
 
 /**

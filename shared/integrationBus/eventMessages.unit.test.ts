@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '../eventStore/eventStore';
+import type { RecordedEvent } from '#shared/eventStore/eventStore';
 import { eventMessages, topicsOf } from './eventMessages';
 
 let n = 0;

@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { GlobalPosition } from '../eventStore/eventStore';
-import type { LoopMetrics } from '../runtime/supervisedLoop';
+import type { GlobalPosition } from '#shared/eventStore/eventStore';
+import type { LoopMetrics } from '#shared/runtime/supervisedLoop';
 
 /** The exposition format /metrics/ must announce (decisions.md "System"). */
 export const METRICS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';

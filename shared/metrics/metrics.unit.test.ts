@@ -1,4 +1,4 @@
-import { checkMetrics } from '../../tests/support/promtool';
+import { checkMetrics } from '#tests/support/promtool';
 import { createMetrics } from './metrics';
 
 /** A registry with a sample in every family this module defines (the e2e cannot make every one). */

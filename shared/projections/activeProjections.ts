@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
-import type { GlobalPosition } from '../eventStore/eventStore';
-import { minPosition } from '../eventStore/eventStore';
+import type { GlobalPosition } from '#shared/eventStore/eventStore';
+import { minPosition } from '#shared/eventStore/eventStore';
 import type { CheckpointRow } from './checkpointStore';
 import { migrateCheckpoints, readCheckpoints } from './checkpointStore';
 import type { Projection } from './projection';

@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
-import type { GlobalPosition, RecordedEvent } from '../eventStore/eventStore';
-import { comparePositions, formatPosition } from '../eventStore/eventStore';
-import { inTransaction } from '../infra/postgres/inTransaction';
+import type { GlobalPosition, RecordedEvent } from '#shared/eventStore/eventStore';
+import { comparePositions, formatPosition } from '#shared/eventStore/eventStore';
+import { inTransaction } from '#shared/infra/postgres/inTransaction';
 import type { ActiveProjection } from './activeProjections';
 import { advanceCheckpoint } from './checkpointStore';
 import { contextFor } from './projection';

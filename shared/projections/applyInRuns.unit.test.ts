@@ -1,5 +1,5 @@
 import type { PoolClient } from 'pg';
-import type { RecordedEvent } from '../eventStore/eventStore';
+import type { RecordedEvent } from '#shared/eventStore/eventStore';
 import { applyInRuns, type ProjectionContext } from './projection';
 
 type Event = { readonly type: 'Created' | 'Changed'; readonly data: { readonly id: number } };

@@ -1,8 +1,8 @@
 import type { Pool, PoolClient } from 'pg';
-import { inTransaction } from '../infra/postgres/inTransaction';
-import { SQLSTATE, sqlState } from '../infra/postgres/sqlState';
-import type { GlobalPosition } from '../eventStore/eventStore';
-import { START, minPosition } from '../eventStore/eventStore';
+import { inTransaction } from '#shared/infra/postgres/inTransaction';
+import { SQLSTATE, sqlState } from '#shared/infra/postgres/sqlState';
+import type { GlobalPosition } from '#shared/eventStore/eventStore';
+import { START, minPosition } from '#shared/eventStore/eventStore';
 import { READ_MODEL_SCHEMA } from './projection';
 
 export type ProjectionStatus = 'building' | 'live';

@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
-import { abortableSleep } from '../runtime/abortableSleep';
-import type { LoopBody } from '../runtime/supervisedLoop';
+import { abortableSleep } from '#shared/runtime/abortableSleep';
+import type { LoopBody } from '#shared/runtime/supervisedLoop';
 
 export const LEADER_LOCK = 'catalogue:projector:leader';
 

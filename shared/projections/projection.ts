@@ -1,5 +1,5 @@
 import type { PoolClient } from 'pg';
-import type { RecordedEvent } from '../eventStore/eventStore';
+import type { RecordedEvent } from '#shared/eventStore/eventStore';
 
 /**
  * A PostgreSQL read model. Its tables are physically `rm.<table>_v<version>` and read through views

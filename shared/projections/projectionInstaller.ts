@@ -1,5 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
-import { inTransaction } from '../infra/postgres/inTransaction';
+import { inTransaction } from '#shared/infra/postgres/inTransaction';
 import type { Projection } from './projection';
 import { contextFor, physicalTable, READ_MODEL_SCHEMA } from './projection';
 import { insertCheckpoint } from './checkpointStore';

@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
-import type { EventStore } from '../eventStore/eventStore';
-import { START } from '../eventStore/eventStore';
+import type { EventStore } from '#shared/eventStore/eventStore';
+import { START } from '#shared/eventStore/eventStore';
 import { readLivePosition } from './checkpointStore';
 
 /**

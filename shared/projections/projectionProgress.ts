@@ -1,6 +1,6 @@
-import type { ConsistencyGate } from '../http/routeSpec';
-import type { GlobalPosition } from '../eventStore/eventStore';
-import { comparePositions, START } from '../eventStore/eventStore';
+import type { ConsistencyGate } from '#shared/http/routeSpec';
+import type { GlobalPosition } from '#shared/eventStore/eventStore';
+import { comparePositions, START } from '#shared/eventStore/eventStore';
 
 export type ChangeListener = (keys: readonly string[]) => void;
 

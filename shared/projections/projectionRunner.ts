@@ -1,9 +1,9 @@
 import type { Pool } from 'pg';
-import type { EventStore, GlobalPosition, RecordedEvent } from '../eventStore/eventStore';
-import { comparePositions } from '../eventStore/eventStore';
-import type { Backoff } from '../runtime/backoff';
-import type { LoopMetrics, LoopStatus, SupervisedLoop } from '../runtime/supervisedLoop';
-import { startSupervisedLoop } from '../runtime/supervisedLoop';
+import type { EventStore, GlobalPosition, RecordedEvent } from '#shared/eventStore/eventStore';
+import { comparePositions } from '#shared/eventStore/eventStore';
+import type { Backoff } from '#shared/runtime/backoff';
+import type { LoopMetrics, LoopStatus, SupervisedLoop } from '#shared/runtime/supervisedLoop';
+import { startSupervisedLoop } from '#shared/runtime/supervisedLoop';
 import type { ActiveProjection } from './activeProjections';
 import { earliestPosition, livePosition, loadActiveProjections } from './activeProjections';
 import { applyBatch } from './applyBatch';

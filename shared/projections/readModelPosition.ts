@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import { type GlobalPosition, START } from '../eventStore/eventStore';
+import { type GlobalPosition, START } from '#shared/eventStore/eventStore';
 import { readLivePosition } from './checkpointStore';
 
 /**

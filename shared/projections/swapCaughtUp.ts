@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
-import type { EventStore } from '../eventStore/eventStore';
-import { comparePositions } from '../eventStore/eventStore';
+import type { EventStore } from '#shared/eventStore/eventStore';
+import { comparePositions } from '#shared/eventStore/eventStore';
 import type { ActiveProjection } from './activeProjections';
 import type { Logger } from './logger';
 import { swapIn } from './projectionInstaller';

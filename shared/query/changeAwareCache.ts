@@ -1,5 +1,5 @@
-import { type GlobalPosition, comparePositions } from '../eventStore/eventStore';
-import type { ProjectionProgress } from '../projections/projectionProgress';
+import { type GlobalPosition, comparePositions } from '#shared/eventStore/eventStore';
+import type { ProjectionProgress } from '#shared/projections/projectionProgress';
 
 export interface ChangeAwareCacheOptions<V> {
   /** Whether a projector change key ("species:3", "brain:12", …) may change a cached answer. "*" always does. */

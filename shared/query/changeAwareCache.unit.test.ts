@@ -1,5 +1,5 @@
-import { type GlobalPosition } from '../eventStore/eventStore';
-import { ProjectionProgress } from '../projections/projectionProgress';
+import { type GlobalPosition } from '#shared/eventStore/eventStore';
+import { ProjectionProgress } from '#shared/projections/projectionProgress';
 import { ChangeAwareCache } from './changeAwareCache';
 
 const at = (commit: number): GlobalPosition => ({ commit: BigInt(commit), prepare: BigInt(commit) });

@@ -1,5 +1,5 @@
-import type { RequestContext, Reply } from '../http/routeSpec';
-import { NotFoundError } from '../errors/httpErrors';
+import type { RequestContext, Reply } from '#shared/http/routeSpec';
+import { NotFoundError } from '#shared/errors/httpErrors';
 
 /** decisions.md "Lists": array (≤ 1000, Link + X-Total-Count) without paging params, envelope with them. */
 export const UNPAGED_MAX = 1000;

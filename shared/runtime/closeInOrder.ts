@@ -1,4 +1,4 @@
-import type { Logger } from '../logging/logger';
+import type { Logger } from '#shared/logging/logger';
 
 /** One step of a shutdown: a name for the logs and the work. */
 export type CloseStep = readonly [name: string, close: () => Promise<unknown>];

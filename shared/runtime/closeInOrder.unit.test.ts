@@ -1,4 +1,4 @@
-import { createLogger } from '../logging/logger';
+import { createLogger } from '#shared/logging/logger';
 import { closeInOrder } from './closeInOrder';
 
 function recordingLogger() {

@@ -1,8 +1,8 @@
 import type { Pool } from 'pg';
-import type { BlobStore } from '../blobStore/blobStore';
-import type { EventStore } from '../eventStore/eventStore';
-import type { HealthCheck } from '../http/system/healthChecks';
-import { projectionLagSeconds } from '../projections/projectionLag';
+import type { BlobStore } from '#shared/blobStore/blobStore';
+import type { EventStore } from '#shared/eventStore/eventStore';
+import type { HealthCheck } from '#shared/http/system/healthChecks';
+import { projectionLagSeconds } from '#shared/projections/projectionLag';
 
 export interface DependencyHealthSources {
   readonly readModels: Pool;

@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
-import { inTransaction } from '../infra/postgres/inTransaction';
-import { type GlobalPosition, START } from '../eventStore/eventStore';
+import { inTransaction } from '#shared/infra/postgres/inTransaction';
+import { type GlobalPosition, START } from '#shared/eventStore/eventStore';
 
 /** The tables of the followers that keep a checkpoint (a fixed list: the name is put into SQL). */
 export type CheckpointTable = 'processor_checkpoints' | 'relay_checkpoints';

@@ -1,13 +1,13 @@
 import pg from 'pg';
-import { parsePosition } from '../eventStore/eventStore';
-import type { Logger } from '../logging/logger';
-import { PROGRESS_CHANNEL } from '../projections/applyBatch';
-import type { ProjectionProgress } from '../projections/projectionProgress';
-import { readLivePosition } from '../projections/checkpointStore';
+import { parsePosition } from '#shared/eventStore/eventStore';
+import type { Logger } from '#shared/logging/logger';
+import { PROGRESS_CHANNEL } from '#shared/projections/applyBatch';
+import type { ProjectionProgress } from '#shared/projections/projectionProgress';
+import { readLivePosition } from '#shared/projections/checkpointStore';
 import type { LoopBody, LoopMetrics, SupervisedLoop } from './supervisedLoop';
 import { startSupervisedLoop } from './supervisedLoop';
 import { abortableSleep } from './abortableSleep';
-import { asError } from '../http/asError';
+import { asError } from '#shared/http/asError';
 
 export const PROGRESS_LISTENER_LOOP = 'projection_progress_listener';
 const POLL_INTERVAL_MS = 1000;

@@ -1,4 +1,4 @@
-import type { HealthCheck } from '../http/system/healthChecks';
+import type { HealthCheck } from '#shared/http/system/healthChecks';
 import type { LoopStatus } from './supervisedLoop';
 
 /** /health/ check of a supervised loop: failing while it retries after a failure, or once stopped. */

@@ -1,18 +1,18 @@
 import path from 'node:path';
 import pg from 'pg';
-import type { Config } from '../config/config';
-import type { EventStore } from '../eventStore/eventStore';
-import type { BlobStore } from '../blobStore/blobStore';
-import { createPostgresEventStore } from '../eventStore/postgres/postgresEventStore';
-import { grantEventStoreAccess } from '../eventStore/postgres/grantEventStoreAccess';
-import { DEFAULT_SCHEMA } from '../eventStore/postgres/sqlNames';
-import { createEventStoreDbEventStore } from '../eventStore/eventStoreDb/eventStoreDbEventStore';
-import { createLocalDiskBlobStore } from '../blobStore/localDisk/createLocalDiskBlobStore';
-import { upcastingEventStore } from '../eventStore/upcastingEventStore';
-import { createS3BlobStore } from '../blobStore/s3/createS3BlobStore';
-import type { Logger } from '../logging/logger';
-import { startEmbeddedPostgres, type RunningPostgres } from '../infra/postgres/embeddedPostgres';
-import { provisionDatabase } from '../infra/postgres/provisionDatabase';
+import type { Config } from '#shared/config/config';
+import type { EventStore } from '#shared/eventStore/eventStore';
+import type { BlobStore } from '#shared/blobStore/blobStore';
+import { createPostgresEventStore } from '#shared/eventStore/postgres/postgresEventStore';
+import { grantEventStoreAccess } from '#shared/eventStore/postgres/grantEventStoreAccess';
+import { DEFAULT_SCHEMA } from '#shared/eventStore/postgres/sqlNames';
+import { createEventStoreDbEventStore } from '#shared/eventStore/eventStoreDb/eventStoreDbEventStore';
+import { createLocalDiskBlobStore } from '#shared/blobStore/localDisk/createLocalDiskBlobStore';
+import { upcastingEventStore } from '#shared/eventStore/upcastingEventStore';
+import { createS3BlobStore } from '#shared/blobStore/s3/createS3BlobStore';
+import type { Logger } from '#shared/logging/logger';
+import { startEmbeddedPostgres, type RunningPostgres } from '#shared/infra/postgres/embeddedPostgres';
+import { provisionDatabase } from '#shared/infra/postgres/provisionDatabase';
 
 export interface Infrastructure {
   /** PostgreSQL URL of the read models (and of the event store when it is the PostgreSQL adapter). */

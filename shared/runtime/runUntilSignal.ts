@@ -1,6 +1,6 @@
 import type http from 'node:http';
-import { closeHttpServer } from '../http/createHttpServer';
-import type { Logger } from '../logging/logger';
+import { closeHttpServer } from '#shared/http/createHttpServer';
+import type { Logger } from '#shared/logging/logger';
 import { type CloseStep, closeInOrder } from './closeInOrder';
 import { tuneHeapGrowth } from './heapGrowth';
 

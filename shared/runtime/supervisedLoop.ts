@@ -1,4 +1,4 @@
-import type { Logger } from '../logging/logger';
+import type { Logger } from '#shared/logging/logger';
 import { type Backoff, backoffDelay, DEFAULT_BACKOFF } from './backoff';
 import { abortableSleep } from './abortableSleep';
 

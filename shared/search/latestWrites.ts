@@ -1,4 +1,4 @@
-import { comparePositions, type GlobalPosition } from '../eventStore/eventStore';
+import { comparePositions, type GlobalPosition } from '#shared/eventStore/eventStore';
 
 /**
  * Keeps the latest write per brain of one batch: a backend applies a batch as one statement or

@@ -1,6 +1,6 @@
 import { Client } from '@elastic/elasticsearch';
 import type { Pool } from 'pg';
-import type { Config } from '../config/config';
+import type { Config } from '#shared/config/config';
 import { createElasticsearchSearchIndex } from './elasticsearch/elasticsearchSearchIndex';
 import { createPostgresSearchReader } from './postgres/postgresSearchIndex';
 import type { SearchReader, SearchRebuild, SearchWriter } from './searchIndex';

@@ -7,7 +7,7 @@
  * last wrote it, and a write carrying an older or equal position changes nothing. A removal leaves a
  * tombstone with its position, so a stale upsert replayed after it does not bring the brain back.
  */
-import type { GlobalPosition } from '../eventStore/eventStore';
+import type { GlobalPosition } from '#shared/eventStore/eventStore';
 
 export interface BrainSearchDocument {
   readonly brainId: number;

@@ -1,4 +1,4 @@
-import type { BlobStore } from '../blobStore/blobStore';
+import type { BlobStore } from '#shared/blobStore/blobStore';
 import type { StoredFile } from './storedFile';
 
 /**

@@ -1,4 +1,4 @@
-import { BadRequestError, PayloadTooLargeError, ValidationError } from '../errors/httpErrors';
+import { BadRequestError, PayloadTooLargeError, ValidationError } from '#shared/errors/httpErrors';
 
 export function fileTooLarge(field: string, maxBytes: number): PayloadTooLargeError {
   return new PayloadTooLargeError(

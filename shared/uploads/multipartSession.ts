@@ -1,9 +1,9 @@
 import type { IncomingMessage } from 'node:http';
 import { pipeline, type Readable } from 'node:stream';
 import type { BusboyInstance } from '@fastify/busboy';
-import { BlobTooLargeError } from '../blobStore/blobStore';
-import { ValidationError } from '../errors/httpErrors';
-import { unstorableTextProblem } from '../http/storableText';
+import { BlobTooLargeError } from '#shared/blobStore/blobStore';
+import { ValidationError } from '#shared/errors/httpErrors';
+import { unstorableTextProblem } from '#shared/http/storableText';
 import { cleanupStoredFiles } from './cleanupStoredFiles';
 import { discardRequestBody } from './discardRequestBody';
 import { HeadTap } from './headTap';

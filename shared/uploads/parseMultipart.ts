@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import Busboy, { type BusboyInstance } from '@fastify/busboy';
-import { UnsupportedMediaTypeError } from '../errors/httpErrors';
+import { UnsupportedMediaTypeError } from '#shared/errors/httpErrors';
 import { discardRequestBody } from './discardRequestBody';
 import * as errors from './multipartErrors';
 import { MultipartSession } from './multipartSession';

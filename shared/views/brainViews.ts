@@ -1,5 +1,5 @@
 /** JSON representations of a brain: shape A (catalogue) and shape B (detail), interface-spec 2.7. */
-import { uploadExtension } from '../domain/uploads/fileRules';
+import { uploadExtension } from '#shared/domain/uploads/fileRules';
 
 /** What shape B needs: the brain row and the name of its file. */
 export interface BrainBRow {

@@ -1,5 +1,5 @@
-import type { EventStore, ExpectedRevision, NewEvent } from '../../shared/eventStore/eventStore';
-import { createPostgresEventStore } from '../../shared/eventStore/postgres/postgresEventStore';
+import type { EventStore, ExpectedRevision, NewEvent } from '#shared/eventStore/eventStore';
+import { createPostgresEventStore } from '#shared/eventStore/postgres/postgresEventStore';
 import type { BenchPostgres } from './benchPostgres';
 import { profileUpdated } from './benchEvents';
 import type { Cleanup } from './cleanup';

@@ -1,8 +1,8 @@
 import { rm } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
-import { streamIntoFile } from '../../shared/blobStore/localDisk/writeBlobFile';
-import { tuneHeapGrowth } from '../../shared/runtime/heapGrowth';
+import { streamIntoFile } from '#shared/blobStore/localDisk/writeBlobFile';
+import { tuneHeapGrowth } from '#shared/runtime/heapGrowth';
 
 /**
  * The least any upload endpoint must do with a body, for the upload bench to hold the service

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { NewEvent } from '../../shared/eventStore/eventStore';
+import type { NewEvent } from '#shared/eventStore/eventStore';
 
 /** Events shaped like the identity stream's, so rows and JSON sizes resemble production ones. */
 const metadata = (actor: string): NewEvent['metadata'] => ({

@@ -2,8 +2,8 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { startEmbeddedPostgres } from '../../shared/infra/postgres/embeddedPostgres';
-import { freePort } from '../support/freePort';
+import { startEmbeddedPostgres } from '#shared/infra/postgres/embeddedPostgres';
+import { freePort } from '#tests/support/freePort';
 import type { Cleanup } from './cleanup';
 
 export interface BenchPostgres {

@@ -1,6 +1,6 @@
-import { loadConfig } from '../../shared/config/config';
-import { createLogger } from '../../shared/logging/logger';
-import { startAllInOne, type RunningService } from '../../services/all-in-one/startAllInOne';
+import { loadConfig } from '#shared/config/config';
+import { createLogger } from '#shared/logging/logger';
+import { startAllInOne, type RunningService } from '#services/all-in-one/startAllInOne';
 
 /** Raised far above what a benchmark sends, so the limits are counted but never refuse. */
 const NO_LIMITS = {

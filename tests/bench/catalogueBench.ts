@@ -1,9 +1,9 @@
 import path from 'node:path';
 import pg from 'pg';
-import { createPostgresEventStore } from '../../shared/eventStore/postgres/postgresEventStore';
-import { READ_MODEL_SCHEMA } from '../../shared/projections/projection';
-import { ProjectionRunner } from '../../shared/projections/projectionRunner';
-import { allProjections } from '../../services/projector/projections/allProjections';
+import { createPostgresEventStore } from '#shared/eventStore/postgres/postgresEventStore';
+import { READ_MODEL_SCHEMA } from '#shared/projections/projection';
+import { ProjectionRunner } from '#shared/projections/projectionRunner';
+import { allProjections } from '#services/projector/projections/allProjections';
 import type { BenchPostgres } from './benchPostgres';
 import { startBenchService } from './benchService';
 import { writeCatalogue } from './catalogueWriter';

@@ -1,11 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { NewEvent } from '../../shared/eventStore/eventStore';
-import type { AtlasCreated } from '../../shared/domain/atlases/events';
-import type { BrainCreated } from '../../shared/domain/brains/events';
-import type { CategoryCreated } from '../../shared/domain/categories/events';
-import type { SpeciesCreated } from '../../shared/domain/species/events';
-import type { UploadReceived } from '../../shared/domain/uploads/events';
-import { readableIdFor } from '../../shared/domain/naming/naming';
+import type { NewEvent } from '#shared/eventStore/eventStore';
+import type { AtlasCreated } from '#shared/domain/atlases/events';
+import type { BrainCreated } from '#shared/domain/brains/events';
+import type { CategoryCreated } from '#shared/domain/categories/events';
+import type { SpeciesCreated } from '#shared/domain/species/events';
+import type { UploadReceived } from '#shared/domain/uploads/events';
+import { readableIdFor } from '#shared/domain/naming/naming';
 import { userRegistered } from './benchEvents';
 
 /**

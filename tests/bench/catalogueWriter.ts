@@ -1,4 +1,4 @@
-import type { EventStore } from '../../shared/eventStore/eventStore';
+import type { EventStore } from '#shared/eventStore/eventStore';
 import { brainAppends, referenceData, type CatalogueAppend } from './catalogueEvents';
 
 /** Brains per unit of work: one transaction commits this many brains' appends. */

@@ -1,10 +1,10 @@
 import type pg from 'pg';
-import { SqlConditions } from '../../shared/query/sqlConditions';
+import { SqlConditions } from '#shared/query/sqlConditions';
 import {
   type BrainListFilter,
   countBrains,
   fetchBrainPage,
-} from '../../services/query-api/features/brains/brainSql';
+} from '#services/query-api/features/brains/brainSql';
 import { printDetail } from './report';
 
 const NEWEST_FIRST = 'b.date_uploaded DESC, b.id DESC';

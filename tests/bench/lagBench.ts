@@ -1,9 +1,9 @@
 import pg from 'pg';
-import type { EventStore } from '../../shared/eventStore/eventStore';
-import { createPostgresEventStore } from '../../shared/eventStore/postgres/postgresEventStore';
-import { ProjectionProgress } from '../../shared/projections/projectionProgress';
-import { ProjectionRunner } from '../../shared/projections/projectionRunner';
-import { allProjections } from '../../services/projector/projections/allProjections';
+import type { EventStore } from '#shared/eventStore/eventStore';
+import { createPostgresEventStore } from '#shared/eventStore/postgres/postgresEventStore';
+import { ProjectionProgress } from '#shared/projections/projectionProgress';
+import { ProjectionRunner } from '#shared/projections/projectionRunner';
+import { allProjections } from '#services/projector/projections/allProjections';
 import { percentile } from './stats';
 import { profileUpdated, userRegistered } from './benchEvents';
 

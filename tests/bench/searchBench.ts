@@ -6,9 +6,9 @@
  * (SEARCH_BENCH_ONLY=bench runs only the kinds whose name contains "bench").
  */
 import pg from 'pg';
-import { createPostgresSearchIndex } from '../../shared/search/postgres/postgresSearchIndex';
-import type { BrainSearchDocument, SearchIndex, SearchQuery } from '../../shared/search/searchIndex';
-import type { BrainCreated } from '../../shared/domain/brains/events';
+import { createPostgresSearchIndex } from '#shared/search/postgres/postgresSearchIndex';
+import type { BrainSearchDocument, SearchIndex, SearchQuery } from '#shared/search/searchIndex';
+import type { BrainCreated } from '#shared/domain/brains/events';
 import { startBenchPostgres } from './benchPostgres';
 import { brainAppends, CATEGORIES, SEARCH_WORD, SPECIES } from './catalogueEvents';
 import { Cleanup } from './cleanup';

@@ -4,27 +4,27 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import pg from 'pg';
-import type { BlobStore } from '../../shared/blobStore/blobStore';
-import { createLocalDiskBlobStore } from '../../shared/blobStore/localDisk/createLocalDiskBlobStore';
-import { sweepOnce, type BlobSweeperDeps } from '../../shared/blobSweep/startBlobSweeper';
-import type { BlobSweepTimings } from '../../shared/blobSweep/sweepBlobStore';
-import { handleCommand } from '../../shared/commandHandling/handleCommand';
-import { decideUpload } from '../../shared/domain/uploads/decide';
+import type { BlobStore } from '#shared/blobStore/blobStore';
+import { createLocalDiskBlobStore } from '#shared/blobStore/localDisk/createLocalDiskBlobStore';
+import { sweepOnce, type BlobSweeperDeps } from '#shared/blobSweep/startBlobSweeper';
+import type { BlobSweepTimings } from '#shared/blobSweep/sweepBlobStore';
+import { handleCommand } from '#shared/commandHandling/handleCommand';
+import { decideUpload } from '#shared/domain/uploads/decide';
 import {
   type UploadState,
   uploadDecider,
   uploadPreviewKey,
   uploadStreamName,
-} from '../../shared/domain/uploads/events';
-import type { EventStore } from '../../shared/eventStore/eventStore';
-import { createPostgresEventStore } from '../../shared/eventStore/postgres/postgresEventStore';
-import { createLogger } from '../../shared/logging/logger';
-import { createMetrics, type Metrics } from '../../shared/metrics/metrics';
-import { encodePng } from '../media/imageEncoders';
-import { finishProcessing, upload } from '../e2e/uploads/uploadFixtures';
-import { client, newUser, type Client } from '../support/httpClient';
-import { startTestService, type TestService } from '../support/testService';
-import { createTestDatabase } from '../support/testPostgres';
+} from '#shared/domain/uploads/events';
+import type { EventStore } from '#shared/eventStore/eventStore';
+import { createPostgresEventStore } from '#shared/eventStore/postgres/postgresEventStore';
+import { createLogger } from '#shared/logging/logger';
+import { createMetrics, type Metrics } from '#shared/metrics/metrics';
+import { encodePng } from '#tests/media/imageEncoders';
+import { finishProcessing, upload } from '#tests/e2e/uploads/uploadFixtures';
+import { client, newUser, type Client } from '#tests/support/httpClient';
+import { startTestService, type TestService } from '#tests/support/testService';
+import { createTestDatabase } from '#tests/support/testPostgres';
 
 /**
  * The sweep against the real read models of a running all-in-one (its own sweeper off), with the

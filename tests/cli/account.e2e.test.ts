@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { newUser } from '../support/httpClient';
+import { newUser } from '#tests/support/httpClient';
 import { type CliWorld, loggedInUser, startCliWorld } from './cliService';
 import { startInterceptingProxy } from './interceptingProxy';
 import { cliEnv, freshConfigDir, runCli } from './runCli';

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { scratchDir } from '../support/scratchDir';
-import { niftiBytes } from '../e2e/brains/brainFixtures';
+import { scratchDir } from '#tests/support/scratchDir';
+import { niftiBytes } from '#tests/e2e/brains/brainFixtures';
 import { type CliUser, type CliWorld, loggedInUser, startCliWorld } from './cliService';
 import { cliEnv, freshConfigDir, runCli } from './runCli';
 

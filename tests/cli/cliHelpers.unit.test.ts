@@ -1,8 +1,8 @@
-import { errorForResponse } from '../../cli/api/errorForResponse';
-import { retryAfterSeconds, retryDelayMs } from '../../cli/api/retryDelay';
-import { normaliseServer } from '../../cli/context';
-import { ExitCode } from '../../cli/exitCodes';
-import { dispositionFilename } from '../../cli/transfer/contentDisposition';
+import { errorForResponse } from '#cli/api/errorForResponse';
+import { retryAfterSeconds, retryDelayMs } from '#cli/api/retryDelay';
+import { normaliseServer } from '#cli/context';
+import { ExitCode } from '#cli/exitCodes';
+import { dispositionFilename } from '#cli/transfer/contentDisposition';
 
 describe('errorForResponse', () => {
   it.each([

@@ -1,9 +1,9 @@
-import { type Client, newUser } from '../support/httpClient';
-import { startCuratedService } from '../support/curatedService';
-import type { TestService } from '../support/testService';
-import { createTaxonomy, type Taxonomy } from '../e2e/brains/brainFixtures';
-import { freePort } from '../support/freePort';
-import { type ServiceProcess, spawnService } from '../support/spawnService';
+import { type Client, newUser } from '#tests/support/httpClient';
+import { startCuratedService } from '#tests/support/curatedService';
+import type { TestService } from '#tests/support/testService';
+import { createTaxonomy, type Taxonomy } from '#tests/e2e/brains/brainFixtures';
+import { freePort } from '#tests/support/freePort';
+import { type ServiceProcess, spawnService } from '#tests/support/spawnService';
 import { cliEnv, freshConfigDir, runCli } from './runCli';
 
 export interface CliWorld {

@@ -3,10 +3,10 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { scratchDir } from '../support/scratchDir';
-import { ApiClient } from '../../cli/api/apiClient';
-import type { CliContext } from '../../cli/context';
-import { downloadFile } from '../../cli/transfer/downloadFile';
+import { scratchDir } from '#tests/support/scratchDir';
+import { ApiClient } from '#cli/api/apiClient';
+import type { CliContext } from '#cli/context';
+import { downloadFile } from '#cli/transfer/downloadFile';
 
 /** A file server that honours a single `Range` with `If-Range`, as RFC 9110 says. */
 function rangeServer(content: () => Buffer) {

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
-import { scratchDir } from '../support/scratchDir';
+import { scratchDir } from '#tests/support/scratchDir';
 
 const REPO_ROOT = path.resolve(__dirname, '../..');
 /** The package's bin, run as `npx bic` runs it. */

@@ -3,10 +3,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { scratchDir } from '../support/scratchDir';
+import { scratchDir } from '#tests/support/scratchDir';
 import { type CliUser, type CliWorld, loggedInUser, startCliWorld } from './cliService';
 import { startInterceptingProxy } from './interceptingProxy';
-import { newUser } from '../support/httpClient';
+import { newUser } from '#tests/support/httpClient';
 import { BIC, freshConfigDir } from './runCli';
 
 const hasTmux = spawnSync('tmux', ['-V']).status === 0;

@@ -11,7 +11,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
-import { scratchDir } from '../support/scratchDir';
+import { scratchDir } from '#tests/support/scratchDir';
 import { type CliUser, type CliWorld, loggedInUser, startCliWorld } from './cliService';
 import { startInterceptingProxy } from './interceptingProxy';
 import { finished, runCli, spawnCli } from './runCli';

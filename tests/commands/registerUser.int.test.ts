@@ -1,15 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { findReservationOwner } from '../../shared/commandHandling/reserveValue';
-import { IdAllocator } from '../../shared/commandHandling/allocateId';
-import { systemContext } from '../../shared/commandHandling/commandContext';
-import type { EventStore } from '../../shared/eventStore/eventStore';
+import { findReservationOwner } from '#shared/commandHandling/reserveValue';
+import { IdAllocator } from '#shared/commandHandling/allocateId';
+import { systemContext } from '#shared/commandHandling/commandContext';
+import type { EventStore } from '#shared/eventStore/eventStore';
 import {
   type PostgresEventStore,
   createPostgresEventStore,
-} from '../../shared/eventStore/postgres/postgresEventStore';
-import { ValidationError } from '../../shared/errors/httpErrors';
-import { type Registration, registerUser } from '../../services/command-api/features/account/registerUser';
-import { createTestDatabase } from '../support/testPostgres';
+} from '#shared/eventStore/postgres/postgresEventStore';
+import { ValidationError } from '#shared/errors/httpErrors';
+import { type Registration, registerUser } from '#services/command-api/features/account/registerUser';
+import { createTestDatabase } from '#tests/support/testPostgres';
 
 let connectionString: string;
 let store: PostgresEventStore;

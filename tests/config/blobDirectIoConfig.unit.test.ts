@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from '../../shared/config/config';
+import { ConfigError, loadConfig } from '#shared/config/config';
 
 test('BLOB_DIRECT_IO is on unless turned off, and only takes a flag', () => {
   expect(loadConfig({}).blobDirectIo).toBe(true);

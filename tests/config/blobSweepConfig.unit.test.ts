@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from '../../shared/config/config';
+import { ConfigError, loadConfig } from '#shared/config/config';
 
 test('the blob sweep is on by default: hourly, an hour for leftovers, a day for orphans', () => {
   expect(loadConfig({}).blobSweep).toEqual({

@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from '../../shared/config/config';
+import { ConfigError, loadConfig } from '#shared/config/config';
 
 test('without EMBEDDED_PG_PORT the embedded PostgreSQL gets a free port; with it, that port', () => {
   expect(loadConfig({}).embeddedPostgresPort).toBeUndefined();

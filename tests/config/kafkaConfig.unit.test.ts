@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from '../../shared/config/config';
+import { ConfigError, loadConfig } from '#shared/config/config';
 
 test('without KAFKA_BROKERS there is no relay', () => {
   expect(loadConfig({}).kafka).toBeUndefined();

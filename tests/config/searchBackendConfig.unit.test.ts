@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from '../../shared/config/config';
+import { ConfigError, loadConfig } from '#shared/config/config';
 
 test('SEARCH_BACKEND is postgres by default, elasticsearch only with ELASTICSEARCH_URL, nothing else', () => {
   expect(loadConfig({}).searchBackend).toBe('postgres');

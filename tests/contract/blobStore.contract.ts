@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { PassThrough, Readable } from 'node:stream';
-import { BlobNotFoundError, BlobTooLargeError, type BlobStore } from '../../shared/blobStore/blobStore';
-import { InvalidBlobKeyError } from '../../shared/blobStore/blobKey';
+import { BlobNotFoundError, BlobTooLargeError, type BlobStore } from '#shared/blobStore/blobStore';
+import { InvalidBlobKeyError } from '#shared/blobStore/blobKey';
 
 /**
  * The BlobStore contract: every adapter runs this same suite (tests/contract/blobStore.*.int.test.ts).

@@ -4,9 +4,9 @@ import { appendFile, mkdir, mkdtemp, readdir, readFile, readlink, rm, writeFile 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { BATCH_BYTES } from '../../shared/blobStore/offThreadSha256';
-import { createLocalDiskBlobStore } from '../../shared/blobStore/localDisk/createLocalDiskBlobStore';
-import { TEMP_FILE_PATTERN } from '../../shared/blobStore/localDisk/blobPaths';
+import { BATCH_BYTES } from '#shared/blobStore/offThreadSha256';
+import { createLocalDiskBlobStore } from '#shared/blobStore/localDisk/createLocalDiskBlobStore';
+import { TEMP_FILE_PATTERN } from '#shared/blobStore/localDisk/blobPaths';
 import { describeBlobStoreContract } from './blobStore.contract';
 
 let rootDir: string;

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { Client, type ClientOptions } from 'minio';
-import { createS3BlobStore, type S3BlobStoreOptions } from '../../shared/blobStore/s3/createS3BlobStore';
+import { createS3BlobStore, type S3BlobStoreOptions } from '#shared/blobStore/s3/createS3BlobStore';
 import { describeBlobStoreContract } from './blobStore.contract';
 
 /** The slice of s3rver's API used here; the package ships no type declarations. */

@@ -12,7 +12,7 @@ import {
   type GlobalPosition,
   type NewEvent,
   type RecordedEvent,
-} from '../../shared/eventStore/eventStore';
+} from '#shared/eventStore/eventStore';
 
 /** An append whose transaction is still open: its events are inserted, not yet committed. */
 export interface HeldAppend {

@@ -1,6 +1,6 @@
 import type { StartedTestContainer } from 'testcontainers';
-import { serverAvailability } from '../support/externalServer';
-import { createEventStoreDbEventStore } from '../../shared/eventStore/eventStoreDb/eventStoreDbEventStore';
+import { serverAvailability } from '#tests/support/externalServer';
+import { createEventStoreDbEventStore } from '#shared/eventStore/eventStoreDb/eventStoreDbEventStore';
 import { describeEventStoreContract } from './eventStore.contract';
 
 const SUITE = 'EventStoreDB contract suite';

@@ -3,8 +3,8 @@ import pg from 'pg';
 import {
   createPostgresEventStore,
   type PostgresEventStore,
-} from '../../shared/eventStore/postgres/postgresEventStore';
-import { createTestDatabase } from '../support/testPostgres';
+} from '#shared/eventStore/postgres/postgresEventStore';
+import { createTestDatabase } from '#tests/support/testPostgres';
 import { describeEventStoreContract } from './eventStore.contract';
 
 let connectionString: string;

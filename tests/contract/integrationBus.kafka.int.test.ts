@@ -1,13 +1,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import type { StartedTestContainer } from 'testcontainers';
-import type { BusMessage, IntegrationBus } from '../../shared/integrationBus/integrationBus';
-import { createKafkaBus } from '../../shared/integrationBus/kafka/kafkaBus';
-import { createLogger } from '../../shared/logging/logger';
-import { createMetrics } from '../../shared/metrics/metrics';
-import { startRelay } from '../../services/relay/startRelay';
-import { eventStoreDatabase } from '../support/eventStoreDatabase';
-import { serverAvailability } from '../support/externalServer';
+import type { BusMessage, IntegrationBus } from '#shared/integrationBus/integrationBus';
+import { createKafkaBus } from '#shared/integrationBus/kafka/kafkaBus';
+import { createLogger } from '#shared/logging/logger';
+import { createMetrics } from '#shared/metrics/metrics';
+import { startRelay } from '#services/relay/startRelay';
+import { eventStoreDatabase } from '#tests/support/eventStoreDatabase';
+import { serverAvailability } from '#tests/support/externalServer';
 
 const SUITE = 'Kafka integration bus contract suite';
 const IMAGE = 'apache/kafka:3.9.1';

@@ -1,5 +1,5 @@
-import type { GlobalPosition } from '../../shared/eventStore/eventStore';
-import type { BrainSearchDocument, SearchIndex, SearchQuery } from '../../shared/search/searchIndex';
+import type { GlobalPosition } from '#shared/eventStore/eventStore';
+import type { BrainSearchDocument, SearchIndex, SearchQuery } from '#shared/search/searchIndex';
 
 /**
  * The SearchIndex contract: every adapter runs this same suite (tests/contract/searchIndex.*.int.test.ts).

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from '@elastic/elasticsearch';
 import type { StartedTestContainer } from 'testcontainers';
-import { serverAvailability } from '../support/externalServer';
-import { createElasticsearchSearchIndex } from '../../shared/search/elasticsearch/elasticsearchSearchIndex';
+import { serverAvailability } from '#tests/support/externalServer';
+import { createElasticsearchSearchIndex } from '#shared/search/elasticsearch/elasticsearchSearchIndex';
 import { describeSearchIndexContract } from './searchIndex.contract';
 
 const SUITE = 'Elasticsearch SearchIndex contract suite';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { createPostgresSearchIndex } from '../../shared/search/postgres/postgresSearchIndex';
-import { createTestDatabase } from '../support/testPostgres';
+import { createPostgresSearchIndex } from '#shared/search/postgres/postgresSearchIndex';
+import { createTestDatabase } from '#tests/support/testPostgres';
 import { describeSearchIndexContract } from './searchIndex.contract';
 
 let pool: pg.Pool;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { createMetrics } from '../../shared/metrics/metrics';
-import { runPromtool } from '../support/promtool';
+import { createMetrics } from '#shared/metrics/metrics';
+import { runPromtool } from '#tests/support/promtool';
 
 const DEPLOY = path.resolve(__dirname, '../../deploy');
 const ALERTS = 'prometheus/alerts.yml';

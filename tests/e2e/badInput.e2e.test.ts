@@ -2,13 +2,13 @@ import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { deflateSync } from 'node:zlib';
-import { LONE_SURROGATE_MESSAGE, NULL_CHARACTER_MESSAGE } from '../../shared/http/storableText';
-import { pngChunk } from '../media/imageEncoders';
-import { rawRequest } from '../http/support/rawRequest';
-import type { Client } from '../support/httpClient';
-import { client, newUser } from '../support/httpClient';
-import type { TestService } from '../support/testService';
-import { startTestService } from '../support/testService';
+import { LONE_SURROGATE_MESSAGE, NULL_CHARACTER_MESSAGE } from '#shared/http/storableText';
+import { pngChunk } from '#tests/media/imageEncoders';
+import { rawRequest } from '#tests/http/support/rawRequest';
+import type { Client } from '#tests/support/httpClient';
+import { client, newUser } from '#tests/support/httpClient';
+import type { TestService } from '#tests/support/testService';
+import { startTestService } from '#tests/support/testService';
 
 /** One test per defect of the bad-input sweep; each failed on the code before the fix. */
 let service: TestService;

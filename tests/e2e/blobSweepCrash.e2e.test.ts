@@ -3,13 +3,13 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { createLocalDiskBlobStore } from '../../shared/blobStore/localDisk/createLocalDiskBlobStore';
-import { TEMP_FILE_PATTERN } from '../../shared/blobStore/localDisk/blobPaths';
+import { createLocalDiskBlobStore } from '#shared/blobStore/localDisk/createLocalDiskBlobStore';
+import { TEMP_FILE_PATTERN } from '#shared/blobStore/localDisk/blobPaths';
 import { upload } from './uploads/uploadFixtures';
-import { freePort } from '../support/freePort';
-import { client, newUser } from '../support/httpClient';
-import { spawnAllInOne, type ServiceProcess } from '../support/spawnService';
-import { createTestDatabase } from '../support/testPostgres';
+import { freePort } from '#tests/support/freePort';
+import { client, newUser } from '#tests/support/httpClient';
+import { spawnAllInOne, type ServiceProcess } from '#tests/support/spawnService';
+import { createTestDatabase } from '#tests/support/testPostgres';
 
 /**
  * The all-in-one is SIGKILLed while an upload streams in: the temp file it was writing stays on

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Client } from '../support/httpClient';
-import { client, newUser } from '../support/httpClient';
-import type { TestService } from '../support/testService';
-import { startTestService } from '../support/testService';
-import { encodePng } from '../media/imageEncoders';
+import type { Client } from '#tests/support/httpClient';
+import { client, newUser } from '#tests/support/httpClient';
+import type { TestService } from '#tests/support/testService';
+import { startTestService } from '#tests/support/testService';
+import { encodePng } from '#tests/media/imageEncoders';
 
 let service: TestService;
 let api: Client;

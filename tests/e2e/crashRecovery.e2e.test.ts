@@ -2,21 +2,21 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
-import { eventTypeCountsProjection } from '../../services/projector/projections/eventTypeCountsProjection';
-import { accountsThatCannotLogIn, brokenPromises } from '../support/acknowledgedWrites';
-import { freePort } from '../support/freePort';
+import { eventTypeCountsProjection } from '#services/projector/projections/eventTypeCountsProjection';
+import { accountsThatCannotLogIn, brokenPromises } from '#tests/support/acknowledgedWrites';
+import { freePort } from '#tests/support/freePort';
 import {
   appliedEventCounts,
   identityTotals,
   searchIndexDifferences,
   storedEventCounts,
   waitUntilCaughtUp,
-} from '../support/readModelAudit';
-import { spawnAllInOne, type ServiceProcess } from '../support/spawnService';
-import { client } from '../support/httpClient';
-import { differencesFromFreshRebuild } from '../support/faults/freshRebuild';
-import { createTestDatabase } from '../support/testPostgres';
-import { startWriteLoad, type WriteLoad } from '../support/writeLoad';
+} from '#tests/support/readModelAudit';
+import { spawnAllInOne, type ServiceProcess } from '#tests/support/spawnService';
+import { client } from '#tests/support/httpClient';
+import { differencesFromFreshRebuild } from '#tests/support/faults/freshRebuild';
+import { createTestDatabase } from '#tests/support/testPostgres';
+import { startWriteLoad, type WriteLoad } from '#tests/support/writeLoad';
 
 /**
  * The all-in-one is killed with SIGKILL at random moments while clients write over HTTP (accounts,

@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { client, newUser } from '../support/httpClient';
-import { freePort } from '../support/freePort';
-import type { ServiceProcess } from '../support/spawnService';
-import { spawnService } from '../support/spawnService';
-import { createTestDatabase } from '../support/testPostgres';
+import { client, newUser } from '#tests/support/httpClient';
+import { freePort } from '#tests/support/freePort';
+import type { ServiceProcess } from '#tests/support/spawnService';
+import { spawnService } from '#tests/support/spawnService';
+import { createTestDatabase } from '#tests/support/testPostgres';
 
 /**
  * Distributed mode: command API, query API and two projectors as separate processes from their own

@@ -1,9 +1,9 @@
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { client, newUser } from '../support/httpClient';
-import { freePort } from '../support/freePort';
-import { spawnAllInOne, type ServiceProcess } from '../support/spawnService';
+import { client, newUser } from '#tests/support/httpClient';
+import { freePort } from '#tests/support/freePort';
+import { spawnAllInOne, type ServiceProcess } from '#tests/support/spawnService';
 
 /**
  * The all-in-one as an operator runs it: real processes, no DATABASE_URL, no EMBEDDED_PG_PORT.

@@ -1,9 +1,9 @@
 import net from 'node:net';
-import type { Client } from '../support/httpClient';
-import { newUser } from '../support/httpClient';
-import type { TestService } from '../support/testService';
-import { startCuratedService } from '../support/curatedService';
-import { rawRequest } from '../http/support/rawRequest';
+import type { Client } from '#tests/support/httpClient';
+import { newUser } from '#tests/support/httpClient';
+import type { TestService } from '#tests/support/testService';
+import { startCuratedService } from '#tests/support/curatedService';
+import { rawRequest } from '#tests/http/support/rawRequest';
 import { brainForm, createTaxonomy, nifti, type Taxonomy } from './brains/brainFixtures';
 import { upload } from './uploads/uploadFixtures';
 

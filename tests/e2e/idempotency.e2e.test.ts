@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client as PgClient } from 'pg';
-import { deriveRecordKeys } from '../../shared/http/idempotency/recordKeys';
-import type { ApiResponse, Client } from '../support/httpClient';
-import { client, newUser } from '../support/httpClient';
-import type { TestService } from '../support/testService';
-import { startTestService } from '../support/testService';
+import { deriveRecordKeys } from '#shared/http/idempotency/recordKeys';
+import type { ApiResponse, Client } from '#tests/support/httpClient';
+import { client, newUser } from '#tests/support/httpClient';
+import type { TestService } from '#tests/support/testService';
+import { startTestService } from '#tests/support/testService';
 
 let service: TestService;
 let api: Client;

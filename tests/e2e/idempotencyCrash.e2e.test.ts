@@ -3,11 +3,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client as PgClient } from 'pg';
-import { hashTokenSecret } from '../../shared/auth/tokens';
-import { freePort } from '../support/freePort';
-import { client, newUser } from '../support/httpClient';
-import { spawnAllInOne, type ServiceProcess } from '../support/spawnService';
-import { createTestDatabase } from '../support/testPostgres';
+import { hashTokenSecret } from '#shared/auth/tokens';
+import { freePort } from '#tests/support/freePort';
+import { client, newUser } from '#tests/support/httpClient';
+import { spawnAllInOne, type ServiceProcess } from '#tests/support/spawnService';
+import { createTestDatabase } from '#tests/support/testPostgres';
 
 /**
  * The response to a write can be lost to a crash after its effect is durable. A retry with the same

@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import pg from 'pg';
-import { API_DOCUMENT, routeKeysOf } from '../../shared/apiContract/apiContract';
-import type { RouteKey } from '../../shared/http/routeSpec';
-import { client, newUser } from '../support/httpClient';
-import type { Client } from '../support/httpClient';
-import type { TestService } from '../support/testService';
-import { startTestService } from '../support/testService';
+import { API_DOCUMENT, routeKeysOf } from '#shared/apiContract/apiContract';
+import type { RouteKey } from '#shared/http/routeSpec';
+import { client, newUser } from '#tests/support/httpClient';
+import type { Client } from '#tests/support/httpClient';
+import type { TestService } from '#tests/support/testService';
+import { startTestService } from '#tests/support/testService';
 
 /**
  * Property-based sweep: arbitrary strings and JSON values (NUL, lone surrogates, huge numbers,

@@ -2,13 +2,13 @@ import { chmodSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { startAllInOne, type RunningService } from '../../services/all-in-one/startAllInOne';
-import { loadConfig } from '../../shared/config/config';
-import { startEmbeddedPostgres } from '../../shared/infra/postgres/embeddedPostgres';
-import { APPEND_FUNCTION_ARGUMENTS } from '../../shared/eventStore/postgres/migrations/m0005AppendAsOwner';
-import { createSilentLogger } from '../../shared/logging/logger';
-import { READ_MODEL_SCHEMA } from '../../shared/projections/projection';
-import { client, newUser } from '../support/httpClient';
+import { startAllInOne, type RunningService } from '#services/all-in-one/startAllInOne';
+import { loadConfig } from '#shared/config/config';
+import { startEmbeddedPostgres } from '#shared/infra/postgres/embeddedPostgres';
+import { APPEND_FUNCTION_ARGUMENTS } from '#shared/eventStore/postgres/migrations/m0005AppendAsOwner';
+import { createSilentLogger } from '#shared/logging/logger';
+import { READ_MODEL_SCHEMA } from '#shared/projections/projection';
+import { client, newUser } from '#tests/support/httpClient';
 
 /**
  * A DATA_DIR made by the previous version: its embedded cluster has the superuser password

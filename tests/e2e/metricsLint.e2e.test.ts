@@ -1,9 +1,9 @@
-import { SYSTEM_ROUTE_PATHS } from '../../shared/http/system/systemRoutes';
-import type { Client } from '../support/httpClient';
-import { client, newUser } from '../support/httpClient';
-import { checkMetrics } from '../support/promtool';
-import type { TestService } from '../support/testService';
-import { startTestService } from '../support/testService';
+import { SYSTEM_ROUTE_PATHS } from '#shared/http/system/systemRoutes';
+import type { Client } from '#tests/support/httpClient';
+import { client, newUser } from '#tests/support/httpClient';
+import { checkMetrics } from '#tests/support/promtool';
+import type { TestService } from '#tests/support/testService';
+import { startTestService } from '#tests/support/testService';
 
 const WAIT_MS = 30_000;
 const POLL_MS = 100;

@@ -2,10 +2,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client as PgClient } from 'pg';
 import { PNG } from 'pngjs';
-import { type Client, newUser } from '../support/httpClient';
-import type { TestService } from '../support/testService';
-import { startCuratedService } from '../support/curatedService';
-import { waitFor } from '../processor/support/processorFixture';
+import { type Client, newUser } from '#tests/support/httpClient';
+import type { TestService } from '#tests/support/testService';
+import { startCuratedService } from '#tests/support/curatedService';
+import { waitFor } from '#tests/processor/support/processorFixture';
 import { brainForm, createTaxonomy, type Taxonomy, tiffBytes } from './brains/brainFixtures';
 
 /**

@@ -1,11 +1,11 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { deflateStripTiff, niftiGzipBomb, zarrZlibChunkBomb } from '../formats/craft/bombs';
-import { freePort } from '../support/freePort';
-import { client, newUser, type Client } from '../support/httpClient';
-import { spawnAllInOne, type ServiceProcess } from '../support/spawnService';
-import { createTestDatabase } from '../support/testPostgres';
+import { deflateStripTiff, niftiGzipBomb, zarrZlibChunkBomb } from '#tests/formats/craft/bombs';
+import { freePort } from '#tests/support/freePort';
+import { client, newUser, type Client } from '#tests/support/httpClient';
+import { spawnAllInOne, type ServiceProcess } from '#tests/support/spawnService';
+import { createTestDatabase } from '#tests/support/testPostgres';
 import { upload } from './uploads/uploadFixtures';
 
 /**

@@ -1,6 +1,6 @@
-import { freePort } from '../support/freePort';
-import { client, newUser } from '../support/httpClient';
-import { startTestService, type TestService } from '../support/testService';
+import { freePort } from '#tests/support/freePort';
+import { client, newUser } from '#tests/support/httpClient';
+import { startTestService, type TestService } from '#tests/support/testService';
 
 /**
  * The all-in-one configured with a Kafka broker that is not there: the API works as ever, /health/

@@ -1,10 +1,10 @@
-import { SeedError } from '../../services/command-api/seedHttp';
-import { type SeedSummary, seedIdempotencyKey, seedOverHttp } from '../../services/command-api/seedOverHttp';
-import { SEED_CATALOGUE } from '../../services/command-api/seedCatalogue';
-import type { Client } from '../support/httpClient';
-import { client, newUser } from '../support/httpClient';
-import type { TestService } from '../support/testService';
-import { startTestService } from '../support/testService';
+import { SeedError } from '#services/command-api/seedHttp';
+import { type SeedSummary, seedIdempotencyKey, seedOverHttp } from '#services/command-api/seedOverHttp';
+import { SEED_CATALOGUE } from '#services/command-api/seedCatalogue';
+import type { Client } from '#tests/support/httpClient';
+import { client, newUser } from '#tests/support/httpClient';
+import type { TestService } from '#tests/support/testService';
+import { startTestService } from '#tests/support/testService';
 
 const STAFF = { email: 'curator@example.org', password: 'curator-password' };
 const ITEMS =

@@ -1,8 +1,8 @@
 import net from 'node:net';
-import type { Client } from '../support/httpClient';
-import { client, newUser } from '../support/httpClient';
-import type { TestService } from '../support/testService';
-import { startTestService } from '../support/testService';
+import type { Client } from '#tests/support/httpClient';
+import { client, newUser } from '#tests/support/httpClient';
+import type { TestService } from '#tests/support/testService';
+import { startTestService } from '#tests/support/testService';
 import { eventually, filesUnder } from './uploads/uploadFixtures';
 
 /** Short, so that a stalled body is seen cut in a test's time (the default is 30 s). */

@@ -1,8 +1,8 @@
 import { Client as PgClient } from 'pg';
-import type { ApiResponse, Client } from '../support/httpClient';
-import { client, newUser } from '../support/httpClient';
-import type { TestService } from '../support/testService';
-import { startTestService } from '../support/testService';
+import type { ApiResponse, Client } from '#tests/support/httpClient';
+import { client, newUser } from '#tests/support/httpClient';
+import type { TestService } from '#tests/support/testService';
+import { startTestService } from '#tests/support/testService';
 
 let service: TestService;
 let api: Client;

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import type { ByteSource } from '../../shared/formats/byteSource';
+import type { ByteSource } from '#shared/formats/byteSource';
 
 /** A source whose streams fail after `goodBytes` bytes, as a flaky disk or network would. */
 export function failingSource(size: number, goodBytes: number, error: Error): ByteSource {

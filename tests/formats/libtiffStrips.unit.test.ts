@@ -2,11 +2,11 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fromArrayBuffer } from 'geotiff';
-import { fileByteSource } from '../../shared/formats/fileByteSource';
-import { InspectionBudget } from '../../shared/formats/inspectionBudget';
-import { inspectUpload } from '../../shared/formats/inspectUpload';
-import { defaultInspectionLimits } from '../../shared/formats/inspectionLimits';
-import { boundedDecoderPool } from '../../shared/formats/tiff/boundedDecoders';
+import { fileByteSource } from '#shared/formats/fileByteSource';
+import { InspectionBudget } from '#shared/formats/inspectionBudget';
+import { inspectUpload } from '#shared/formats/inspectUpload';
+import { defaultInspectionLimits } from '#shared/formats/inspectionLimits';
+import { boundedDecoderPool } from '#shared/formats/tiff/boundedDecoders';
 import { pythonJson } from './python';
 
 /**

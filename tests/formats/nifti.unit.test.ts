@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { PNG } from 'pngjs';
-import { fileByteSource } from '../../shared/formats/fileByteSource';
-import { inspectUpload, readMetadata, type Inspection } from '../../shared/formats/inspectUpload';
+import { fileByteSource } from '#shared/formats/fileByteSource';
+import { inspectUpload, readMetadata, type Inspection } from '#shared/formats/inspectUpload';
 import { bufferSource, failingSource, unreachableSource } from './byteSources';
 import { pythonJson, runPython } from './python';
 

@@ -1,4 +1,4 @@
-import { inspectUpload, type Inspection } from '../../shared/formats/inspectUpload';
+import { inspectUpload, type Inspection } from '#shared/formats/inspectUpload';
 import { bufferSource } from './byteSources';
 import { niftiGz, niftiGzipBomb } from './craft/bombs';
 import { measureCost } from './craft/memoryPeak';

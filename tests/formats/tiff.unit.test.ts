@@ -2,8 +2,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PNG } from 'pngjs';
-import { fileByteSource } from '../../shared/formats/fileByteSource';
-import { inspectUpload, readMetadata, type Inspection } from '../../shared/formats/inspectUpload';
+import { fileByteSource } from '#shared/formats/fileByteSource';
+import { inspectUpload, readMetadata, type Inspection } from '#shared/formats/inspectUpload';
 import { bufferSource, failingSource } from './byteSources';
 import { pythonJson, runPython } from './python';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { PNG } from 'pngjs';
-import { inspectUpload, type Inspection } from '../../shared/formats/inspectUpload';
+import { inspectUpload, type Inspection } from '#shared/formats/inspectUpload';
 import { bufferSource } from './byteSources';
 import {
   deflateStripTiff,

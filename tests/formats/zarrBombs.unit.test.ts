@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { inspectUpload, type Inspection, type InspectionLimits } from '../../shared/formats/inspectUpload';
+import { inspectUpload, type Inspection, type InspectionLimits } from '#shared/formats/inspectUpload';
 import { bufferSource } from './byteSources';
 import {
   manyEntriesZip,

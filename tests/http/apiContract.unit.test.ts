@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { buildServiceApiDocument } from '../../services/all-in-one/apiDocument';
-import { routeKeysOf } from '../../shared/apiContract/apiContract';
+import { buildServiceApiDocument } from '#services/all-in-one/apiDocument';
+import { routeKeysOf } from '#shared/apiContract/apiContract';
 
 const committed = JSON.parse(
   readFileSync(path.join(__dirname, '../../shared/apiContract/openapi.json'), 'utf8'),

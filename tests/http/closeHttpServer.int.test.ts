@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { closeHttpServer, createHttpServer } from '../../shared/http';
+import { closeHttpServer, createHttpServer } from '#shared/http/index';
 
 /** What a client on a keep-alive connection sees: the response, and whether the server hung up after it. */
 interface Exchange {

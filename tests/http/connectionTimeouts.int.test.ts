@@ -1,8 +1,8 @@
 import type http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { closeHttpServer, createHttpServer } from '../../shared/http';
-import { type HttpTimeouts, allowSlowBody } from '../../shared/http/connectionTimeouts';
+import { closeHttpServer, createHttpServer } from '#shared/http/index';
+import { type HttpTimeouts, allowSlowBody } from '#shared/http/connectionTimeouts';
 
 /** Short timeouts, so that what a client gets after each is seen in a test's time. */
 const TIMEOUTS: HttpTimeouts = { headersTimeoutMs: 1000, bodyTimeoutMs: 400, keepAliveTimeoutMs: 300 };

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { TokenAuthenticator } from '../../shared/auth/tokenAuthenticator';
-import { generateTokenSecret } from '../../shared/auth/tokens';
-import type { PostgresEventStore } from '../../shared/eventStore/postgres/postgresEventStore';
-import { createPostgresEventStore } from '../../shared/eventStore/postgres/postgresEventStore';
-import type { RouteSpec } from '../../shared/http/routeSpec';
-import { freePort } from '../support/freePort';
+import { TokenAuthenticator } from '#shared/auth/tokenAuthenticator';
+import { generateTokenSecret } from '#shared/auth/tokens';
+import type { PostgresEventStore } from '#shared/eventStore/postgres/postgresEventStore';
+import { createPostgresEventStore } from '#shared/eventStore/postgres/postgresEventStore';
+import type { RouteSpec } from '#shared/http/routeSpec';
+import { freePort } from '#tests/support/freePort';
 import { type DemoServer, startDemo } from './support/demoApp';
 
 /**

@@ -1,8 +1,8 @@
-import { createApiApp } from '../../shared/http/createApiApp';
-import { createRateLimiter } from '../../shared/http/rateLimit/createRateLimiter';
-import type { RouteSpec } from '../../shared/http/routeSpec';
-import { createLogger } from '../../shared/logging/logger';
-import { createMetrics } from '../../shared/metrics/metrics';
+import { createApiApp } from '#shared/http/createApiApp';
+import { createRateLimiter } from '#shared/http/rateLimit/createRateLimiter';
+import type { RouteSpec } from '#shared/http/routeSpec';
+import { createLogger } from '#shared/logging/logger';
+import { createMetrics } from '#shared/metrics/metrics';
 import { fakeAuthenticator } from './support/demoRoutes';
 import { type Listening, listen } from './support/listen';
 import { rawRequest } from './support/rawRequest';

@@ -1,7 +1,7 @@
-import { createApiApp } from '../../shared/http/createApiApp';
-import { createGateway } from '../../shared/http/createGateway';
-import { createSilentLogger } from '../../shared/logging/logger';
-import { createMetrics } from '../../shared/metrics/metrics';
+import { createApiApp } from '#shared/http/createApiApp';
+import { createGateway } from '#shared/http/createGateway';
+import { createSilentLogger } from '#shared/logging/logger';
+import { createMetrics } from '#shared/metrics/metrics';
 import { demoRoutes, elsewhereRoutes, fakeAuthenticator } from './support/demoRoutes';
 import { type Listening, listen } from './support/listen';
 import { sampleValue } from './support/promText';

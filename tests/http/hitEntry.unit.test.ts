@@ -1,4 +1,4 @@
-import { DEFAULT_SYNC_POLICY, mustSync, newEntry } from '../../shared/http/rateLimit/hitEntry';
+import { DEFAULT_SYNC_POLICY, mustSync, newEntry } from '#shared/http/rateLimit/hitEntry';
 
 const policy = DEFAULT_SYNC_POLICY;
 const now = 1_000_000;

@@ -1,5 +1,5 @@
-import { HostPolicy, hostMatches, hostnameOf } from '../../shared/http/hostPolicy';
-import { loadConfig } from '../../shared/config/config';
+import { HostPolicy, hostMatches, hostnameOf } from '#shared/http/hostPolicy';
+import { loadConfig } from '#shared/config/config';
 import { type DemoServer, startDemo } from './support/demoApp';
 import { rawRequest } from './support/rawRequest';
 

@@ -1,16 +1,16 @@
 import type { IncomingMessage } from 'node:http';
-import { ConfigError, loadConfig } from '../../shared/config/config';
-import { authorizationHeaderOf } from '../../shared/http/credentialHeader';
+import { ConfigError, loadConfig } from '#shared/config/config';
+import { authorizationHeaderOf } from '#shared/http/credentialHeader';
 import {
   DATABASE_INTEGER_MAX,
   canonicalUuid,
   canonicaliseUuidFields,
   databaseIdOf,
   withCanonicalUuids,
-} from '../../shared/http/ids';
-import { compileFormValidator, compileJsonValidator } from '../../shared/http/schemaValidator';
-import { cacheControlOf } from '../../shared/http/securityHeaders';
-import { listQueryProperties } from '../../shared/query/listResponse';
+} from '#shared/http/ids';
+import { compileFormValidator, compileJsonValidator } from '#shared/http/schemaValidator';
+import { cacheControlOf } from '#shared/http/securityHeaders';
+import { listQueryProperties } from '#shared/query/listResponse';
 
 const UUID = '3f0c2e44-7a59-4a8e-9e43-2b1c9f3d8a10';
 

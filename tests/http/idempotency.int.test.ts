@@ -1,18 +1,18 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { ValidationError } from '../../shared/errors/httpErrors';
-import { UnitOfWorkConflictError, type NewEvent } from '../../shared/eventStore/eventStore';
+import { ValidationError } from '#shared/errors/httpErrors';
+import { UnitOfWorkConflictError, type NewEvent } from '#shared/eventStore/eventStore';
 import {
   createPostgresEventStore,
   type PostgresEventStore,
-} from '../../shared/eventStore/postgres/postgresEventStore';
-import { createApiApp } from '../../shared/http/createApiApp';
-import { createIdempotency, type IdempotencyOptions } from '../../shared/http/idempotency/createIdempotency';
-import { deriveRecordKeys } from '../../shared/http/idempotency/recordKeys';
-import type { RouteSpec } from '../../shared/http/routeSpec';
-import { createSilentLogger } from '../../shared/logging/logger';
-import { createMetrics } from '../../shared/metrics/metrics';
-import { createTestDatabase } from '../support/testPostgres';
+} from '#shared/eventStore/postgres/postgresEventStore';
+import { createApiApp } from '#shared/http/createApiApp';
+import { createIdempotency, type IdempotencyOptions } from '#shared/http/idempotency/createIdempotency';
+import { deriveRecordKeys } from '#shared/http/idempotency/recordKeys';
+import type { RouteSpec } from '#shared/http/routeSpec';
+import { createSilentLogger } from '#shared/logging/logger';
+import { createMetrics } from '#shared/metrics/metrics';
+import { createTestDatabase } from '#tests/support/testPostgres';
 import { fakeAuthenticator } from './support/demoRoutes';
 import { type Listening, listen } from './support/listen';
 

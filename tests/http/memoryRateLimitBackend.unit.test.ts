@@ -1,4 +1,4 @@
-import { createMemoryRateLimitBackend } from '../../shared/http/rateLimit/memoryRateLimitBackend';
+import { createMemoryRateLimitBackend } from '#shared/http/rateLimit/memoryRateLimitBackend';
 
 test('fixed windows: counts per key, reset at the window boundary', async () => {
   let now = 120_000 + 5_000;

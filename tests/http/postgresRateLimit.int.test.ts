@@ -1,13 +1,13 @@
 import { Pool } from 'pg';
-import { createRateLimiter, type RateLimiter } from '../../shared/http/rateLimit/createRateLimiter';
+import { createRateLimiter, type RateLimiter } from '#shared/http/rateLimit/createRateLimiter';
 import {
   PostgresRateLimitBackend,
   type PostgresRateLimitOptions,
-} from '../../shared/http/rateLimit/postgresRateLimitBackend';
-import { RATE_LIMIT_TABLE } from '../../shared/http/rateLimit/rateLimitSql';
-import type { RateLimitConfig } from '../../shared/http/rateLimit/rateLimitConfig';
-import { createLogger } from '../../shared/logging/logger';
-import { createTestDatabase } from '../support/testPostgres';
+} from '#shared/http/rateLimit/postgresRateLimitBackend';
+import { RATE_LIMIT_TABLE } from '#shared/http/rateLimit/rateLimitSql';
+import type { RateLimitConfig } from '#shared/http/rateLimit/rateLimitConfig';
+import { createLogger } from '#shared/logging/logger';
+import { createTestDatabase } from '#tests/support/testPostgres';
 import { type DemoServer, startDemo } from './support/demoApp';
 
 const MINUTE = 60_000;

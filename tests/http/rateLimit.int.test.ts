@@ -1,4 +1,4 @@
-import { createRateLimiter, type RateLimiter } from '../../shared/http/rateLimit/createRateLimiter';
+import { createRateLimiter, type RateLimiter } from '#shared/http/rateLimit/createRateLimiter';
 import { type DemoServer, startDemo } from './support/demoApp';
 
 const MINUTE = 60_000;

@@ -1,4 +1,4 @@
-import { compileFormValidator, compileJsonValidator } from '../../shared/http/schemaValidator';
+import { compileFormValidator, compileJsonValidator } from '#shared/http/schemaValidator';
 
 const schema = {
   type: 'object',

@@ -6,7 +6,7 @@ import {
   startEmbeddedPostgres,
   type EmbeddedPostgresOptions,
   type RunningPostgres,
-} from '../../shared/infra/postgres/embeddedPostgres';
+} from '#shared/infra/postgres/embeddedPostgres';
 
 /**
  * Private clusters (not the run's shared server): each test starts, kills or restarts its own.

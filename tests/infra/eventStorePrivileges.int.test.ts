@@ -3,14 +3,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { loadConfig } from '../../shared/config/config';
-import type { NewEvent } from '../../shared/eventStore/eventStore';
-import { randomPassword } from '../../shared/infra/postgres/credentialsFile';
-import { provisionDatabase } from '../../shared/infra/postgres/provisionDatabase';
-import { ensureLoginRoles } from '../../shared/infra/postgres/superuserAccess';
-import { createSilentLogger } from '../../shared/logging/logger';
-import { openInfrastructure, type Infrastructure } from '../../shared/runtime/openInfrastructure';
-import { serverUrl } from '../support/testPostgres';
+import { loadConfig } from '#shared/config/config';
+import type { NewEvent } from '#shared/eventStore/eventStore';
+import { randomPassword } from '#shared/infra/postgres/credentialsFile';
+import { provisionDatabase } from '#shared/infra/postgres/provisionDatabase';
+import { ensureLoginRoles } from '#shared/infra/postgres/superuserAccess';
+import { createSilentLogger } from '#shared/logging/logger';
+import { openInfrastructure, type Infrastructure } from '#shared/runtime/openInfrastructure';
+import { serverUrl } from '#tests/support/testPostgres';
 
 /**
  * The split the embedded cluster uses, and an external DATABASE_URL + MIGRATION_DATABASE_URL

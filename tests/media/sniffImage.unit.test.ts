@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { sniffImage } from '../../shared/media/sniffImage';
+import { sniffImage } from '#shared/media/sniffImage';
 import { pngChunk } from './imageEncoders';
 
 const fixture = (name: string) => readFileSync(path.join(__dirname, '..', 'fixtures', 'images', name));

@@ -1,5 +1,5 @@
-import type { GlobalPosition, RecordedEvent } from '../../shared/eventStore/eventStore';
-import { PendingUploads } from '../../services/processor/pendingUploads';
+import type { GlobalPosition, RecordedEvent } from '#shared/eventStore/eventStore';
+import { PendingUploads } from '#services/processor/pendingUploads';
 
 const at = (n: number): GlobalPosition => ({ commit: BigInt(n), prepare: BigInt(n) });
 let seq = 10;

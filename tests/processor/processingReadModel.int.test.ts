@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { uploadStreams } from '../projections/uploadStreams';
+import { uploadStreams } from '#tests/projections/uploadStreams';
 
 const { pool, decide, receive, catchUp } = uploadStreams('processing_read_model');
 

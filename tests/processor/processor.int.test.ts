@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
-import { systemContext } from '../../shared/commandHandling/commandContext';
-import { toNewEvents } from '../../shared/commandHandling/handleCommand';
-import { uploadPreviewKey, uploadStreamName } from '../../shared/domain/uploads/events';
-import { createMetrics } from '../../shared/metrics/metrics';
-import type { EventStore } from '../../shared/eventStore/eventStore';
+import { systemContext } from '#shared/commandHandling/commandContext';
+import { toNewEvents } from '#shared/commandHandling/handleCommand';
+import { uploadPreviewKey, uploadStreamName } from '#shared/domain/uploads/events';
+import { createMetrics } from '#shared/metrics/metrics';
+import type { EventStore } from '#shared/eventStore/eventStore';
 import { ProcessorFixture, checkHistory, waitFor } from './support/processorFixture';
 import { TEST_PREVIEW, flakyMarker, runsMarker } from './support/testInspector';
 

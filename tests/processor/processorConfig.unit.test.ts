@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { ConfigError, loadConfig } from '../../shared/config/config';
+import { ConfigError, loadConfig } from '#shared/config/config';
 
 test('processor defaults: one core left to requests, a slot for small uploads, 20 s + 300 s per GiB up to 600 s', () => {
   expect(loadConfig({}, '/srv').processor).toEqual({

@@ -1,6 +1,6 @@
-import { type Client, client, newUser } from '../support/httpClient';
-import { type TestService, startTestService } from '../support/testService';
-import { upload } from '../e2e/uploads/uploadFixtures';
+import { type Client, client, newUser } from '#tests/support/httpClient';
+import { type TestService, startTestService } from '#tests/support/testService';
+import { upload } from '#tests/e2e/uploads/uploadFixtures';
 import { TEST_INSPECTOR, waitFor } from './support/processorFixture';
 
 /**

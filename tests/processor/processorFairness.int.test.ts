@@ -1,5 +1,5 @@
-import { freeLoopbackPort } from '../../shared/infra/postgres/freeLoopbackPort';
-import { type ServiceProcess, spawnService } from '../support/spawnService';
+import { freeLoopbackPort } from '#shared/infra/postgres/freeLoopbackPort';
+import { type ServiceProcess, spawnService } from '#tests/support/spawnService';
 import { ProcessorFixture, TEST_INSPECTOR, isFinished, waitFor } from './support/processorFixture';
 
 /**

@@ -1,6 +1,6 @@
-import type { GlobalPosition, RecordedEvent } from '../../shared/eventStore/eventStore';
-import { PendingUploads } from '../../services/processor/pendingUploads';
-import { type SlotSettings, Slots } from '../../services/processor/slots';
+import type { GlobalPosition, RecordedEvent } from '#shared/eventStore/eventStore';
+import { PendingUploads } from '#services/processor/pendingUploads';
+import { type SlotSettings, Slots } from '#services/processor/slots';
 
 const at = (n: number): GlobalPosition => ({ commit: BigInt(n), prepare: BigInt(n) });
 let seq = 0;

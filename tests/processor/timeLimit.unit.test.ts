@@ -1,5 +1,5 @@
-import { inspectionTimeLimitSeconds } from '../../services/processor/timeLimit';
-import { timedOutReason } from '../../services/processor/processUpload';
+import { inspectionTimeLimitSeconds } from '#services/processor/timeLimit';
+import { timedOutReason } from '#services/processor/processUpload';
 
 const DEFAULTS = { timeoutSeconds: 600, timeoutBaseSeconds: 20, timeoutPerGibSeconds: 300 };
 const MB = 1024 ** 2;

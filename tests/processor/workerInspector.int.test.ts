@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { getPriority, tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { createLocalDiskBlobStore } from '../../shared/blobStore/localDisk/createLocalDiskBlobStore';
-import type { InspectionOutcome, Inspector, ProcessingJob } from '../../services/processor/inspection';
-import { type WorkerInspectorOptions, workerInspector } from '../../services/processor/workerInspector';
+import { createLocalDiskBlobStore } from '#shared/blobStore/localDisk/createLocalDiskBlobStore';
+import type { InspectionOutcome, Inspector, ProcessingJob } from '#services/processor/inspection';
+import { type WorkerInspectorOptions, workerInspector } from '#services/processor/workerInspector';
 import { TEST_INSPECTOR } from './support/processorFixture';
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'worker-pool-'));

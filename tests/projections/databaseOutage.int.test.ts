@@ -1,19 +1,19 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
-import { projectorHttpHandler } from '../../services/projector/projectorHttp';
-import { projectionRunnerHealthCheck } from '../../services/projector/startProjector';
-import type { PostgresEventStore } from '../../shared/eventStore/postgres/postgresEventStore';
-import { createPostgresEventStore } from '../../shared/eventStore/postgres/postgresEventStore';
-import { PostgresRateLimitBackend } from '../../shared/http/rateLimit/postgresRateLimitBackend';
-import { RATE_LIMIT_TABLE } from '../../shared/http/rateLimit/rateLimitSql';
-import { createLogger } from '../../shared/logging/logger';
-import { createMetrics } from '../../shared/metrics/metrics';
-import { ProjectionProgress } from '../../shared/projections/projectionProgress';
-import { ProjectionRunner } from '../../shared/projections/projectionRunner';
-import { dependencyHealthChecks } from '../../shared/runtime/dependencyHealthChecks';
-import { listenProjectionProgress } from '../../shared/runtime/listenProjectionProgress';
-import { type PrivatePostgres, startPrivatePostgres } from '../support/privatePostgres';
+import { projectorHttpHandler } from '#services/projector/projectorHttp';
+import { projectionRunnerHealthCheck } from '#services/projector/startProjector';
+import type { PostgresEventStore } from '#shared/eventStore/postgres/postgresEventStore';
+import { createPostgresEventStore } from '#shared/eventStore/postgres/postgresEventStore';
+import { PostgresRateLimitBackend } from '#shared/http/rateLimit/postgresRateLimitBackend';
+import { RATE_LIMIT_TABLE } from '#shared/http/rateLimit/rateLimitSql';
+import { createLogger } from '#shared/logging/logger';
+import { createMetrics } from '#shared/metrics/metrics';
+import { ProjectionProgress } from '#shared/projections/projectionProgress';
+import { ProjectionRunner } from '#shared/projections/projectionRunner';
+import { dependencyHealthChecks } from '#shared/runtime/dependencyHealthChecks';
+import { listenProjectionProgress } from '#shared/runtime/listenProjectionProgress';
+import { type PrivatePostgres, startPrivatePostgres } from '#tests/support/privatePostgres';
 import { appendCounted, appliedCounts, countingProjection, waitUntil } from './support/countingProjection';
 
 /**

@@ -1,8 +1,8 @@
 import pg from 'pg';
-import { LeaderLease } from '../../shared/projections/leaderLease';
-import { ProjectionProgress } from '../../shared/projections/projectionProgress';
-import { ProjectionRunner } from '../../shared/projections/projectionRunner';
-import { readCheckpoints } from '../../shared/projections/checkpointStore';
+import { LeaderLease } from '#shared/projections/leaderLease';
+import { ProjectionProgress } from '#shared/projections/projectionProgress';
+import { ProjectionRunner } from '#shared/projections/projectionRunner';
+import { readCheckpoints } from '#shared/projections/checkpointStore';
 import {
   appendCounted,
   appliedCounts,
@@ -10,7 +10,7 @@ import {
   leaderLockHolder,
   waitUntil,
 } from './support/countingProjection';
-import { eventStoreDatabase } from '../support/eventStoreDatabase';
+import { eventStoreDatabase } from '#tests/support/eventStoreDatabase';
 
 const FAST_RETRY = { initialMs: 50, maxMs: 500 };
 

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { AppendResult, GlobalPosition, RecordedEvent } from '../../shared/eventStore/eventStore';
-import type { Projection } from '../../shared/projections/projection';
-import { ProjectionRunner } from '../../shared/projections/projectionRunner';
-import { ProjectionProgress } from '../../shared/projections/projectionProgress';
-import { eventStoreDatabase } from '../support/eventStoreDatabase';
+import type { AppendResult, GlobalPosition, RecordedEvent } from '#shared/eventStore/eventStore';
+import type { Projection } from '#shared/projections/projection';
+import { ProjectionRunner } from '#shared/projections/projectionRunner';
+import { ProjectionProgress } from '#shared/projections/projectionProgress';
+import { eventStoreDatabase } from '#tests/support/eventStoreDatabase';
 
 /** A counter read model whose v2 also keeps the last payload: same name, new version. */
 const notes = (version: number): Projection => ({

@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { type GlobalPosition, comparePositions } from '../../shared/eventStore/eventStore';
-import { ProjectionRunner } from '../../shared/projections/projectionRunner';
-import { type UploadCommand, decideUpload } from '../../shared/domain/uploads/decide';
+import { type GlobalPosition, comparePositions } from '#shared/eventStore/eventStore';
+import { ProjectionRunner } from '#shared/projections/projectionRunner';
+import { type UploadCommand, decideUpload } from '#shared/domain/uploads/decide';
 import {
   type UploadEvent,
   type UploadState,
   uploadDecider,
   uploadStreamName,
-} from '../../shared/domain/uploads/events';
-import { fileUploadsProjection } from '../../services/projector/projections/fileUploadsProjection';
-import { eventStoreDatabase } from '../support/eventStoreDatabase';
+} from '#shared/domain/uploads/events';
+import { fileUploadsProjection } from '#services/projector/projections/fileUploadsProjection';
+import { eventStoreDatabase } from '#tests/support/eventStoreDatabase';
 
 export interface UploadStreams {
   /** The read models' pool (file_uploads). */

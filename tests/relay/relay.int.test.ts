@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { BusMessage, IntegrationBus } from '../../shared/integrationBus/integrationBus';
-import { createLogger } from '../../shared/logging/logger';
-import { createMetrics } from '../../shared/metrics/metrics';
-import { type RunningRelay, startRelay } from '../../services/relay/startRelay';
-import { eventStoreDatabase } from '../support/eventStoreDatabase';
+import type { BusMessage, IntegrationBus } from '#shared/integrationBus/integrationBus';
+import { createLogger } from '#shared/logging/logger';
+import { createMetrics } from '#shared/metrics/metrics';
+import { type RunningRelay, startRelay } from '#services/relay/startRelay';
+import { eventStoreDatabase } from '#tests/support/eventStoreDatabase';
 
 /**
  * The relay against the real PostgreSQL event store and checkpoint, with a bus that records what it

@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { randomPassword } from '../../shared/infra/postgres/credentialsFile';
-import { provisionDatabase } from '../../shared/infra/postgres/provisionDatabase';
-import { ensureLoginRoles } from '../../shared/infra/postgres/superuserAccess';
+import { randomPassword } from '#shared/infra/postgres/credentialsFile';
+import { provisionDatabase } from '#shared/infra/postgres/provisionDatabase';
+import { ensureLoginRoles } from '#shared/infra/postgres/superuserAccess';
 import {
   createPostgresSearchIndex,
   createPostgresSearchReader,
-} from '../../shared/search/postgres/postgresSearchIndex';
-import { searchSql } from '../../shared/search/postgres/searchQuerySql';
-import { searchTableNames } from '../../shared/search/postgres/searchTables';
+} from '#shared/search/postgres/postgresSearchIndex';
+import { searchSql } from '#shared/search/postgres/searchQuerySql';
+import { searchTableNames } from '#shared/search/postgres/searchTables';
 import type {
   BrainSearchDocument,
   SearchFilters,
@@ -16,9 +16,9 @@ import type {
   SearchQuery,
   SearchReader,
   SearchUpsert,
-} from '../../shared/search/searchIndex';
-import { parseSearchText } from '../../shared/search/searchText';
-import { serverUrl } from '../support/testPostgres';
+} from '#shared/search/searchIndex';
+import { parseSearchText } from '#shared/search/searchText';
+import { serverUrl } from '#tests/support/testPostgres';
 
 /** The service connects as a role that is not a superuser: pg_trgm and btree_gin must still install (they are trusted). */
 const suffix = randomBytes(4).toString('hex');

@@ -1,16 +1,16 @@
 import pg from 'pg';
-import type { RecordedEvent } from '../../shared/eventStore/eventStore';
-import { inTransaction } from '../../shared/infra/postgres/inTransaction';
-import { contextFor } from '../../shared/projections/projection';
-import { installProjection } from '../../shared/projections/projectionInstaller';
-import { migrateCheckpoints } from '../../shared/projections/checkpointStore';
+import type { RecordedEvent } from '#shared/eventStore/eventStore';
+import { inTransaction } from '#shared/infra/postgres/inTransaction';
+import { contextFor } from '#shared/projections/projection';
+import { installProjection } from '#shared/projections/projectionInstaller';
+import { migrateCheckpoints } from '#shared/projections/checkpointStore';
 import {
   createPostgresSearchIndex,
   createPostgresSearchReader,
-} from '../../shared/search/postgres/postgresSearchIndex';
-import type { SearchIndex, SearchQuery, SearchReader } from '../../shared/search/searchIndex';
-import { createSearchProjection } from '../../services/projector/projections/searchProjection';
-import { createTestDatabase } from '../support/testPostgres';
+} from '#shared/search/postgres/postgresSearchIndex';
+import type { SearchIndex, SearchQuery, SearchReader } from '#shared/search/searchIndex';
+import { createSearchProjection } from '#services/projector/projections/searchProjection';
+import { createTestDatabase } from '#tests/support/testPostgres';
 
 /**
  * The search projection on its own: denormalised documents, updates that move a brain, deletes,

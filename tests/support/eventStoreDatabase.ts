@@ -2,7 +2,7 @@ import pg from 'pg';
 import {
   createPostgresEventStore,
   type PostgresEventStore,
-} from '../../shared/eventStore/postgres/postgresEventStore';
+} from '#shared/eventStore/postgres/postgresEventStore';
 import { createTestDatabase } from './testPostgres';
 
 export interface EventStoreDatabase {

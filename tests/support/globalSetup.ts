@@ -1,7 +1,7 @@
 import { mkdtempSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startEmbeddedPostgres } from '../../shared/infra/postgres/embeddedPostgres';
+import { startEmbeddedPostgres } from '#shared/infra/postgres/embeddedPostgres';
 import { freePort } from './freePort';
 
 /**

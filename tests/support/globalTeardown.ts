@@ -1,5 +1,5 @@
 import { rmSync } from 'node:fs';
-import type { RunningPostgres } from '../../shared/infra/postgres/embeddedPostgres';
+import type { RunningPostgres } from '#shared/infra/postgres/embeddedPostgres';
 
 export default async function globalTeardown(): Promise<void> {
   const pg = (globalThis as { __catalogueTestPg?: RunningPostgres }).__catalogueTestPg;

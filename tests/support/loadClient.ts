@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { LoadLedger, RegisteredAccount } from './loadLedger';
 import { callApi, type CallOptions, type CallResult } from './unreliableHttp';
-import { brainForm, nifti } from '../e2e/brains/brainFixtures';
+import { brainForm, nifti } from '#tests/e2e/brains/brainFixtures';
 
 interface Session {
   readonly account: RegisteredAccount;

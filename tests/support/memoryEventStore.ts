@@ -5,7 +5,7 @@ import {
   type ExpectedRevision,
   type NewEvent,
   type RecordedEvent,
-} from '../../shared/eventStore/eventStore';
+} from '#shared/eventStore/eventStore';
 
 export interface MemoryEventStore extends EventStore {
   /** Every append attempt, in order, with what it expected and how it ended. */

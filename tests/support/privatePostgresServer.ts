@@ -5,7 +5,7 @@
  * Protocol on stdin/stdout, one line each: "stop" → "stopped", "start" → "ready <url>".
  */
 import { createInterface } from 'node:readline';
-import { startEmbeddedPostgres, type RunningPostgres } from '../../shared/infra/postgres/embeddedPostgres';
+import { startEmbeddedPostgres, type RunningPostgres } from '#shared/infra/postgres/embeddedPostgres';
 
 const [dataDir, port] = process.argv.slice(2);
 

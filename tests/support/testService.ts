@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../../shared/config/config';
-import { createLogger } from '../../shared/logging/logger';
-import { startAllInOne } from '../../services/all-in-one/startAllInOne';
+import { loadConfig } from '#shared/config/config';
+import { createLogger } from '#shared/logging/logger';
+import { startAllInOne } from '#services/all-in-one/startAllInOne';
 import { createTestDatabase } from './testPostgres';
 
 export interface TestService {

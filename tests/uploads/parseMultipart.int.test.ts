@@ -4,15 +4,15 @@ import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import type { BlobStore } from '../../shared/blobStore/blobStore';
-import { createLocalDiskBlobStore } from '../../shared/blobStore/localDisk/createLocalDiskBlobStore';
-import { ValidationError } from '../../shared/errors/httpErrors';
+import type { BlobStore } from '#shared/blobStore/blobStore';
+import { createLocalDiskBlobStore } from '#shared/blobStore/localDisk/createLocalDiskBlobStore';
+import { ValidationError } from '#shared/errors/httpErrors';
 import {
   cleanupStoredFiles,
   parseMultipart,
   type ParseMultipartOptions,
   type ParsedMultipart,
-} from '../../shared/uploads/parseMultipart';
+} from '#shared/uploads/parseMultipart';
 import { multipartBody, randomChunks, type FormPart } from './multipartBody';
 import { UploadServer } from './uploadServer';
 

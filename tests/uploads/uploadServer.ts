@@ -1,7 +1,7 @@
 import http, { type IncomingMessage, type Server } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import type { Readable } from 'node:stream';
-import { HttpError } from '../../shared/errors/httpErrors';
+import { HttpError } from '#shared/errors/httpErrors';
 
 export type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 

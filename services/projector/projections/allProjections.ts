@@ -1,4 +1,4 @@
-import type { Projection } from '../../../shared/projections/projection';
+import type { Projection } from '#shared/projections/projection';
 import { identityProjection } from './identityProjection';
 import { eventTypeCountsProjection } from './eventTypeCountsProjection';
 import { categoriesProjection } from './categoriesProjection';
@@ -6,7 +6,7 @@ import { speciesProjection } from './speciesProjection';
 import { atlasesProjection } from './atlasesProjection';
 import { brainsProjection } from './brainsProjection';
 import { fileUploadsProjection } from './fileUploadsProjection';
-import type { SearchWriter } from '../../../shared/search/searchIndex';
+import type { SearchWriter } from '#shared/search/searchIndex';
 import { createSearchProjection, searchProjection } from './searchProjection';
 
 /** Every PostgreSQL read model, in the order they are applied within a batch. */

@@ -1,7 +1,7 @@
-import { type Projection, type ProjectionContext, applyInRuns } from '../../../shared/projections/projection';
-import type { AtlasEvent } from '../../../shared/domain/atlases/events';
-import type { BrainCreated, BrainEvent } from '../../../shared/domain/brains/events';
-import { type CounterSpec, membershipTableSql } from '../../../shared/projections/memberCounts';
+import { type Projection, type ProjectionContext, applyInRuns } from '#shared/projections/projection';
+import type { AtlasEvent } from '#shared/domain/atlases/events';
+import type { BrainCreated, BrainEvent } from '#shared/domain/brains/events';
+import { type CounterSpec, membershipTableSql } from '#shared/projections/memberCounts';
 import { countBrainFor, countCreatedBrainsFor, isBrainCreated } from './brainMemberships';
 
 type Handled = AtlasEvent | BrainEvent;

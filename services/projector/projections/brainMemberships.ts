@@ -1,10 +1,6 @@
-import type { BrainCreated, BrainEvent } from '../../../shared/domain/brains/events';
-import type { ProjectionContext } from '../../../shared/projections/projection';
-import {
-  type CounterSpec,
-  countMemberFor,
-  countNewMembersFor,
-} from '../../../shared/projections/memberCounts';
+import type { BrainCreated, BrainEvent } from '#shared/domain/brains/events';
+import type { ProjectionContext } from '#shared/projections/projection';
+import { type CounterSpec, countMemberFor, countNewMembersFor } from '#shared/projections/memberCounts';
 
 type Placement = 'atlasId' | 'speciesId' | 'categoryId';
 

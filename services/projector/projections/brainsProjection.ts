@@ -1,5 +1,5 @@
-import { type Projection, type ProjectionContext, applyInRuns } from '../../../shared/projections/projection';
-import type { BrainCreated, BrainEvent, BrainFields } from '../../../shared/domain/brains/events';
+import { type Projection, type ProjectionContext, applyInRuns } from '#shared/projections/projection';
+import type { BrainCreated, BrainEvent, BrainFields } from '#shared/domain/brains/events';
 import { isBrainCreated } from './brainMemberships';
 
 /** Event field → column, for the fields a BrainUpdated may change (an own-property map). */

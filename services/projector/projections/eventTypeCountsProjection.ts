@@ -1,4 +1,4 @@
-import type { Projection } from '../../../shared/projections/projection';
+import type { Projection } from '#shared/projections/projection';
 import { identityProjection } from './identityProjection';
 
 /** Events no read model needs but auditors count: uniqueness reservations and id allocation. */

@@ -1,9 +1,9 @@
-import { type Projection, type ProjectionContext, applyInRuns } from '../../../shared/projections/projection';
+import { type Projection, type ProjectionContext, applyInRuns } from '#shared/projections/projection';
 import {
   type UploadEvent,
   type UploadReceived,
   UPLOAD_PROCESSING_EVENT_TYPES,
-} from '../../../shared/domain/uploads/events';
+} from '#shared/domain/uploads/events';
 
 /**
  * Read model of file uploads: one row per live upload, its processing status (interface-spec 3.1),

@@ -1,7 +1,7 @@
-import type { RecordedEvent } from '../../../shared/eventStore/eventStore';
-import type { Projection, ProjectionContext } from '../../../shared/projections/projection';
-import type { UserEvent } from '../../../shared/domain/identity/events';
-import type { AccessTokenUsed } from '../../../shared/domain/identity/tokenUsage';
+import type { RecordedEvent } from '#shared/eventStore/eventStore';
+import type { Projection, ProjectionContext } from '#shared/projections/projection';
+import type { UserEvent } from '#shared/domain/identity/events';
+import type { AccessTokenUsed } from '#shared/domain/identity/tokenUsage';
 
 type Handled = UserEvent | AccessTokenUsed;
 

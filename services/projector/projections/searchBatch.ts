@@ -1,11 +1,11 @@
 import type { PoolClient } from 'pg';
-import type { GlobalPosition, RecordedEvent } from '../../../shared/eventStore/eventStore';
-import type { BrainCreated, BrainEvent, BrainFields } from '../../../shared/domain/brains/events';
-import type { CategoryEvent } from '../../../shared/domain/categories/events';
-import type { SpeciesEvent } from '../../../shared/domain/species/events';
-import type { AtlasEvent } from '../../../shared/domain/atlases/events';
-import type { BrainSearchDocument, SearchRemoval, SearchUpsert } from '../../../shared/search/searchIndex';
-import { writeDocuments } from '../../../shared/search/postgres/searchWrites';
+import type { GlobalPosition, RecordedEvent } from '#shared/eventStore/eventStore';
+import type { BrainCreated, BrainEvent, BrainFields } from '#shared/domain/brains/events';
+import type { CategoryEvent } from '#shared/domain/categories/events';
+import type { SpeciesEvent } from '#shared/domain/species/events';
+import type { AtlasEvent } from '#shared/domain/atlases/events';
+import type { BrainSearchDocument, SearchRemoval, SearchUpsert } from '#shared/search/searchIndex';
+import { writeDocuments } from '#shared/search/postgres/searchWrites';
 
 export type SearchEvent = CategoryEvent | SpeciesEvent | AtlasEvent | BrainEvent;
 

@@ -1,10 +1,10 @@
-import type { Projection, ProjectionContext } from '../../../shared/projections/projection';
-import type { SearchWriter } from '../../../shared/search/searchIndex';
+import type { Projection, ProjectionContext } from '#shared/projections/projection';
+import type { SearchWriter } from '#shared/search/searchIndex';
 import {
   createSearchExtensions,
   createSearchIndexes,
   createSearchTables,
-} from '../../../shared/search/postgres/searchTables';
+} from '#shared/search/postgres/searchTables';
 import { SearchBatch, type SearchProjectionTables } from './searchBatch';
 
 /**

@@ -1,12 +1,8 @@
-import { type Projection, type ProjectionContext, applyInRuns } from '../../../shared/projections/projection';
-import type { SpeciesEvent } from '../../../shared/domain/species/events';
-import type { AtlasEvent } from '../../../shared/domain/atlases/events';
-import type { BrainCreated, BrainEvent } from '../../../shared/domain/brains/events';
-import {
-  type CounterSpec,
-  countMemberFor,
-  membershipTableSql,
-} from '../../../shared/projections/memberCounts';
+import { type Projection, type ProjectionContext, applyInRuns } from '#shared/projections/projection';
+import type { SpeciesEvent } from '#shared/domain/species/events';
+import type { AtlasEvent } from '#shared/domain/atlases/events';
+import type { BrainCreated, BrainEvent } from '#shared/domain/brains/events';
+import { type CounterSpec, countMemberFor, membershipTableSql } from '#shared/projections/memberCounts';
 import { countBrainFor, countCreatedBrainsFor, isBrainCreated } from './brainMemberships';
 
 type Handled = SpeciesEvent | AtlasEvent | BrainEvent;

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Reply } from '../../http/routeSpec';
-import type { BlobStore } from '../blobStore';
+import type { Reply } from '#shared/http/routeSpec';
+import type { BlobStore } from '#shared/blobStore/blobStore';
 import { attachmentDisposition } from './contentDisposition';
 import { ifRangeHolds, noneMatchHits } from './conditionalHeaders';
 import { requestedRange } from './requestedRange';

@@ -1,4 +1,4 @@
-import type { ResponseSpec } from '../../http/routeSpec';
+import type { ResponseSpec } from '#shared/http/routeSpec';
 
 /** The answers of a route served by blobDownloadReply, for its OpenAPI description. */
 export const downloadResponses: Readonly<Record<number, ResponseSpec>> = {

@@ -1,4 +1,4 @@
-import type { BlobStore } from '../blobStore';
+import type { BlobStore } from '#shared/blobStore/blobStore';
 import { attachmentDisposition } from './contentDisposition';
 
 /**

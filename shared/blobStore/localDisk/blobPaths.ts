@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { assertValidBlobKey } from '../blobKey';
+import { assertValidBlobKey } from '#shared/blobStore/blobKey';
 
 /**
  * Where a key lives under the root directory. '~' cannot appear in a key, so the sidecar and the

@@ -8,8 +8,8 @@ import {
   type BlobStore,
   type PutOptions,
   type PutResult,
-} from '../blobStore';
-import { assertValidRange, rangeNotSatisfiable, type ByteRange } from '../byteRange';
+} from '#shared/blobStore/blobStore';
+import { assertValidRange, rangeNotSatisfiable, type ByteRange } from '#shared/blobStore/byteRange';
 import { blobPaths } from './blobPaths';
 import { isAbsentEntry, removeIfPresent } from './durableFs';
 import { listLocalBlobs, listLocalLeftovers, removeLocalLeftover } from './listLocalBlobs';

@@ -1,8 +1,8 @@
 import { opendir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Stats } from 'node:fs';
-import type { Leftover, ListedBlob } from '../blobStore';
-import { isValidBlobKey } from '../blobKey';
+import type { Leftover, ListedBlob } from '#shared/blobStore/blobStore';
+import { isValidBlobKey } from '#shared/blobStore/blobKey';
 import { META_SUFFIX, TEMP_FILE_PATTERN } from './blobPaths';
 import { isAbsentEntry } from './durableFs';
 import { isTempFileInUse } from './tempFilesInUse';

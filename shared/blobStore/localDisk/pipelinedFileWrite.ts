@@ -1,5 +1,5 @@
 import type { FileHandle } from 'node:fs/promises';
-import { DIRECT_IO_ALIGNMENT, directWritable, type OffThreadSha256 } from '../offThreadSha256';
+import { DIRECT_IO_ALIGNMENT, directWritable, type OffThreadSha256 } from '#shared/blobStore/offThreadSha256';
 import { writeAllAt } from './durableFs';
 
 /** Bytes whose write is in flight or that wait for the hashing thread before `append` waits. */

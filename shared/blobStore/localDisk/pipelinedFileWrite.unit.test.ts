@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { BATCH_BYTES, OffThreadSha256 } from '../offThreadSha256';
+import { BATCH_BYTES, OffThreadSha256 } from '#shared/blobStore/offThreadSha256';
 import { PipelinedFileWrite, type WritableFile } from './pipelinedFileWrite';
 
 const MiB = 1024 * 1024;

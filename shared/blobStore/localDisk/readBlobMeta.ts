@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { DEFAULT_CONTENT_TYPE } from '../defaultContentType';
+import { DEFAULT_CONTENT_TYPE } from '#shared/blobStore/defaultContentType';
 import { isAbsentEntry } from './durableFs';
 
 export interface BlobFileMeta {

@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { BATCH_BYTES, OffThreadSha256, directWritable } from '../offThreadSha256';
+import { BATCH_BYTES, OffThreadSha256, directWritable } from '#shared/blobStore/offThreadSha256';
 import { streamIntoFile } from './writeBlobFile';
 
 // As under `node --jitless`, or once WebAssembly memory is refused: batch memory is then plain

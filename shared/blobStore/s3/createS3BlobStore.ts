@@ -1,9 +1,9 @@
 import type { Readable } from 'node:stream';
 import { Client } from 'minio';
-import { BlobNotFoundError, type BlobInfo, type BlobStore } from '../blobStore';
-import { assertValidBlobKey } from '../blobKey';
-import { assertValidRange, rangeNotSatisfiable, type ByteRange } from '../byteRange';
-import { DEFAULT_CONTENT_TYPE } from '../defaultContentType';
+import { BlobNotFoundError, type BlobInfo, type BlobStore } from '#shared/blobStore/blobStore';
+import { assertValidBlobKey } from '#shared/blobStore/blobKey';
+import { assertValidRange, rangeNotSatisfiable, type ByteRange } from '#shared/blobStore/byteRange';
+import { DEFAULT_CONTENT_TYPE } from '#shared/blobStore/defaultContentType';
 import { putS3Object, type S3Target } from './putS3Object';
 import { s3ErrorCode } from './s3ErrorCode';
 import { ListingClient, listS3Blobs, listS3Leftovers, removeS3Leftover } from './s3Listing';

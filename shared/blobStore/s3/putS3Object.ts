@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { pipeline, type Readable } from 'node:stream';
 import type { Client } from 'minio';
-import type { PutOptions, PutResult } from '../blobStore';
-import { DEFAULT_CONTENT_TYPE } from '../defaultContentType';
-import { HashingLimiter } from '../hashingLimiter';
+import type { PutOptions, PutResult } from '#shared/blobStore/blobStore';
+import { DEFAULT_CONTENT_TYPE } from '#shared/blobStore/defaultContentType';
+import { HashingLimiter } from '#shared/blobStore/hashingLimiter';
 import { inParts, type Part } from './inParts';
 
 /** S3's limit on parts per multipart upload. */

@@ -1,6 +1,6 @@
 import { Client } from 'minio';
-import type { Leftover, ListedBlob } from '../blobStore';
-import { isValidBlobKey } from '../blobKey';
+import type { Leftover, ListedBlob } from '#shared/blobStore/blobStore';
+import { isValidBlobKey } from '#shared/blobStore/blobKey';
 import { s3ErrorCode } from './s3ErrorCode';
 
 /** The minio client, plus the parts of an incomplete upload (minio keeps listParts protected). */

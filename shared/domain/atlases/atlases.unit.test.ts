@@ -1,4 +1,4 @@
-import { PermissionDeniedError, ValidationError } from '../../errors/httpErrors';
+import { PermissionDeniedError, ValidationError } from '#shared/errors/httpErrors';
 import { decideAtlas, type CreateAtlas } from './decide';
 import { evolveAtlas, initialAtlasState } from './events';
 

@@ -1,5 +1,5 @@
-import { ConflictError, PermissionDeniedError, ValidationError } from '../../errors/httpErrors';
-import type { Actor } from '../actor';
+import { ConflictError, PermissionDeniedError, ValidationError } from '#shared/errors/httpErrors';
+import type { Actor } from '#shared/domain/actor';
 import type { AtlasEvent, AtlasState } from './events';
 
 export type CreateAtlas = {

@@ -1,4 +1,4 @@
-import { NotFoundError, PermissionDeniedError, ValidationError } from '../../errors/httpErrors';
+import { NotFoundError, PermissionDeniedError, ValidationError } from '#shared/errors/httpErrors';
 import {
   ATLAS_OR_CATEGORY,
   CATEGORY_CONTRADICTS_ATLAS,

@@ -3,8 +3,8 @@ import {
   NotFoundError,
   PermissionDeniedError,
   ValidationError,
-} from '../../errors/httpErrors';
-import type { Actor } from '../actor';
+} from '#shared/errors/httpErrors';
+import type { Actor } from '#shared/domain/actor';
 import type { ActiveBrain, BrainEvent, BrainFields, BrainState } from './events';
 
 /** An atlas the caller named, as read from its stream: where it places a brain. */

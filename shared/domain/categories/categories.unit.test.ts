@@ -1,4 +1,4 @@
-import { PermissionDeniedError, ValidationError } from '../../errors/httpErrors';
+import { PermissionDeniedError, ValidationError } from '#shared/errors/httpErrors';
 import { IMAGE_XOR_URL, decideCategory, type CreateCategory } from './decide';
 import { initialCategoryState, evolveCategory } from './events';
 

@@ -1,4 +1,4 @@
-import { NotFoundError, PermissionDeniedError, ValidationError } from '../../errors/httpErrors';
+import { NotFoundError, PermissionDeniedError, ValidationError } from '#shared/errors/httpErrors';
 import type { UserCommand } from './decide';
 import { decideUser } from './decide';
 import type { UserEvent } from './events';

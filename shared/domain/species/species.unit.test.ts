@@ -1,4 +1,4 @@
-import { PermissionDeniedError, ValidationError } from '../../errors/httpErrors';
+import { PermissionDeniedError, ValidationError } from '#shared/errors/httpErrors';
 import { decideSpecies, type CreateSpecies } from './decide';
 import { evolveSpecies, initialSpeciesState } from './events';
 

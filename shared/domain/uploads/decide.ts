@@ -1,5 +1,5 @@
-import { ConflictError, NotFoundError } from '../../errors/httpErrors';
-import type { Actor } from '../actor';
+import { ConflictError, NotFoundError } from '#shared/errors/httpErrors';
+import type { Actor } from '#shared/domain/actor';
 import {
   type LiveUpload,
   type UploadDeleted,

@@ -10,7 +10,12 @@ import {
   type Position,
   type RecordedEvent as EsdbRecordedEvent,
 } from '@eventstore/db-client';
-import type { EventMetadataInput, ExpectedRevision, NewEvent, RecordedEvent } from '../eventStore';
+import type {
+  EventMetadataInput,
+  ExpectedRevision,
+  NewEvent,
+  RecordedEvent,
+} from '#shared/eventStore/eventStore';
 
 /** Reads of $all skip what excludeSystemEvents() skips on subscriptions: event types starting with '$'. */
 export function isSystemEvent(event: { readonly type: string }): boolean {

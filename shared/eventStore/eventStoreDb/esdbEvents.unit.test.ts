@@ -4,7 +4,7 @@ import {
   STREAM_EXISTS,
   type RecordedEvent as EsdbRecordedEvent,
 } from '@eventstore/db-client';
-import type { NewEvent } from '../eventStore';
+import type { NewEvent } from '#shared/eventStore/eventStore';
 import { fromEsdbEvent, isSystemEvent, toEsdbExpectedRevision, toEventData } from './esdbEvents';
 
 const event: NewEvent = {

@@ -15,7 +15,7 @@ import {
   type ReadAllOptions,
   type ReadStreamOptions,
   type RecordedEvent,
-} from '../eventStore';
+} from '#shared/eventStore/eventStore';
 import { fromEsdbEvent, isSystemEvent } from './esdbEvents';
 
 export const DEFAULT_PAGE_SIZE = 1000;

@@ -1,5 +1,10 @@
 import { excludeSystemEvents, type EventStoreDBClient } from '@eventstore/db-client';
-import { START, comparePositions, type RecordedEvent, type SubscribeOptions } from '../eventStore';
+import {
+  START,
+  comparePositions,
+  type RecordedEvent,
+  type SubscribeOptions,
+} from '#shared/eventStore/eventStore';
 import { fromEsdbEvent } from './esdbEvents';
 import { toReadPosition } from './esdbReads';
 

@@ -7,7 +7,7 @@ import {
   type ExpectedRevision,
   type GlobalPosition,
   type NewEvent,
-} from '../eventStore';
+} from '#shared/eventStore/eventStore';
 import { toEsdbExpectedRevision, toEventData } from './esdbEvents';
 import { headPosition, readAll, readStream } from './esdbReads';
 import { subscribeToAll } from './esdbSubscription';

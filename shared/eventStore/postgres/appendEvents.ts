@@ -5,7 +5,7 @@ import {
   type AppendResult,
   type ExpectedRevision,
   type NewEvent,
-} from '../eventStore';
+} from '#shared/eventStore/eventStore';
 import type { SqlExecutor } from './sqlExecutor';
 import type { SqlNames } from './sqlNames';
 

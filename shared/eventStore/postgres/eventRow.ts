@@ -1,4 +1,4 @@
-import type { EventMetadataInput, GlobalPosition, RecordedEvent } from '../eventStore';
+import type { EventMetadataInput, GlobalPosition, RecordedEvent } from '#shared/eventStore/eventStore';
 
 /** The columns every read selects; pg returns int8 and xid8 as text. */
 export const EVENT_COLUMNS =

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { inTransaction } from '../../infra/postgres/inTransaction';
+import { inTransaction } from '#shared/infra/postgres/inTransaction';
 import { migrations } from './migrations/migrations';
 import type { SqlNames } from './sqlNames';
 

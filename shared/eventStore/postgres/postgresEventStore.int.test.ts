@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { createTestDatabase } from '../../../tests/support/testPostgres';
-import type { NewEvent, RecordedEvent } from '../eventStore';
+import { createTestDatabase } from '#tests/support/testPostgres';
+import type { NewEvent, RecordedEvent } from '#shared/eventStore/eventStore';
 import { AppendListener } from './appendListener';
 import { migrations } from './migrations/migrations';
 import { createPostgresEventStore, type PostgresEventStore } from './postgresEventStore';

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { EventStore, ExpectedRevision, NewEvent, AppendResult } from '../eventStore';
+import type { EventStore, ExpectedRevision, NewEvent, AppendResult } from '#shared/eventStore/eventStore';
 import { appendEvents, isConcurrentDuplicate } from './appendEvents';
 import { migrate } from './migrate';
 import { PostgresUnitOfWork } from './postgresUnitOfWork';

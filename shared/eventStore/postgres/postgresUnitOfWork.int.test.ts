@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createTestDatabase } from '../../../tests/support/testPostgres';
-import { UnitOfWorkConflictError, comparePositions, type NewEvent } from '../eventStore';
+import { createTestDatabase } from '#tests/support/testPostgres';
+import { UnitOfWorkConflictError, comparePositions, type NewEvent } from '#shared/eventStore/eventStore';
 import { createPostgresEventStore, type PostgresEventStore } from './postgresEventStore';
 import type { SqlExecutor } from './sqlExecutor';
 

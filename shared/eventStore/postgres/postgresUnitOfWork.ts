@@ -1,6 +1,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type pg from 'pg';
-import { UnitOfWorkConflictError, type UnitOfWork, type UnitOfWorkHooks } from '../eventStore';
+import {
+  UnitOfWorkConflictError,
+  type UnitOfWork,
+  type UnitOfWorkHooks,
+} from '#shared/eventStore/eventStore';
 import type { SqlExecutor } from './sqlExecutor';
 
 /** One run's transaction, begun at its first statement. */

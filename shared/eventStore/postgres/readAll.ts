@@ -1,4 +1,9 @@
-import { START, type GlobalPosition, type ReadAllOptions, type RecordedEvent } from '../eventStore';
+import {
+  START,
+  type GlobalPosition,
+  type ReadAllOptions,
+  type RecordedEvent,
+} from '#shared/eventStore/eventStore';
 import { EVENT_COLUMNS, positionParameters, toRecordedEvent, type EventRow } from './eventRow';
 import type { SqlExecutor } from './sqlExecutor';
 import type { SqlNames } from './sqlNames';

@@ -1,4 +1,4 @@
-import type { ReadStreamOptions, RecordedEvent } from '../eventStore';
+import type { ReadStreamOptions, RecordedEvent } from '#shared/eventStore/eventStore';
 import { EVENT_COLUMNS, positionParameters, toRecordedEvent, type EventRow } from './eventRow';
 import type { SqlExecutor } from './sqlExecutor';
 import type { SqlNames } from './sqlNames';

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { START, type RecordedEvent, type SubscribeOptions } from '../eventStore';
+import { START, type RecordedEvent, type SubscribeOptions } from '#shared/eventStore/eventStore';
 import { AppendListener } from './appendListener';
 import { hasHeldBackEvents, readAll } from './readAll';
 import type { SqlNames } from './sqlNames';

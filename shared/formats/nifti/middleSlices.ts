@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { fail } from '../formatFailure';
+import { fail } from '#shared/formats/formatFailure';
 import type { VoxelDecoder } from './voxelDecoder';
 
 /** The three orthogonal middle planes of the first volume, row-major, in voxel order. */

@@ -1,4 +1,4 @@
-import type { Metadata } from '../inspection';
+import type { Metadata } from '#shared/formats/inspection';
 import { intentNames, spatialUnits, temporalUnits, xformNames } from './niftiCodes';
 import type { NiftiHeader } from './parseNiftiHeader';
 

@@ -1,9 +1,9 @@
-import { fail } from '../formatFailure';
-import type { FormatReader, Metadata } from '../inspection';
-import { isGzip, openMaybeGzipped } from '../openMaybeGzipped';
-import { pixelSize, renderPlanes, type Plane } from '../preview/renderPlanes';
-import type { ReadContext } from '../readContext';
-import { readPrefix } from '../readPrefix';
+import { fail } from '#shared/formats/formatFailure';
+import type { FormatReader, Metadata } from '#shared/formats/inspection';
+import { isGzip, openMaybeGzipped } from '#shared/formats/openMaybeGzipped';
+import { pixelSize, renderPlanes, type Plane } from '#shared/formats/preview/renderPlanes';
+import type { ReadContext } from '#shared/formats/readContext';
+import { readPrefix } from '#shared/formats/readPrefix';
 import { middleSlices, type MiddleSlices } from './middleSlices';
 import { niftiMetadata } from './niftiMetadata';
 import { parseNiftiHeader, type NiftiHeader } from './parseNiftiHeader';

@@ -1,5 +1,5 @@
-import { fail } from '../formatFailure';
-import { lookLike } from '../sniffFormat';
+import { fail } from '#shared/formats/formatFailure';
+import { lookLike } from '#shared/formats/sniffFormat';
 import { niftiDatatypes, type NiftiDatatype } from './niftiCodes';
 
 /** The header fields the catalogue uses, for NIfTI-1 and NIfTI-2 alike. */

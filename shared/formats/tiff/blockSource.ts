@@ -1,5 +1,5 @@
-import { fail } from '../formatFailure';
-import type { ReadContext } from '../readContext';
+import { fail } from '#shared/formats/formatFailure';
+import type { ReadContext } from '#shared/formats/readContext';
 
 const blockSize = 64 * 1024;
 const maxCachedBlocks = 256;

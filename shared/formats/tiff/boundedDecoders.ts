@@ -1,7 +1,7 @@
 import { inflateSync, constants } from 'node:zlib';
 import { BaseDecoder, getDecoder, type Pool } from 'geotiff';
-import { fail } from '../formatFailure';
-import type { InspectionBudget } from '../inspectionBudget';
+import { fail } from '#shared/formats/formatFailure';
+import type { InspectionBudget } from '#shared/formats/inspectionBudget';
 import { jpegFrames } from './jpegFrameSize';
 import { lzwDecode } from './lzwDecode';
 import { packBitsDecode } from './packBitsDecode';

@@ -1,4 +1,4 @@
-import { fail } from '../formatFailure';
+import { fail } from '#shared/formats/formatFailure';
 
 const clearCode = 256;
 const endCode = 257;

@@ -1,4 +1,4 @@
-import { fail } from '../formatFailure';
+import { fail } from '#shared/formats/formatFailure';
 
 /** PackBits (Apple's run-length code) into at most `bound` bytes: a longer output fails. */
 export function packBitsDecode(input: Uint8Array, bound: number, what: string): Uint8Array {

@@ -1,6 +1,6 @@
 import type { GeoTIFFImage } from 'geotiff';
-import { maxPreviewSide, renderPlanes } from '../preview/renderPlanes';
-import type { ReadContext } from '../readContext';
+import { maxPreviewSide, renderPlanes } from '#shared/formats/preview/renderPlanes';
+import type { ReadContext } from '#shared/formats/readContext';
 import { boundedCompressions, boundedDecoderPool } from './boundedDecoders';
 import { storedBandBytes } from './storedBandBytes';
 

@@ -1,8 +1,8 @@
 import { GeoTIFF, GeoTIFFImage } from 'geotiff';
-import { fail } from '../formatFailure';
-import type { FormatReader, Metadata } from '../inspection';
-import type { ReadContext } from '../readContext';
-import { lookLike } from '../sniffFormat';
+import { fail } from '#shared/formats/formatFailure';
+import type { FormatReader, Metadata } from '#shared/formats/inspection';
+import type { ReadContext } from '#shared/formats/readContext';
+import { lookLike } from '#shared/formats/sniffFormat';
 import { BlockSource } from './blockSource';
 import { isOmeXml, parseOmeXml, type OmeInfo } from './omeXml';
 import { tiffPreview } from './tiffPreview';

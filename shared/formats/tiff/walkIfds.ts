@@ -1,4 +1,4 @@
-import { fail } from '../formatFailure';
+import { fail } from '#shared/formats/formatFailure';
 import type { BlockSource } from './blockSource';
 
 export const maxTiffPages = 100_000;

@@ -1,4 +1,4 @@
-import { fail } from '../formatFailure';
+import { fail } from '#shared/formats/formatFailure';
 
 /**
  * numcodecs' own declarations do not resolve under nodenext (an extensionless relative import in

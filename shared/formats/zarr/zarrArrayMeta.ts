@@ -1,4 +1,4 @@
-import { fail } from '../formatFailure';
+import { fail } from '#shared/formats/formatFailure';
 
 type Json = Record<string, unknown>;
 

@@ -1,6 +1,6 @@
-import { fail } from '../formatFailure';
-import type { InspectionBudget } from '../inspectionBudget';
-import { pixelSize, renderPlanes, type Plane } from '../preview/renderPlanes';
+import { fail } from '#shared/formats/formatFailure';
+import type { InspectionBudget } from '#shared/formats/inspectionBudget';
+import { pixelSize, renderPlanes, type Plane } from '#shared/formats/preview/renderPlanes';
 import { chunkCodec, type ChunkCodec } from './chunkCodec';
 import type { ZarrArrayMeta } from './zarrArrayMeta';
 import type { ZipArchive, ZipEntry } from './zipArchive';

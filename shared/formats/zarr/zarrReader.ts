@@ -1,5 +1,5 @@
-import type { FormatReader, Metadata } from '../inspection';
-import type { ReadContext } from '../readContext';
+import type { FormatReader, Metadata } from '#shared/formats/inspection';
+import type { ReadContext } from '#shared/formats/readContext';
 import type { ZarrArrayMeta } from './zarrArrayMeta';
 import { readZarrStore, type ZarrStore } from './zarrStore';
 import { zarrPreview } from './zarrPreview';

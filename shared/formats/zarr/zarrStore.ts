@@ -1,4 +1,4 @@
-import { fail } from '../formatFailure';
+import { fail } from '#shared/formats/formatFailure';
 import { arrayMetaV2, arrayMetaV3, type ZarrArrayMeta } from './zarrArrayMeta';
 import { multiscalesOf, type Multiscale } from './multiscales';
 import type { ZipArchive, ZipEntry } from './zipArchive';

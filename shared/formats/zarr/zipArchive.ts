@@ -1,9 +1,9 @@
 import { PassThrough, type Readable } from 'node:stream';
 import * as yauzl from 'yauzl';
-import { fail, FormatFailure } from '../formatFailure';
-import { maxZipCompressionRatio } from '../inspectionLimits';
-import type { ReadContext } from '../readContext';
-import { lookLike, sniffFormat } from '../sniffFormat';
+import { fail, FormatFailure } from '#shared/formats/formatFailure';
+import { maxZipCompressionRatio } from '#shared/formats/inspectionLimits';
+import type { ReadContext } from '#shared/formats/readContext';
+import { lookLike, sniffFormat } from '#shared/formats/sniffFormat';
 
 /** An entry of the central directory: what the archive declares, before anything is inflated. */
 export interface ZipEntry {

@@ -1,7 +1,7 @@
-import { ConflictError } from '../../errors/httpErrors';
-import { UnitOfWorkConflictError, type UnitOfWork } from '../../eventStore/eventStore';
-import type { SqlExecutor } from '../../eventStore/postgres/sqlExecutor';
-import type { Reply } from '../routeSpec';
+import { ConflictError } from '#shared/errors/httpErrors';
+import { UnitOfWorkConflictError, type UnitOfWork } from '#shared/eventStore/eventStore';
+import type { SqlExecutor } from '#shared/eventStore/postgres/sqlExecutor';
+import type { Reply } from '#shared/http/routeSpec';
 import { type Idempotency, type IdempotencySettings, sleep } from './idempotency';
 import { IdempotencyKeyInUseError } from './idempotencyErrors';
 import { ensureIdempotencySchema, findRecord, insertCompleted, lockKey } from './idempotencyRecords';

@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import { inTransaction } from '../../infra/postgres/inTransaction';
-import type { Reply } from '../routeSpec';
+import { inTransaction } from '#shared/infra/postgres/inTransaction';
+import type { Reply } from '#shared/http/routeSpec';
 import { type Idempotency, type IdempotencySettings, sleep } from './idempotency';
 import { IdempotencyKeyInUseError } from './idempotencyErrors';
 import {

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { UnitOfWork } from '../../eventStore/eventStore';
+import type { UnitOfWork } from '#shared/eventStore/eventStore';
 import { atomicIdempotency } from './atomicIdempotency';
 import { claimingIdempotency } from './claimingIdempotency';
 import { DEFAULT_IDEMPOTENCY_SETTINGS, type Idempotency, type IdempotencySettings } from './idempotency';

@@ -1,4 +1,4 @@
-import type { Reply } from '../routeSpec';
+import type { Reply } from '#shared/http/routeSpec';
 import type { RequestIdentity } from './requestFingerprint';
 
 /** One request carrying an Idempotency-Key. */

@@ -1,4 +1,4 @@
-import { HttpError } from '../../errors/httpErrors';
+import { HttpError } from '#shared/errors/httpErrors';
 
 /** 422: the key was first used for another request (method, path or body differ). */
 export class IdempotencyKeyReusedError extends HttpError {

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { BadRequestError } from '../../errors/httpErrors';
+import { BadRequestError } from '#shared/errors/httpErrors';
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 /** Set on a response that repeats a recorded one instead of executing the request again. */

@@ -1,4 +1,4 @@
-import type { SqlExecutor } from '../../eventStore/postgres/sqlExecutor';
+import type { SqlExecutor } from '#shared/eventStore/postgres/sqlExecutor';
 
 /**
  * The idempotency table: one row per (scope, key), found by the key's hash. `completed` rows hold

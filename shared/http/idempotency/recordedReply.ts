@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
-import { formatPosition, parsePosition } from '../../eventStore/eventStore';
-import type { Reply } from '../routeSpec';
+import { formatPosition, parsePosition } from '#shared/eventStore/eventStore';
+import type { Reply } from '#shared/http/routeSpec';
 import { IDEMPOTENT_REPLAYED_HEADER } from './idempotencyKey';
 import { IdempotencyKeyReusedError } from './idempotencyErrors';
 import type { CompletedRecord, StoredRecord } from './idempotencyRecords';

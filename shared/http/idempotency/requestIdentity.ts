@@ -1,6 +1,6 @@
 import type { Request } from 'express';
-import type { BodyReadResult } from '../bodyReader';
-import { normalisePath } from '../routeTable';
+import type { BodyReadResult } from '#shared/http/bodyReader';
+import { normalisePath } from '#shared/http/routeTable';
 import { tapRequestBody } from './bodyTap';
 import type { FingerprintBody, RequestIdentity } from './requestFingerprint';
 

@@ -1,4 +1,4 @@
-import type { JsonSchema, RouteSpec } from '../routeSpec';
+import type { JsonSchema, RouteSpec } from '#shared/http/routeSpec';
 import { DEFAULT_API_DESCRIPTION } from './apiDescription';
 import { OPENAPI_COMPONENTS, STANDARD_RESPONSES, WRITE_RESPONSES } from './openApiComponents';
 import { HEALTH_REPORT_SCHEMA, SYSTEM_PATHS } from './systemOperations';

@@ -1,7 +1,7 @@
 import type { Request, RequestHandler } from 'express';
 import { ipKeyGenerator, rateLimit, type RateLimitInfo } from 'express-rate-limit';
-import { RateLimitedError } from '../../errors/httpErrors';
-import { requestStateOf } from '../requestState';
+import { RateLimitedError } from '#shared/errors/httpErrors';
+import { requestStateOf } from '#shared/http/requestState';
 import { createMemoryRateLimitBackend } from './memoryRateLimitBackend';
 import type { RateLimitBackend } from './rateLimitBackend';
 import {

@@ -1,9 +1,9 @@
 import type { ClientRateLimitInfo, Store } from 'express-rate-limit';
 import type { Pool } from 'pg';
-import type { Logger } from '../../logging/logger';
-import { abortableSleep } from '../../runtime/abortableSleep';
-import type { LoopBody, LoopMetrics, LoopStatus, SupervisedLoop } from '../../runtime/supervisedLoop';
-import { startSupervisedLoop } from '../../runtime/supervisedLoop';
+import type { Logger } from '#shared/logging/logger';
+import { abortableSleep } from '#shared/runtime/abortableSleep';
+import type { LoopBody, LoopMetrics, LoopStatus, SupervisedLoop } from '#shared/runtime/supervisedLoop';
+import { startSupervisedLoop } from '#shared/runtime/supervisedLoop';
 import {
   type HitEntry,
   type SyncPolicy,

@@ -1,4 +1,4 @@
-import type { RateLimitBucket } from '../routeSpec';
+import type { RateLimitBucket } from '#shared/http/routeSpec';
 
 /** Every request counts against 'default'; a route may add one named bucket on top. */
 export type RateLimitBucketName = RateLimitBucket | 'default';

@@ -1,9 +1,9 @@
 import path from 'node:path';
 import type { Request, RequestHandler, Response } from 'express';
-import type { Metrics } from '../../metrics/metrics';
-import { requestStateOf } from '../requestState';
-import { RouteTable } from '../routeTable';
-import { sendJson } from '../sendJson';
+import type { Metrics } from '#shared/metrics/metrics';
+import { requestStateOf } from '#shared/http/requestState';
+import { RouteTable } from '#shared/http/routeTable';
+import { sendJson } from '#shared/http/sendJson';
 import { SWAGGER_ASSETS, SWAGGER_DIR, docsHtml, docsInitializer } from './docsPage';
 import { type HealthCheck, runHealthChecks } from './healthChecks';
 

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { createTestDatabase } from '../../../tests/support/testPostgres';
+import { createTestDatabase } from '#tests/support/testPostgres';
 import { inTransaction } from './inTransaction';
 
 let pool: pg.Pool;

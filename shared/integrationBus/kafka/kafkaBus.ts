@@ -1,6 +1,6 @@
 import { CompressionTypes, Kafka, logLevel } from 'kafkajs';
-import type { Logger } from '../../logging/logger';
-import type { BusMessage, IntegrationBus } from '../integrationBus';
+import type { Logger } from '#shared/logging/logger';
+import type { BusMessage, IntegrationBus } from '#shared/integrationBus/integrationBus';
 
 export interface KafkaBusOptions {
   readonly brokers: readonly string[];

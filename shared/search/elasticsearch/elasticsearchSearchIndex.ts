@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Client, estypes } from '@elastic/elasticsearch';
-import { orderFacetCounts } from '../facetOrder';
-import { latestWrites } from '../latestWrites';
+import { orderFacetCounts } from '#shared/search/facetOrder';
+import { latestWrites } from '#shared/search/latestWrites';
 import type {
   FacetCount,
   SearchFacet,
@@ -11,9 +11,9 @@ import type {
   SearchRebuild,
   SearchResult,
   SearchWriter,
-} from '../searchIndex';
-import { assertValidPage } from '../searchPage';
-import { parseSearchText } from '../searchText';
+} from '#shared/search/searchIndex';
+import { assertValidPage } from '#shared/search/searchPage';
+import { parseSearchText } from '#shared/search/searchText';
 import { bulkWrite, type SearchWrite } from './bulkWrites';
 import { SEARCH_MAPPINGS, searchSettings } from './searchMapping';
 import { searchRequest } from './searchRequest';

@@ -1,7 +1,7 @@
 import type { estypes } from '@elastic/elasticsearch';
-import { FACET_VALUE_LIMIT } from '../facetOrder';
-import type { SearchFacet, SearchFilters, SearchQuery, SearchSortField } from '../searchIndex';
-import { searchWords, type SearchText } from '../searchText';
+import { FACET_VALUE_LIMIT } from '#shared/search/facetOrder';
+import type { SearchFacet, SearchFilters, SearchQuery, SearchSortField } from '#shared/search/searchIndex';
+import { searchWords, type SearchText } from '#shared/search/searchText';
 
 export const FACET_FIELDS: Readonly<Record<SearchFacet, string>> = {
   species: 'speciesId',

@@ -1,4 +1,4 @@
-import { parseSearchText } from '../searchText';
+import { parseSearchText } from '#shared/search/searchText';
 import { searchRequest } from './searchRequest';
 
 const page = { limit: 20, offset: 40 };

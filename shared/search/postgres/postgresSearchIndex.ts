@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
-import { inTransaction } from '../../infra/postgres/inTransaction';
-import { orderFacetCounts } from '../facetOrder';
-import { latestWrites } from '../latestWrites';
+import { inTransaction } from '#shared/infra/postgres/inTransaction';
+import { orderFacetCounts } from '#shared/search/facetOrder';
+import { latestWrites } from '#shared/search/latestWrites';
 import type {
   SearchFacet,
   SearchFacets,
@@ -13,9 +13,9 @@ import type {
   SearchResult,
   SearchUpsert,
   SearchWriter,
-} from '../searchIndex';
-import { assertValidPage } from '../searchPage';
-import { parseSearchText } from '../searchText';
+} from '#shared/search/searchIndex';
+import { assertValidPage } from '#shared/search/searchPage';
+import { parseSearchText } from '#shared/search/searchText';
 import {
   abandonGeneration,
   beginGeneration,

@@ -1,7 +1,7 @@
 import type { Pool, PoolClient } from 'pg';
-import { inTransaction } from '../../infra/postgres/inTransaction';
-import { SQLSTATE, sqlState } from '../../infra/postgres/sqlState';
-import { READ_MODEL_SCHEMA } from '../../projections/projection';
+import { inTransaction } from '#shared/infra/postgres/inTransaction';
+import { SQLSTATE, sqlState } from '#shared/infra/postgres/sqlState';
+import { READ_MODEL_SCHEMA } from '#shared/projections/projection';
 import {
   createGeneration,
   createSearchExtensions,

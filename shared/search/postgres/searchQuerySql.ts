@@ -1,7 +1,7 @@
-import { namedStatement } from '../../infra/postgres/namedStatement';
-import { FACET_VALUE_LIMIT } from '../facetOrder';
-import type { SearchFacet, SearchFilters, SearchQuery, SearchSortField } from '../searchIndex';
-import { escapeLike, searchWords, type SearchText } from '../searchText';
+import { namedStatement } from '#shared/infra/postgres/namedStatement';
+import { FACET_VALUE_LIMIT } from '#shared/search/facetOrder';
+import type { SearchFacet, SearchFilters, SearchQuery, SearchSortField } from '#shared/search/searchIndex';
+import { escapeLike, searchWords, type SearchText } from '#shared/search/searchText';
 
 export interface SqlStatement {
   /** Set where the generic plan is as good as a custom one: each connection then plans it once. */

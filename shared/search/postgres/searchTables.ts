@@ -1,5 +1,5 @@
 import type { PoolClient } from 'pg';
-import { READ_MODEL_SCHEMA } from '../../projections/projection';
+import { READ_MODEL_SCHEMA } from '#shared/projections/projection';
 
 /**
  * Physical names of one index (`name`, e.g. "brain_search"): a table per generation in the

@@ -1,6 +1,6 @@
 import type { PoolClient } from 'pg';
-import type { GlobalPosition } from '../../eventStore/eventStore';
-import type { BrainSearchDocument } from '../searchIndex';
+import type { GlobalPosition } from '#shared/eventStore/eventStore';
+import type { BrainSearchDocument } from '#shared/search/searchIndex';
 
 /** One document version, or a tombstone (document null), at the position of the event behind it. */
 export interface DocumentWrite {

@@ -1,7 +1,7 @@
 import type { Pool, QueryResultRow } from 'pg';
-import type { SearchQuery } from '../searchIndex';
-import type { SearchText } from '../searchText';
-import { SQLSTATE, sqlState } from '../../infra/postgres/sqlState';
+import type { SearchQuery } from '#shared/search/searchIndex';
+import type { SearchText } from '#shared/search/searchText';
+import { SQLSTATE, sqlState } from '#shared/infra/postgres/sqlState';
 import { searchSql, type SearchSources, type SqlStatement } from './searchQuerySql';
 
 export type TextSearch = <Row extends QueryResultRow>(

@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import { parseSearchText } from '../searchText';
+import { parseSearchText } from '#shared/search/searchText';
 import { createTextSearch } from './textSearch';
 
 interface FakeDatabase {

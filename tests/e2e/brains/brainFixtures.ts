@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Client } from '../../support/httpClient';
-import { encodeTiff } from '../../media/imageEncoders';
+import type { Client } from '#tests/support/httpClient';
+import { encodeTiff } from '#tests/media/imageEncoders';
 
 /** A NIfTI-1 single file: the 348-byte header, 4 bytes of extension flag, then 2×2×2 uint8 voxels. */
 export function niftiBytes(): Buffer {

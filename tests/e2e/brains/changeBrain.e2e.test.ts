@@ -1,8 +1,8 @@
 import { Client as PgClient } from 'pg';
-import type { Client } from '../../support/httpClient';
-import { newUser } from '../../support/httpClient';
-import type { TestService } from '../../support/testService';
-import { startCuratedService } from '../../support/curatedService';
+import type { Client } from '#tests/support/httpClient';
+import { newUser } from '#tests/support/httpClient';
+import type { TestService } from '#tests/support/testService';
+import { startCuratedService } from '#tests/support/curatedService';
 import { type Taxonomy, brainForm, createTaxonomy, nifti, storedUploads } from './brainFixtures';
 
 let service: TestService;

@@ -1,8 +1,8 @@
 import pg from 'pg';
-import type { Client } from '../../support/httpClient';
-import { client } from '../../support/httpClient';
-import type { TestService } from '../../support/testService';
-import { startTestService } from '../../support/testService';
+import type { Client } from '#tests/support/httpClient';
+import { client } from '#tests/support/httpClient';
+import type { TestService } from '#tests/support/testService';
+import { startTestService } from '#tests/support/testService';
 import { type Taxonomy, brainForm, createTaxonomy, fresh, nifti } from './brainFixtures';
 
 /**

@@ -1,11 +1,11 @@
-import type { Client } from '../../support/httpClient';
-import { newUser } from '../../support/httpClient';
-import type { TestService } from '../../support/testService';
-import { startCuratedService } from '../../support/curatedService';
+import type { Client } from '#tests/support/httpClient';
+import { newUser } from '#tests/support/httpClient';
+import type { TestService } from '#tests/support/testService';
+import { startCuratedService } from '#tests/support/curatedService';
 import { Client as PgClient } from 'pg';
-import { differencesFromFreshRebuild } from '../../support/faults/freshRebuild';
-import { searchIndexDifferences, waitUntilCaughtUp } from '../../support/readModelAudit';
-import { createTestDatabase } from '../../support/testPostgres';
+import { differencesFromFreshRebuild } from '#tests/support/faults/freshRebuild';
+import { searchIndexDifferences, waitUntilCaughtUp } from '#tests/support/readModelAudit';
+import { createTestDatabase } from '#tests/support/testPostgres';
 import { brainForm, fresh, nifti } from './brainFixtures';
 
 /**

@@ -1,5 +1,5 @@
-import { client, newUser } from '../../support/httpClient';
-import { type TestService, startTestService } from '../../support/testService';
+import { client, newUser } from '#tests/support/httpClient';
+import { type TestService, startTestService } from '#tests/support/testService';
 import { brainForm, createTaxonomy, fresh, nifti } from './brainFixtures';
 
 /** UPLOADER_EMAIL_VISIBILITY=owner: shape A shows an uploader's email to them and to staff only. */

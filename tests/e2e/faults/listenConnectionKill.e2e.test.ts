@@ -1,7 +1,7 @@
-import { BackendTerminator } from '../../support/faults/backendTerminator';
-import { expectRecovered } from '../../support/faults/expectRecovered';
-import { runFaultScenario } from '../../support/faults/faultRun';
-import { createTestDatabase, serverUrl } from '../../support/testPostgres';
+import { BackendTerminator } from '#tests/support/faults/backendTerminator';
+import { expectRecovered } from '#tests/support/faults/expectRecovered';
+import { runFaultScenario } from '#tests/support/faults/faultRun';
+import { createTestDatabase, serverUrl } from '#tests/support/testPostgres';
 
 /**
  * Under write load, only the service's LISTEN connections (the event store subscription's wake-up

@@ -1,8 +1,8 @@
-import { abortableSleep } from '../../support/faults/abortableSleep';
-import { describeSamples, expectRecovered } from '../../support/faults/expectRecovered';
-import { runFaultScenario } from '../../support/faults/faultRun';
-import { startPrivatePostgres, type PrivatePostgres } from '../../support/privatePostgres';
-import { createTestDatabase } from '../../support/testPostgres';
+import { abortableSleep } from '#tests/support/faults/abortableSleep';
+import { describeSamples, expectRecovered } from '#tests/support/faults/expectRecovered';
+import { runFaultScenario } from '#tests/support/faults/faultRun';
+import { startPrivatePostgres, type PrivatePostgres } from '#tests/support/privatePostgres';
+import { createTestDatabase } from '#tests/support/testPostgres';
 
 /**
  * The operator's incident: under write load, the service's PostgreSQL stops for 10 s and starts

@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import { Client as PgClient } from 'pg';
-import { RATE_LIMIT_TABLE } from '../../../shared/http/rateLimit/rateLimitSql';
-import type { Client } from '../../support/httpClient';
-import { client, newUser } from '../../support/httpClient';
-import type { TestService } from '../../support/testService';
-import { startTestService } from '../../support/testService';
-import { TEMP_FILE_PATTERN } from '../../../shared/blobStore/localDisk/blobPaths';
+import { RATE_LIMIT_TABLE } from '#shared/http/rateLimit/rateLimitSql';
+import type { Client } from '#tests/support/httpClient';
+import { client, newUser } from '#tests/support/httpClient';
+import type { TestService } from '#tests/support/testService';
+import { startTestService } from '#tests/support/testService';
+import { TEMP_FILE_PATTERN } from '#shared/blobStore/localDisk/blobPaths';
 import { eventually, filesUnder, patternBytes, upload, uploadForm } from './uploadFixtures';
 
 const MAX_UPLOAD_BYTES = 8 * 1024 * 1024;

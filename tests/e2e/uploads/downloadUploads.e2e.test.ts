@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { Client } from '../../support/httpClient';
-import { newUser } from '../../support/httpClient';
-import type { TestService } from '../../support/testService';
-import { startCuratedService } from '../../support/curatedService';
-import { brainForm, createTaxonomy } from '../brains/brainFixtures';
+import type { Client } from '#tests/support/httpClient';
+import { newUser } from '#tests/support/httpClient';
+import type { TestService } from '#tests/support/testService';
+import { startCuratedService } from '#tests/support/curatedService';
+import { brainForm, createTaxonomy } from '#tests/e2e/brains/brainFixtures';
 import { patternBytes, upload } from './uploadFixtures';
 
 const SIZE = 1024 * 1024 + 17;

@@ -1,11 +1,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Client } from '../../support/httpClient';
-import { client, newUser } from '../../support/httpClient';
-import type { TestService } from '../../support/testService';
-import { startTestService } from '../../support/testService';
-import { brainForm, createTaxonomy } from '../brains/brainFixtures';
+import type { Client } from '#tests/support/httpClient';
+import { client, newUser } from '#tests/support/httpClient';
+import type { TestService } from '#tests/support/testService';
+import { startTestService } from '#tests/support/testService';
+import { brainForm, createTaxonomy } from '#tests/e2e/brains/brainFixtures';
 import { patternBytes, upload } from './uploadFixtures';
 
 /** The slice of s3rver's API used here; the package ships no type declarations. */

@@ -1,9 +1,9 @@
-import type { Client } from '../../support/httpClient';
-import { newUser } from '../../support/httpClient';
-import type { TestService } from '../../support/testService';
-import { startCuratedService } from '../../support/curatedService';
-import { encodePng } from '../../media/imageEncoders';
-import { brainForm, createTaxonomy, nifti } from '../brains/brainFixtures';
+import type { Client } from '#tests/support/httpClient';
+import { newUser } from '#tests/support/httpClient';
+import type { TestService } from '#tests/support/testService';
+import { startCuratedService } from '#tests/support/curatedService';
+import { encodePng } from '#tests/media/imageEncoders';
+import { brainForm, createTaxonomy, nifti } from '#tests/e2e/brains/brainFixtures';
 import { eventually, filesUnder, finishProcessing, upload } from './uploadFixtures';
 
 let service: TestService;

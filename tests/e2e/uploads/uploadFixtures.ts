@@ -1,16 +1,16 @@
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Client } from '../../support/httpClient';
-import { handleCommand } from '../../../shared/commandHandling/handleCommand';
-import { createLocalDiskBlobStore } from '../../../shared/blobStore/localDisk/createLocalDiskBlobStore';
-import { createPostgresEventStore } from '../../../shared/eventStore/postgres/postgresEventStore';
-import { type UploadCommand, decideUpload } from '../../../shared/domain/uploads/decide';
+import type { Client } from '#tests/support/httpClient';
+import { handleCommand } from '#shared/commandHandling/handleCommand';
+import { createLocalDiskBlobStore } from '#shared/blobStore/localDisk/createLocalDiskBlobStore';
+import { createPostgresEventStore } from '#shared/eventStore/postgres/postgresEventStore';
+import { type UploadCommand, decideUpload } from '#shared/domain/uploads/decide';
 import {
   type UploadState,
   uploadDecider,
   uploadPreviewKey,
   uploadStreamName,
-} from '../../../shared/domain/uploads/events';
+} from '#shared/domain/uploads/events';
 import { Readable } from 'node:stream';
 
 /** A multipart form with `file` (and any text fields). */

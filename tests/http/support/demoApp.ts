@@ -1,8 +1,8 @@
-import type { ConsistencyGate } from '../../../shared/http/routeSpec';
-import { type ApiAppOptions, createApiApp } from '../../../shared/http/createApiApp';
-import { createLogger } from '../../../shared/logging/logger';
-import { type Metrics, createMetrics } from '../../../shared/metrics/metrics';
-import { type GlobalPosition, formatPosition } from '../../../shared/eventStore/eventStore';
+import type { ConsistencyGate } from '#shared/http/routeSpec';
+import { type ApiAppOptions, createApiApp } from '#shared/http/createApiApp';
+import { createLogger } from '#shared/logging/logger';
+import { type Metrics, createMetrics } from '#shared/metrics/metrics';
+import { type GlobalPosition, formatPosition } from '#shared/eventStore/eventStore';
 import { demoRoutes, elsewhereRoutes, fakeAuthenticator } from './demoRoutes';
 import { type Listening, listen } from './listen';
 

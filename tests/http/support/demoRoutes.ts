@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
-import type { Authenticator, Principal } from '../../../shared/auth/principal';
-import { AuthenticationError } from '../../../shared/errors/httpErrors';
-import type { RouteSpec } from '../../../shared/http/routeSpec';
+import type { Authenticator, Principal } from '#shared/auth/principal';
+import { AuthenticationError } from '#shared/errors/httpErrors';
+import type { RouteSpec } from '#shared/http/routeSpec';
 
 export const alice: Principal = {
   userId: 1,

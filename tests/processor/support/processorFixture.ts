@@ -4,24 +4,24 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import pg from 'pg';
-import type { ProcessorConfig } from '../../../shared/config/config';
-import { handleCommand } from '../../../shared/commandHandling/handleCommand';
-import { systemContext } from '../../../shared/commandHandling/commandContext';
-import { decideUpload } from '../../../shared/domain/uploads/decide';
-import { type UploadEvent, uploadDecider, uploadStreamName } from '../../../shared/domain/uploads/events';
-import type { BlobStore } from '../../../shared/blobStore/blobStore';
-import { createLocalDiskBlobStore } from '../../../shared/blobStore/localDisk/createLocalDiskBlobStore';
-import type { EventStore, RecordedEvent } from '../../../shared/eventStore/eventStore';
+import type { ProcessorConfig } from '#shared/config/config';
+import { handleCommand } from '#shared/commandHandling/handleCommand';
+import { systemContext } from '#shared/commandHandling/commandContext';
+import { decideUpload } from '#shared/domain/uploads/decide';
+import { type UploadEvent, uploadDecider, uploadStreamName } from '#shared/domain/uploads/events';
+import type { BlobStore } from '#shared/blobStore/blobStore';
+import { createLocalDiskBlobStore } from '#shared/blobStore/localDisk/createLocalDiskBlobStore';
+import type { EventStore, RecordedEvent } from '#shared/eventStore/eventStore';
 import {
   type PostgresEventStore,
   createPostgresEventStore,
-} from '../../../shared/eventStore/postgres/postgresEventStore';
-import { createLogger } from '../../../shared/logging/logger';
-import { type Metrics, createMetrics } from '../../../shared/metrics/metrics';
-import { type RunningProcessor, startProcessor } from '../../../services/processor/startProcessor';
-import { inspectionTimeLimitSeconds } from '../../../services/processor/timeLimit';
-import { workerInspector } from '../../../services/processor/workerInspector';
-import { createTestDatabase } from '../../support/testPostgres';
+} from '#shared/eventStore/postgres/postgresEventStore';
+import { createLogger } from '#shared/logging/logger';
+import { type Metrics, createMetrics } from '#shared/metrics/metrics';
+import { type RunningProcessor, startProcessor } from '#services/processor/startProcessor';
+import { inspectionTimeLimitSeconds } from '#services/processor/timeLimit';
+import { workerInspector } from '#services/processor/workerInspector';
+import { createTestDatabase } from '#tests/support/testPostgres';
 
 export const TEST_INSPECTOR = path.join(__dirname, 'testInspector.ts');
 

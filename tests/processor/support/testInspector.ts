@@ -4,7 +4,7 @@ import { getPriority, tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { threadId } from 'node:worker_threads';
-import type { ByteSource, Inspection } from '../../../services/processor/inspection';
+import type { ByteSource, Inspection } from '#services/processor/inspection';
 
 /**
  * A deterministic inspector for the processor's tests, loaded by the worker thread in place of

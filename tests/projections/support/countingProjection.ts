@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import type { EventStore, GlobalPosition } from '../../../shared/eventStore/eventStore';
-import type { Projection } from '../../../shared/projections/projection';
-import { LEADER_LOCK } from '../../../shared/projections/leaderLease';
+import type { EventStore, GlobalPosition } from '#shared/eventStore/eventStore';
+import type { Projection } from '#shared/projections/projection';
+import { LEADER_LOCK } from '#shared/projections/leaderLease';
 
 /**
  * A read model that records how often each event was applied: a skipped event has no row, an

@@ -1,8 +1,8 @@
 import { Client } from 'pg';
-import { client, newUser } from '../httpClient';
-import { waitUntilCaughtUp } from '../readModelAudit';
-import { createTestDatabase, serverUrl } from '../testPostgres';
-import { startTestService, type TestService } from '../testService';
+import { client, newUser } from '#tests/support/httpClient';
+import { waitUntilCaughtUp } from '#tests/support/readModelAudit';
+import { createTestDatabase, serverUrl } from '#tests/support/testPostgres';
+import { startTestService, type TestService } from '#tests/support/testService';
 import { BackendTerminator } from './backendTerminator';
 import { differencesFromFreshRebuild } from './freshRebuild';
 

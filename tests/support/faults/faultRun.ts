@@ -2,11 +2,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
-import { eventTypeCountsProjection } from '../../../services/projector/projections/eventTypeCountsProjection';
-import { accountsThatCannotLogIn, brokenPromises } from '../acknowledgedWrites';
-import type { LoadLedger } from '../loadLedger';
-import { appliedEventCounts, identityTotals, storedEventCounts, waitUntilCaughtUp } from '../readModelAudit';
-import { startWriteLoad, type WriteLoad } from '../writeLoad';
+import { eventTypeCountsProjection } from '#services/projector/projections/eventTypeCountsProjection';
+import { accountsThatCannotLogIn, brokenPromises } from '#tests/support/acknowledgedWrites';
+import type { LoadLedger } from '#tests/support/loadLedger';
+import {
+  appliedEventCounts,
+  identityTotals,
+  storedEventCounts,
+  waitUntilCaughtUp,
+} from '#tests/support/readModelAudit';
+import { startWriteLoad, type WriteLoad } from '#tests/support/writeLoad';
 import { abortableSleep } from './abortableSleep';
 import { differencesFromFreshRebuild } from './freshRebuild';
 import { HEALTH_PATH, LIVENESS_PATH, watchHealth, type HealthSample, type HealthWatch } from './healthWatch';

@@ -1,8 +1,8 @@
 import { Client, Pool } from 'pg';
-import { allProjections } from '../../../services/projector/projections/allProjections';
-import { createPostgresEventStore } from '../../../shared/eventStore/postgres/postgresEventStore';
-import { upcastingEventStore } from '../../../shared/eventStore/upcastingEventStore';
-import { ProjectionRunner } from '../../../shared/projections/projectionRunner';
+import { allProjections } from '#services/projector/projections/allProjections';
+import { createPostgresEventStore } from '#shared/eventStore/postgres/postgresEventStore';
+import { upcastingEventStore } from '#shared/eventStore/upcastingEventStore';
+import { ProjectionRunner } from '#shared/projections/projectionRunner';
 
 const SHOWN_ROWS = 5;
 

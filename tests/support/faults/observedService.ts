@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { freePort } from '../freePort';
-import { waitForHealth } from '../spawnService';
+import { freePort } from '#tests/support/freePort';
+import { waitForHealth } from '#tests/support/spawnService';
 
 const REPO_ROOT = path.resolve(__dirname, '../../..');
 const ENTRY_POINT = 'services/all-in-one/main.ts';

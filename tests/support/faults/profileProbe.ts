@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { client, newUser } from '../httpClient';
+import { client, newUser } from '#tests/support/httpClient';
 import { abortableSleep } from './abortableSleep';
 import type { ObservedService } from './observedService';
 

@@ -1,9 +1,9 @@
-import type { RouteSpec } from '../../../../shared/http/routeSpec';
-import { handleCommand } from '../../../../shared/commandHandling/handleCommand';
-import { decideUser } from '../../../../shared/domain/identity/decide';
-import { userDecider, userStreamName } from '../../../../shared/domain/identity/events';
-import type { CommandDeps } from '../../commandDeps';
-import { commandContext } from '../../commandDeps';
+import type { RouteSpec } from '#shared/http/routeSpec';
+import { handleCommand } from '#shared/commandHandling/handleCommand';
+import { decideUser } from '#shared/domain/identity/decide';
+import { userDecider, userStreamName } from '#shared/domain/identity/events';
+import type { CommandDeps } from '#services/command-api/commandDeps';
+import { commandContext } from '#services/command-api/commandDeps';
 import { passwordField } from './registerRoute';
 import { requirePrincipal } from './requirePrincipal';
 

@@ -1,13 +1,13 @@
-import type { EventStore } from '../../../../shared/eventStore/eventStore';
-import type { IdAllocator } from '../../../../shared/commandHandling/allocateId';
-import type { PasswordHasher } from '../../../../shared/auth/passwords';
-import type { CommandContext } from '../../../../shared/commandHandling/commandContext';
-import { systemContext } from '../../../../shared/commandHandling/commandContext';
-import { handleCommand } from '../../../../shared/commandHandling/handleCommand';
-import { findReservationOwner } from '../../../../shared/commandHandling/reserveValue';
-import { decideUser } from '../../../../shared/domain/identity/decide';
-import type { UserEvent } from '../../../../shared/domain/identity/events';
-import { userDecider } from '../../../../shared/domain/identity/events';
+import type { EventStore } from '#shared/eventStore/eventStore';
+import type { IdAllocator } from '#shared/commandHandling/allocateId';
+import type { PasswordHasher } from '#shared/auth/passwords';
+import type { CommandContext } from '#shared/commandHandling/commandContext';
+import { systemContext } from '#shared/commandHandling/commandContext';
+import { handleCommand } from '#shared/commandHandling/handleCommand';
+import { findReservationOwner } from '#shared/commandHandling/reserveValue';
+import { decideUser } from '#shared/domain/identity/decide';
+import type { UserEvent } from '#shared/domain/identity/events';
+import { userDecider } from '#shared/domain/identity/events';
 import { type CompensationLogger, registerUser } from './registerUser';
 
 export interface StaffAccount {

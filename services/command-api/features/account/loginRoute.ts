@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import type { RouteSpec } from '../../../../shared/http/routeSpec';
-import { ValidationError } from '../../../../shared/errors/httpErrors';
-import { handleCommand } from '../../../../shared/commandHandling/handleCommand';
-import { findReservationOwner } from '../../../../shared/commandHandling/reserveValue';
-import { decideUser, INVALID_CREDENTIALS } from '../../../../shared/domain/identity/decide';
-import { userDecider } from '../../../../shared/domain/identity/events';
-import { generateTokenSecret, hashTokenSecret } from '../../../../shared/auth/tokens';
-import { loginUserJson } from '../../../../shared/views/userViews';
-import type { CommandDeps } from '../../commandDeps';
-import { commandContext } from '../../commandDeps';
+import type { RouteSpec } from '#shared/http/routeSpec';
+import { ValidationError } from '#shared/errors/httpErrors';
+import { handleCommand } from '#shared/commandHandling/handleCommand';
+import { findReservationOwner } from '#shared/commandHandling/reserveValue';
+import { decideUser, INVALID_CREDENTIALS } from '#shared/domain/identity/decide';
+import { userDecider } from '#shared/domain/identity/events';
+import { generateTokenSecret, hashTokenSecret } from '#shared/auth/tokens';
+import { loginUserJson } from '#shared/views/userViews';
+import type { CommandDeps } from '#services/command-api/commandDeps';
+import { commandContext } from '#services/command-api/commandDeps';
 import { userRecordFromState } from './userRecord';
 
 interface LoginBody {

@@ -1,9 +1,9 @@
-import type { RouteSpec } from '../../../../shared/http/routeSpec';
-import { ValidationError } from '../../../../shared/errors/httpErrors';
+import type { RouteSpec } from '#shared/http/routeSpec';
+import { ValidationError } from '#shared/errors/httpErrors';
 import { registerUser } from './registerUser';
-import { registeredUserJson, userSchemas } from '../../../../shared/views/userViews';
-import type { CommandDeps } from '../../commandDeps';
-import { commandContext } from '../../commandDeps';
+import { registeredUserJson, userSchemas } from '#shared/views/userViews';
+import type { CommandDeps } from '#services/command-api/commandDeps';
+import { commandContext } from '#services/command-api/commandDeps';
 import { userRecordFromState } from './userRecord';
 
 export interface RegisterBody {

@@ -1,15 +1,15 @@
-import type { EventStore } from '../../../../shared/eventStore/eventStore';
-import type { CommandContext } from '../../../../shared/commandHandling/commandContext';
-import type { IdAllocator } from '../../../../shared/commandHandling/allocateId';
-import { handleCommand } from '../../../../shared/commandHandling/handleCommand';
+import type { EventStore } from '#shared/eventStore/eventStore';
+import type { CommandContext } from '#shared/commandHandling/commandContext';
+import type { IdAllocator } from '#shared/commandHandling/allocateId';
+import { handleCommand } from '#shared/commandHandling/handleCommand';
 import {
   type CompensationLogger,
   createWithReservations,
-} from '../../../../shared/commandHandling/createWithReservations';
-import type { GlobalPosition } from '../../../../shared/eventStore/eventStore';
-import { decideUser } from '../../../../shared/domain/identity/decide';
-import type { RegisteredUser } from '../../../../shared/domain/identity/events';
-import { userDecider, userStreamName } from '../../../../shared/domain/identity/events';
+} from '#shared/commandHandling/createWithReservations';
+import type { GlobalPosition } from '#shared/eventStore/eventStore';
+import { decideUser } from '#shared/domain/identity/decide';
+import type { RegisteredUser } from '#shared/domain/identity/events';
+import { userDecider, userStreamName } from '#shared/domain/identity/events';
 
 export interface Registration {
   readonly email: string;

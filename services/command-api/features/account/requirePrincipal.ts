@@ -1,6 +1,6 @@
-import type { Principal } from '../../../../shared/auth/principal';
-import { AuthenticationError } from '../../../../shared/errors/httpErrors';
-import type { RequestContext } from '../../../../shared/http/routeSpec';
+import type { Principal } from '#shared/auth/principal';
+import { AuthenticationError } from '#shared/errors/httpErrors';
+import type { RequestContext } from '#shared/http/routeSpec';
 
 /** Routes declared auth 'required' always have a principal; this narrows the type. */
 export function requirePrincipal(ctx: RequestContext<unknown>): Principal {

@@ -1,5 +1,5 @@
-import type { RegisteredUser } from '../../../../shared/domain/identity/events';
-import type { UserRecord } from '../../../../shared/views/userViews';
+import type { RegisteredUser } from '#shared/domain/identity/events';
+import type { UserRecord } from '#shared/views/userViews';
 
 export const userRecordFromState = (u: RegisteredUser): UserRecord => ({
   id: u.userId,

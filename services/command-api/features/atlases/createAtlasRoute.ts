@@ -1,23 +1,20 @@
-import type { RouteSpec } from '../../../../shared/http/routeSpec';
-import { ConflictError, ValidationError } from '../../../../shared/errors/httpErrors';
-import { handleCommand } from '../../../../shared/commandHandling/handleCommand';
-import {
-  type Reserver,
-  createWithReservations,
-} from '../../../../shared/commandHandling/createWithReservations';
-import { decideAtlas } from '../../../../shared/domain/atlases/decide';
+import type { RouteSpec } from '#shared/http/routeSpec';
+import { ConflictError, ValidationError } from '#shared/errors/httpErrors';
+import { handleCommand } from '#shared/commandHandling/handleCommand';
+import { type Reserver, createWithReservations } from '#shared/commandHandling/createWithReservations';
+import { decideAtlas } from '#shared/domain/atlases/decide';
 import {
   ATLAS_SLUG_SCOPE,
   type AtlasCreated,
   atlasDecider,
   atlasStreamName,
-} from '../../../../shared/domain/atlases/events';
-import { atlasSlugCandidates, normaliseHexColour } from '../../../../shared/domain/naming/naming';
-import { httpUrlField } from '../../../../shared/http/httpUrlField';
-import { atlasJson, atlasSchema } from '../../../../shared/views/atlasViews';
-import type { CommandDeps } from '../../commandDeps';
-import { commandContext } from '../../commandDeps';
-import { requirePrincipal } from '../account/requirePrincipal';
+} from '#shared/domain/atlases/events';
+import { atlasSlugCandidates, normaliseHexColour } from '#shared/domain/naming/naming';
+import { httpUrlField } from '#shared/http/httpUrlField';
+import { atlasJson, atlasSchema } from '#shared/views/atlasViews';
+import type { CommandDeps } from '#services/command-api/commandDeps';
+import { commandContext } from '#services/command-api/commandDeps';
+import { requirePrincipal } from '#services/command-api/features/account/requirePrincipal';
 import { loadSpeciesRef } from './loadSpeciesRef';
 
 export interface AtlasBody {

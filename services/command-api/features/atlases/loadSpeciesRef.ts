@@ -1,9 +1,9 @@
-import type { EventStore } from '../../../../shared/eventStore/eventStore';
-import { loadAggregate } from '../../../../shared/commandHandling/handleCommand';
-import { categoryDecider, categoryStreamName } from '../../../../shared/domain/categories/events';
-import type { SpeciesEvent } from '../../../../shared/domain/species/events';
-import { speciesStreamName } from '../../../../shared/domain/species/events';
-import type { AtlasSpeciesRef } from '../../../../shared/views/atlasViews';
+import type { EventStore } from '#shared/eventStore/eventStore';
+import { loadAggregate } from '#shared/commandHandling/handleCommand';
+import { categoryDecider, categoryStreamName } from '#shared/domain/categories/events';
+import type { SpeciesEvent } from '#shared/domain/species/events';
+import { speciesStreamName } from '#shared/domain/species/events';
+import type { AtlasSpeciesRef } from '#shared/views/atlasViews';
 
 const MAX_ID = 2_147_483_647;
 

@@ -1,6 +1,6 @@
-import { ValidationError } from '../../../../shared/errors/httpErrors';
-import { httpUrlField } from '../../../../shared/http/httpUrlField';
-import { normaliseHexColour } from '../../../../shared/domain/naming/naming';
+import { ValidationError } from '#shared/errors/httpErrors';
+import { httpUrlField } from '#shared/http/httpUrlField';
+import { normaliseHexColour } from '#shared/domain/naming/naming';
 
 /** A brain's writable fields as a request sends them (multipart text, url-encoded or JSON). */
 export interface BrainBody {

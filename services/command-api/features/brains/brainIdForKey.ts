@@ -1,6 +1,6 @@
-import { NotFoundError } from '../../../../shared/errors/httpErrors';
-import { isNumericKey } from '../../../../shared/domain/naming/naming';
-import { databaseIdOf } from '../../../../shared/http/ids';
+import { NotFoundError } from '#shared/errors/httpErrors';
+import { isNumericKey } from '#shared/domain/naming/naming';
+import { databaseIdOf } from '#shared/http/ids';
 
 /**
  * The brain id a `/api/brains/{key}/` path names. A readable_id ends in "-<id>" (readableIdFor), so

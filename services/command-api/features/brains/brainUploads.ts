@@ -1,8 +1,8 @@
-import type { CommandContext } from '../../../../shared/commandHandling/commandContext';
-import { handleCommand, loadAggregate } from '../../../../shared/commandHandling/handleCommand';
-import { type GlobalPosition, afterCommit } from '../../../../shared/eventStore/eventStore';
-import type { Actor } from '../../../../shared/domain/actor';
-import { decideUpload } from '../../../../shared/domain/uploads/decide';
+import type { CommandContext } from '#shared/commandHandling/commandContext';
+import { handleCommand, loadAggregate } from '#shared/commandHandling/handleCommand';
+import { type GlobalPosition, afterCommit } from '#shared/eventStore/eventStore';
+import type { Actor } from '#shared/domain/actor';
+import { decideUpload } from '#shared/domain/uploads/decide';
 import {
   type UploadDeleted,
   type UploadState,
@@ -10,10 +10,10 @@ import {
   uploadDecider,
   uploadPreviewKey,
   uploadStreamName,
-} from '../../../../shared/domain/uploads/events';
-import type { StoredFile } from '../../../../shared/uploads/parseMultipart';
-import type { CommandDeps } from '../../commandDeps';
-import { recordUpload } from '../fileUploads/recordUpload';
+} from '#shared/domain/uploads/events';
+import type { StoredFile } from '#shared/uploads/parseMultipart';
+import type { CommandDeps } from '#services/command-api/commandDeps';
+import { recordUpload } from '#services/command-api/features/fileUploads/recordUpload';
 
 /** Records a brain's stored file as an upload of it (status uploaded); resolves with its id. */
 export async function recordBrainUpload(

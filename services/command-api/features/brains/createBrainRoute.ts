@@ -1,20 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import type { RouteSpec } from '../../../../shared/http/routeSpec';
-import { UnsupportedMediaTypeError } from '../../../../shared/errors/httpErrors';
-import { handleCommand } from '../../../../shared/commandHandling/handleCommand';
-import { type CreateBrain, decideBrain } from '../../../../shared/domain/brains/decide';
+import type { RouteSpec } from '#shared/http/routeSpec';
+import { UnsupportedMediaTypeError } from '#shared/errors/httpErrors';
+import { handleCommand } from '#shared/commandHandling/handleCommand';
+import { type CreateBrain, decideBrain } from '#shared/domain/brains/decide';
 import {
   type BrainCreated,
   type BrainState,
   brainDecider,
   brainStreamName,
-} from '../../../../shared/domain/brains/events';
-import { readableIdFor } from '../../../../shared/domain/naming/naming';
-import { brainShapeB, brainShapeBSchema } from '../../../../shared/views/brainViews';
-import type { CommandDeps } from '../../commandDeps';
-import { commandContext } from '../../commandDeps';
-import { withStoredFile } from '../../withStoredFile';
-import { requirePrincipal } from '../account/requirePrincipal';
+} from '#shared/domain/brains/events';
+import { readableIdFor } from '#shared/domain/naming/naming';
+import { brainShapeB, brainShapeBSchema } from '#shared/views/brainViews';
+import type { CommandDeps } from '#services/command-api/commandDeps';
+import { commandContext } from '#services/command-api/commandDeps';
+import { withStoredFile } from '#services/command-api/withStoredFile';
+import { requirePrincipal } from '#services/command-api/features/account/requirePrincipal';
 import { colourOf } from './brainFields';
 import { deleteUploads, recordBrainUpload } from './brainUploads';
 import { resolveAtlas, resolveCategory } from './resolvePlacement';

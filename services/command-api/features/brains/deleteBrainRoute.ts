@@ -1,20 +1,20 @@
-import type { RouteSpec } from '../../../../shared/http/routeSpec';
-import { NotFoundError } from '../../../../shared/errors/httpErrors';
-import { handleCommand } from '../../../../shared/commandHandling/handleCommand';
-import { decideBrain } from '../../../../shared/domain/brains/decide';
+import type { RouteSpec } from '#shared/http/routeSpec';
+import { NotFoundError } from '#shared/errors/httpErrors';
+import { handleCommand } from '#shared/commandHandling/handleCommand';
+import { decideBrain } from '#shared/domain/brains/decide';
 import {
   type BrainDeleted,
   type BrainEvent,
   type BrainState,
   brainDecider,
   brainStreamName,
-} from '../../../../shared/domain/brains/events';
-import { ifMatchRevision } from '../../../../shared/http/etag';
-import type { CommandContext } from '../../../../shared/commandHandling/commandContext';
-import type { Actor } from '../../../../shared/domain/actor';
-import type { CommandDeps } from '../../commandDeps';
-import { commandContext } from '../../commandDeps';
-import { requirePrincipal } from '../account/requirePrincipal';
+} from '#shared/domain/brains/events';
+import { ifMatchRevision } from '#shared/http/etag';
+import type { CommandContext } from '#shared/commandHandling/commandContext';
+import type { Actor } from '#shared/domain/actor';
+import type { CommandDeps } from '#services/command-api/commandDeps';
+import { commandContext } from '#services/command-api/commandDeps';
+import { requirePrincipal } from '#services/command-api/features/account/requirePrincipal';
 import { deleteUploads } from './brainUploads';
 import { brainIdForKey, keyMatches } from './brainIdForKey';
 

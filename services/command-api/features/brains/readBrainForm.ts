@@ -1,13 +1,9 @@
-import type { RequestContext } from '../../../../shared/http/routeSpec';
-import { ValidationError } from '../../../../shared/errors/httpErrors';
-import { compileFormValidator } from '../../../../shared/http/schemaValidator';
-import {
-  type StoredFile,
-  cleanupStoredFiles,
-  parseMultipart,
-} from '../../../../shared/uploads/parseMultipart';
-import type { CommandDeps } from '../../commandDeps';
-import { uploadFileSpec } from '../fileUploads/uploadFileSpec';
+import type { RequestContext } from '#shared/http/routeSpec';
+import { ValidationError } from '#shared/errors/httpErrors';
+import { compileFormValidator } from '#shared/http/schemaValidator';
+import { type StoredFile, cleanupStoredFiles, parseMultipart } from '#shared/uploads/parseMultipart';
+import type { CommandDeps } from '#services/command-api/commandDeps';
+import { uploadFileSpec } from '#services/command-api/features/fileUploads/uploadFileSpec';
 import { type BrainBody, brainFields } from './brainFields';
 
 export const FILE_REQUIRED =

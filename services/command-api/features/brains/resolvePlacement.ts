@@ -1,9 +1,9 @@
-import type { EventStore } from '../../../../shared/eventStore/eventStore';
-import { loadAggregate } from '../../../../shared/commandHandling/handleCommand';
-import { atlasDecider, atlasStreamName } from '../../../../shared/domain/atlases/events';
-import { categoryDecider, categoryStreamName } from '../../../../shared/domain/categories/events';
-import { speciesDecider, speciesStreamName } from '../../../../shared/domain/species/events';
-import type { AtlasPlacement, Resolved } from '../../../../shared/domain/brains/decide';
+import type { EventStore } from '#shared/eventStore/eventStore';
+import { loadAggregate } from '#shared/commandHandling/handleCommand';
+import { atlasDecider, atlasStreamName } from '#shared/domain/atlases/events';
+import { categoryDecider, categoryStreamName } from '#shared/domain/categories/events';
+import { speciesDecider, speciesStreamName } from '#shared/domain/species/events';
+import type { AtlasPlacement, Resolved } from '#shared/domain/brains/decide';
 
 const MAX_ID = 2_147_483_647;
 const validId = (id: number): boolean => Number.isSafeInteger(id) && id >= 1 && id <= MAX_ID;

@@ -1,22 +1,22 @@
-import type { RouteSpec, RequestContext } from '../../../../shared/http/routeSpec';
-import { PermissionDeniedError } from '../../../../shared/errors/httpErrors';
-import { handleCommand } from '../../../../shared/commandHandling/handleCommand';
-import { createWithReservations } from '../../../../shared/commandHandling/createWithReservations';
-import { decideCategory } from '../../../../shared/domain/categories/decide';
+import type { RouteSpec, RequestContext } from '#shared/http/routeSpec';
+import { PermissionDeniedError } from '#shared/errors/httpErrors';
+import { handleCommand } from '#shared/commandHandling/handleCommand';
+import { createWithReservations } from '#shared/commandHandling/createWithReservations';
+import { decideCategory } from '#shared/domain/categories/decide';
 import {
   CATEGORY_NAME_SCOPE,
   categoryDecider,
   categoryStreamName,
   type CategoryCreated,
   type CategoryState,
-} from '../../../../shared/domain/categories/events';
-import { normaliseName } from '../../../../shared/domain/naming/naming';
-import { discardRequestBody } from '../../../../shared/uploads/discardRequestBody';
-import { categoryJson, categorySchema } from '../../../../shared/views/categoryViews';
-import type { CommandDeps } from '../../commandDeps';
-import { commandContext } from '../../commandDeps';
-import { withStoredFile } from '../../withStoredFile';
-import { requirePrincipal } from '../account/requirePrincipal';
+} from '#shared/domain/categories/events';
+import { normaliseName } from '#shared/domain/naming/naming';
+import { discardRequestBody } from '#shared/uploads/discardRequestBody';
+import { categoryJson, categorySchema } from '#shared/views/categoryViews';
+import type { CommandDeps } from '#services/command-api/commandDeps';
+import { commandContext } from '#services/command-api/commandDeps';
+import { withStoredFile } from '#services/command-api/withStoredFile';
+import { requirePrincipal } from '#services/command-api/features/account/requirePrincipal';
 import {
   type CategoryFields,
   categoryFields,

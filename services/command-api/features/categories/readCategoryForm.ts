@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { RequestContext } from '../../../../shared/http/routeSpec';
-import { ValidationError } from '../../../../shared/errors/httpErrors';
-import { compileFormValidator } from '../../../../shared/http/schemaValidator';
-import { httpUrlField } from '../../../../shared/http/httpUrlField';
-import { cleanupStoredFiles, parseMultipart } from '../../../../shared/uploads/parseMultipart';
-import { checkImage } from '../../../../shared/media/checkImage';
-import type { ImageFormat } from '../../../../shared/media/sniffImage';
-import type { CommandDeps } from '../../commandDeps';
+import type { RequestContext } from '#shared/http/routeSpec';
+import { ValidationError } from '#shared/errors/httpErrors';
+import { compileFormValidator } from '#shared/http/schemaValidator';
+import { httpUrlField } from '#shared/http/httpUrlField';
+import { cleanupStoredFiles, parseMultipart } from '#shared/uploads/parseMultipart';
+import { checkImage } from '#shared/media/checkImage';
+import type { ImageFormat } from '#shared/media/sniffImage';
+import type { CommandDeps } from '#services/command-api/commandDeps';
 
 export interface CategoryFields {
   name: string;

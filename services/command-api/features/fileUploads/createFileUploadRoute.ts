@@ -1,15 +1,11 @@
-import type { RouteSpec } from '../../../../shared/http/routeSpec';
-import { UnsupportedMediaTypeError } from '../../../../shared/errors/httpErrors';
-import { publicDownloadUrl } from '../../../../shared/blobStore/download/publicDownloadUrl';
-import {
-  fileUploadDownloadUrl,
-  fileUploadJson,
-  fileUploadSchema,
-} from '../../../../shared/views/fileUploadViews';
-import type { CommandDeps } from '../../commandDeps';
-import { commandContext } from '../../commandDeps';
-import { withStoredFile } from '../../withStoredFile';
-import { requirePrincipal } from '../account/requirePrincipal';
+import type { RouteSpec } from '#shared/http/routeSpec';
+import { UnsupportedMediaTypeError } from '#shared/errors/httpErrors';
+import { publicDownloadUrl } from '#shared/blobStore/download/publicDownloadUrl';
+import { fileUploadDownloadUrl, fileUploadJson, fileUploadSchema } from '#shared/views/fileUploadViews';
+import type { CommandDeps } from '#services/command-api/commandDeps';
+import { commandContext } from '#services/command-api/commandDeps';
+import { withStoredFile } from '#services/command-api/withStoredFile';
+import { requirePrincipal } from '#services/command-api/features/account/requirePrincipal';
 import { readUploadForm, uploadFormSchema } from './readUploadForm';
 import { recordUpload } from './recordUpload';
 

@@ -1,12 +1,12 @@
-import type { RouteSpec } from '../../../../shared/http/routeSpec';
-import { ConflictError, NotFoundError } from '../../../../shared/errors/httpErrors';
-import { loadAggregate } from '../../../../shared/commandHandling/handleCommand';
-import { isLiveUpload, uploadDecider, uploadStreamName } from '../../../../shared/domain/uploads/events';
-import type { CommandDeps } from '../../commandDeps';
-import { commandContext } from '../../commandDeps';
-import { requirePrincipal } from '../account/requirePrincipal';
-import { deleteUploads } from '../brains/brainUploads';
-import { isUploadId } from '../../../../shared/domain/uploads/uploadId';
+import type { RouteSpec } from '#shared/http/routeSpec';
+import { ConflictError, NotFoundError } from '#shared/errors/httpErrors';
+import { loadAggregate } from '#shared/commandHandling/handleCommand';
+import { isLiveUpload, uploadDecider, uploadStreamName } from '#shared/domain/uploads/events';
+import type { CommandDeps } from '#services/command-api/commandDeps';
+import { commandContext } from '#services/command-api/commandDeps';
+import { requirePrincipal } from '#services/command-api/features/account/requirePrincipal';
+import { deleteUploads } from '#services/command-api/features/brains/brainUploads';
+import { isUploadId } from '#shared/domain/uploads/uploadId';
 
 export const deleteFileUploadRoute = (deps: CommandDeps): RouteSpec => ({
   method: 'delete',

@@ -1,12 +1,8 @@
-import type { RequestContext } from '../../../../shared/http/routeSpec';
-import { ValidationError } from '../../../../shared/errors/httpErrors';
-import { compileFormValidator } from '../../../../shared/http/schemaValidator';
-import {
-  type StoredFile,
-  cleanupStoredFiles,
-  parseMultipart,
-} from '../../../../shared/uploads/parseMultipart';
-import type { CommandDeps } from '../../commandDeps';
+import type { RequestContext } from '#shared/http/routeSpec';
+import { ValidationError } from '#shared/errors/httpErrors';
+import { compileFormValidator } from '#shared/http/schemaValidator';
+import { type StoredFile, cleanupStoredFiles, parseMultipart } from '#shared/uploads/parseMultipart';
+import type { CommandDeps } from '#services/command-api/commandDeps';
 import { uploadFileSpec } from './uploadFileSpec';
 
 export const FILE_REQUIRED = 'No file was submitted: send it as `file` (.nii, .nii.gz, .zarr, .tif, .tiff).';

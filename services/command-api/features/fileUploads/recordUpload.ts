@@ -1,17 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import type { CommandContext } from '../../../../shared/commandHandling/commandContext';
-import { handleCommand } from '../../../../shared/commandHandling/handleCommand';
-import type { GlobalPosition } from '../../../../shared/eventStore/eventStore';
-import type { Actor } from '../../../../shared/domain/actor';
-import { decideUpload } from '../../../../shared/domain/uploads/decide';
+import type { CommandContext } from '#shared/commandHandling/commandContext';
+import { handleCommand } from '#shared/commandHandling/handleCommand';
+import type { GlobalPosition } from '#shared/eventStore/eventStore';
+import type { Actor } from '#shared/domain/actor';
+import { decideUpload } from '#shared/domain/uploads/decide';
 import {
   type UploadReceivedData,
   type UploadState,
   uploadDecider,
   uploadStreamName,
-} from '../../../../shared/domain/uploads/events';
-import type { StoredFile } from '../../../../shared/uploads/parseMultipart';
-import type { CommandDeps } from '../../commandDeps';
+} from '#shared/domain/uploads/events';
+import type { StoredFile } from '#shared/uploads/parseMultipart';
+import type { CommandDeps } from '#services/command-api/commandDeps';
 
 export interface RecordedUpload {
   readonly data: UploadReceivedData;

@@ -1,8 +1,8 @@
-import type { RouteSpec } from '../../../../shared/http/routeSpec';
-import { PermissionDeniedError } from '../../../../shared/errors/httpErrors';
-import { handleCommand } from '../../../../shared/commandHandling/handleCommand';
-import { createWithReservations } from '../../../../shared/commandHandling/createWithReservations';
-import { decideSpecies } from '../../../../shared/domain/species/decide';
+import type { RouteSpec } from '#shared/http/routeSpec';
+import { PermissionDeniedError } from '#shared/errors/httpErrors';
+import { handleCommand } from '#shared/commandHandling/handleCommand';
+import { createWithReservations } from '#shared/commandHandling/createWithReservations';
+import { decideSpecies } from '#shared/domain/species/decide';
 import {
   SPECIES_NAME_SCOPE,
   SPECIES_SCIENTIFIC_NAME_SCOPE,
@@ -10,12 +10,12 @@ import {
   type SpeciesState,
   speciesDecider,
   speciesStreamName,
-} from '../../../../shared/domain/species/events';
-import { formatScientificName, normaliseName } from '../../../../shared/domain/naming/naming';
-import { speciesJson, speciesSchema } from '../../../../shared/views/speciesViews';
-import type { CommandDeps } from '../../commandDeps';
-import { commandContext } from '../../commandDeps';
-import { requirePrincipal } from '../account/requirePrincipal';
+} from '#shared/domain/species/events';
+import { formatScientificName, normaliseName } from '#shared/domain/naming/naming';
+import { speciesJson, speciesSchema } from '#shared/views/speciesViews';
+import type { CommandDeps } from '#services/command-api/commandDeps';
+import { commandContext } from '#services/command-api/commandDeps';
+import { requirePrincipal } from '#services/command-api/features/account/requirePrincipal';
 import { resolveCategory } from './resolveCategory';
 
 export interface SpeciesBody {

@@ -1,13 +1,9 @@
-import type { EventStore } from '../../../../shared/eventStore/eventStore';
-import { loadAggregate } from '../../../../shared/commandHandling/handleCommand';
-import { findReservationOwner } from '../../../../shared/commandHandling/reserveValue';
-import {
-  CATEGORY_NAME_SCOPE,
-  categoryDecider,
-  categoryStreamName,
-} from '../../../../shared/domain/categories/events';
-import { normaliseName } from '../../../../shared/domain/naming/naming';
-import { databaseIdOf } from '../../../../shared/http/ids';
+import type { EventStore } from '#shared/eventStore/eventStore';
+import { loadAggregate } from '#shared/commandHandling/handleCommand';
+import { findReservationOwner } from '#shared/commandHandling/reserveValue';
+import { CATEGORY_NAME_SCOPE, categoryDecider, categoryStreamName } from '#shared/domain/categories/events';
+import { normaliseName } from '#shared/domain/naming/naming';
+import { databaseIdOf } from '#shared/http/ids';
 
 export interface CategoryRef {
   readonly id: number;

@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import type { UserRecord } from '../../../../shared/views/userViews';
+import type { UserRecord } from '#shared/views/userViews';
 
 export type UserWithRevision = UserRecord & { revision: bigint };
 

@@ -1,6 +1,6 @@
-import type { RouteSpec } from '../../../../shared/http/routeSpec';
-import { currentUserJson, userSchemas } from '../../../../shared/views/userViews';
-import type { QueryDeps } from '../../queryDeps';
+import type { RouteSpec } from '#shared/http/routeSpec';
+import { currentUserJson, userSchemas } from '#shared/views/userViews';
+import type { QueryDeps } from '#services/query-api/queryDeps';
 
 export const meRoute = (deps: QueryDeps): RouteSpec => ({
   method: 'get',

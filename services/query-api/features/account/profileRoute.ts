@@ -1,7 +1,7 @@
-import type { RouteSpec } from '../../../../shared/http/routeSpec';
-import { profileJson, userSchemas } from '../../../../shared/views/userViews';
-import type { QueryDeps } from '../../queryDeps';
-import { weakEtag } from '../../../../shared/http/etag';
+import type { RouteSpec } from '#shared/http/routeSpec';
+import { profileJson, userSchemas } from '#shared/views/userViews';
+import type { QueryDeps } from '#services/query-api/queryDeps';
+import { weakEtag } from '#shared/http/etag';
 
 export const profileSchema = {
   type: 'object',

@@ -1,6 +1,6 @@
 import pg from 'pg';
-import { NotFoundError } from '../../../../shared/errors/httpErrors';
-import { createTestDatabase } from '../../../../tests/support/testPostgres';
+import { NotFoundError } from '#shared/errors/httpErrors';
+import { createTestDatabase } from '#tests/support/testPostgres';
 import { UserLoader } from './userLoader';
 
 let pool: pg.Pool;

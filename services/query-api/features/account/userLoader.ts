@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import { NotFoundError } from '../../../../shared/errors/httpErrors';
+import { NotFoundError } from '#shared/errors/httpErrors';
 import type { UserWithRevision } from './loadUser';
 import { loadUsers } from './loadUser';
 

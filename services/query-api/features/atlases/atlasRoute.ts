@@ -1,7 +1,7 @@
-import type { RouteSpec } from '../../../../shared/http/routeSpec';
-import { NotFoundError } from '../../../../shared/errors/httpErrors';
-import { atlasJson, atlasSchema } from '../../../../shared/views/atlasViews';
-import type { QueryDeps } from '../../queryDeps';
+import type { RouteSpec } from '#shared/http/routeSpec';
+import { NotFoundError } from '#shared/errors/httpErrors';
+import { atlasJson, atlasSchema } from '#shared/views/atlasViews';
+import type { QueryDeps } from '#services/query-api/queryDeps';
 import { ATLAS_SELECT, type FlatAtlasRow, atlasRowOf } from './atlasSql';
 
 export const atlasRoute = (deps: QueryDeps): RouteSpec => ({

@@ -1,4 +1,4 @@
-import type { AtlasRow } from '../../../../shared/views/atlasViews';
+import type { AtlasRow } from '#shared/views/atlasViews';
 
 /** Atlases with their species and its category, flat (atlasRowOf nests them). */
 export const ATLAS_FROM = `FROM atlases a JOIN species s ON s.id = a.species_id JOIN categories c ON c.id = s.category_id`;

@@ -1,16 +1,11 @@
-import { databaseIdOf } from '../../../../shared/http/ids';
-import type { RouteSpec } from '../../../../shared/http/routeSpec';
-import {
-  listQueryProperties,
-  listReply,
-  listResponseSchema,
-  orderBy,
-} from '../../../../shared/query/listResponse';
-import { sqlListSource } from '../../../../shared/query/sqlListSource';
-import { SqlConditions } from '../../../../shared/query/sqlConditions';
-import { scientificNameKey } from '../../../../shared/domain/naming/naming';
-import { atlasJson, atlasSchema } from '../../../../shared/views/atlasViews';
-import type { QueryDeps } from '../../queryDeps';
+import { databaseIdOf } from '#shared/http/ids';
+import type { RouteSpec } from '#shared/http/routeSpec';
+import { listQueryProperties, listReply, listResponseSchema, orderBy } from '#shared/query/listResponse';
+import { sqlListSource } from '#shared/query/sqlListSource';
+import { SqlConditions } from '#shared/query/sqlConditions';
+import { scientificNameKey } from '#shared/domain/naming/naming';
+import { atlasJson, atlasSchema } from '#shared/views/atlasViews';
+import type { QueryDeps } from '#services/query-api/queryDeps';
 import { ATLAS_FROM, ATLAS_SELECT, type FlatAtlasRow, atlasRowOf } from './atlasSql';
 
 const ORDERING = {

@@ -1,7 +1,7 @@
-import type { RouteSpec } from '../../../../shared/http/routeSpec';
-import { SqlConditions } from '../../../../shared/query/sqlConditions';
-import { brainSchema } from '../../../../shared/views/brainViews';
-import { type QueryDeps, brainViewFor } from '../../queryDeps';
+import type { RouteSpec } from '#shared/http/routeSpec';
+import { SqlConditions } from '#shared/query/sqlConditions';
+import { brainSchema } from '#shared/views/brainViews';
+import { type QueryDeps, brainViewFor } from '#services/query-api/queryDeps';
 import { brainReply } from './brainReply';
 import { findBrain, shapeOf, shapeQueryProperty } from './brainSql';
 

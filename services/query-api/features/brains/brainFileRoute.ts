@@ -1,8 +1,8 @@
-import type { RouteSpec } from '../../../../shared/http/routeSpec';
-import { NotFoundError } from '../../../../shared/errors/httpErrors';
-import { blobDownloadReply } from '../../../../shared/blobStore/download/blobDownloadReply';
-import { downloadResponses } from '../../../../shared/blobStore/download/downloadResponses';
-import type { QueryDeps } from '../../queryDeps';
+import type { RouteSpec } from '#shared/http/routeSpec';
+import { NotFoundError } from '#shared/errors/httpErrors';
+import { blobDownloadReply } from '#shared/blobStore/download/blobDownloadReply';
+import { downloadResponses } from '#shared/blobStore/download/downloadResponses';
+import type { QueryDeps } from '#services/query-api/queryDeps';
 import { keyCondition } from './brainRoute';
 
 interface FileRow {

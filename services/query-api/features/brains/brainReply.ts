@@ -1,7 +1,7 @@
-import type { Reply } from '../../../../shared/http/routeSpec';
-import { NotFoundError } from '../../../../shared/errors/httpErrors';
-import { weakEtag } from '../../../../shared/http/etag';
-import { type BrainShape, type BrainView, brainJson } from '../../../../shared/views/brainViews';
+import type { Reply } from '#shared/http/routeSpec';
+import { NotFoundError } from '#shared/errors/httpErrors';
+import { weakEtag } from '#shared/http/etag';
+import { type BrainShape, type BrainView, brainJson } from '#shared/views/brainViews';
 import type { BrainSqlRow } from './brainSql';
 
 /** One brain in the asked shape, with its weak ETag (the stream revision, for If-Match); 404 when none. */

@@ -1,9 +1,9 @@
-import type { RouteSpec } from '../../../../shared/http/routeSpec';
-import { NotFoundError } from '../../../../shared/errors/httpErrors';
-import { SqlConditions } from '../../../../shared/query/sqlConditions';
-import { isNumericKey } from '../../../../shared/domain/naming/naming';
-import { brainSchema } from '../../../../shared/views/brainViews';
-import { type QueryDeps, brainViewFor } from '../../queryDeps';
+import type { RouteSpec } from '#shared/http/routeSpec';
+import { NotFoundError } from '#shared/errors/httpErrors';
+import { SqlConditions } from '#shared/query/sqlConditions';
+import { isNumericKey } from '#shared/domain/naming/naming';
+import { brainSchema } from '#shared/views/brainViews';
+import { type QueryDeps, brainViewFor } from '#services/query-api/queryDeps';
 import { brainReply } from './brainReply';
 import { brainIdOf, findBrain, shapeOf, shapeQueryProperty } from './brainSql';
 

@@ -1,11 +1,11 @@
-import { databaseIdOf } from '../../../../shared/http/ids';
+import { databaseIdOf } from '#shared/http/ids';
 import type { Pool, QueryConfig } from 'pg';
-import type { BrainARow, BrainShape } from '../../../../shared/views/brainViews';
-import type { SqlConditions } from '../../../../shared/query/sqlConditions';
-import type { Window } from '../../../../shared/query/listResponse';
-import { namedStatement } from '../../../../shared/infra/postgres/namedStatement';
-import { SQLSTATE, sqlState } from '../../../../shared/infra/postgres/sqlState';
-import { SCIENTIFIC_NAME_KEY_SQL } from '../species/speciesSql';
+import type { BrainARow, BrainShape } from '#shared/views/brainViews';
+import type { SqlConditions } from '#shared/query/sqlConditions';
+import type { Window } from '#shared/query/listResponse';
+import { namedStatement } from '#shared/infra/postgres/namedStatement';
+import { SQLSTATE, sqlState } from '#shared/infra/postgres/sqlState';
+import { SCIENTIFIC_NAME_KEY_SQL } from '#services/query-api/features/species/speciesSql';
 
 /** What both shapes show beside a brain (b): atlas, species, category, uploader and file, flat. */
 const BRAIN_JOINS = `LEFT JOIN atlases a ON a.id = b.atlas_id

@@ -1,9 +1,9 @@
-import type { GlobalPosition } from '../../../../shared/eventStore/eventStore';
-import type { Reply, RequestContext, RouteSpec } from '../../../../shared/http/routeSpec';
-import { listQueryProperties, listReply, orderBy } from '../../../../shared/query/listResponse';
-import { SqlConditions } from '../../../../shared/query/sqlConditions';
-import { brainJson, brainSchema } from '../../../../shared/views/brainViews';
-import { type QueryDeps, brainViewFor } from '../../queryDeps';
+import type { GlobalPosition } from '#shared/eventStore/eventStore';
+import type { Reply, RequestContext, RouteSpec } from '#shared/http/routeSpec';
+import { listQueryProperties, listReply, orderBy } from '#shared/query/listResponse';
+import { SqlConditions } from '#shared/query/sqlConditions';
+import { brainJson, brainSchema } from '#shared/views/brainViews';
+import { type QueryDeps, brainViewFor } from '#services/query-api/queryDeps';
 import { type BrainListFilter, brainIdOf, fetchBrainPage, shapeOf, shapeQueryProperty } from './brainSql';
 import { cachedCount, cachedReply, cachedSpeciesIds } from './brainLookups';
 import { brainListSchema, searchBrains, searchQueryProperties } from './searchBrains';

@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
-import type { SearchFilters, SearchSort, SearchSortField } from '../../../../shared/search/searchIndex';
-import type { GlobalPosition } from '../../../../shared/eventStore/eventStore';
-import type { QueryDeps } from '../../queryDeps';
+import type { SearchFilters, SearchSort, SearchSortField } from '#shared/search/searchIndex';
+import type { GlobalPosition } from '#shared/eventStore/eventStore';
+import type { QueryDeps } from '#services/query-api/queryDeps';
 import { brainIdOf } from './brainSql';
 import { cachedSpeciesIds } from './brainLookups';
 

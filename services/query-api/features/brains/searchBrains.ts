@@ -1,6 +1,6 @@
-import type { GlobalPosition } from '../../../../shared/eventStore/eventStore';
-import type { Reply, RequestContext } from '../../../../shared/http/routeSpec';
-import { ValidationError } from '../../../../shared/errors/httpErrors';
+import type { GlobalPosition } from '#shared/eventStore/eventStore';
+import type { Reply, RequestContext } from '#shared/http/routeSpec';
+import { ValidationError } from '#shared/errors/httpErrors';
 import {
   DEFAULT_PAGE_SIZE,
   listReply,
@@ -8,10 +8,10 @@ import {
   MAX_PAGE_SIZE,
   UNPAGED_MAX,
   type Window,
-} from '../../../../shared/query/listResponse';
-import type { SearchFacet, SearchQuery, SearchResult } from '../../../../shared/search/searchIndex';
-import { brainJson, type BrainShape } from '../../../../shared/views/brainViews';
-import { type QueryDeps, brainViewFor } from '../../queryDeps';
+} from '#shared/query/listResponse';
+import type { SearchFacet, SearchQuery, SearchResult } from '#shared/search/searchIndex';
+import { brainJson, type BrainShape } from '#shared/views/brainViews';
+import { type QueryDeps, brainViewFor } from '#services/query-api/queryDeps';
 import { brainsByIds } from './brainSql';
 import { searchFilters, searchSort } from './searchBrainFilters';
 import { brainFacets, facetsSchema } from './searchFacets';

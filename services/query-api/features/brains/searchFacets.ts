@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import type { FacetCount, SearchFacet, SearchFacets } from '../../../../shared/search/searchIndex';
+import type { FacetCount, SearchFacet, SearchFacets } from '#shared/search/searchIndex';
 
 /** The reply's facets: ids with their names, verified as a boolean value. */
 export interface FacetsJson {

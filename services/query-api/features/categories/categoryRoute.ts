@@ -1,13 +1,13 @@
-import type { RouteSpec } from '../../../../shared/http/routeSpec';
-import { NotFoundError } from '../../../../shared/errors/httpErrors';
-import { normaliseName } from '../../../../shared/domain/naming/naming';
+import type { RouteSpec } from '#shared/http/routeSpec';
+import { NotFoundError } from '#shared/errors/httpErrors';
+import { normaliseName } from '#shared/domain/naming/naming';
 import {
   CATEGORY_COLUMNS,
   type CategoryRow,
   categoryJson,
   categorySchema,
-} from '../../../../shared/views/categoryViews';
-import type { QueryDeps } from '../../queryDeps';
+} from '#shared/views/categoryViews';
+import type { QueryDeps } from '#services/query-api/queryDeps';
 
 export const categoryRoute = (deps: QueryDeps): RouteSpec => ({
   method: 'get',

@@ -1,20 +1,15 @@
-import type { RouteSpec } from '../../../../shared/http/routeSpec';
-import {
-  listQueryProperties,
-  listReply,
-  listResponseSchema,
-  orderBy,
-} from '../../../../shared/query/listResponse';
-import { sqlListSource } from '../../../../shared/query/sqlListSource';
-import { SqlConditions } from '../../../../shared/query/sqlConditions';
-import { normaliseName } from '../../../../shared/domain/naming/naming';
+import type { RouteSpec } from '#shared/http/routeSpec';
+import { listQueryProperties, listReply, listResponseSchema, orderBy } from '#shared/query/listResponse';
+import { sqlListSource } from '#shared/query/sqlListSource';
+import { SqlConditions } from '#shared/query/sqlConditions';
+import { normaliseName } from '#shared/domain/naming/naming';
 import {
   CATEGORY_COLUMNS,
   type CategoryRow,
   categoryJson,
   categorySchema,
-} from '../../../../shared/views/categoryViews';
-import type { QueryDeps } from '../../queryDeps';
+} from '#shared/views/categoryViews';
+import type { QueryDeps } from '#services/query-api/queryDeps';
 
 const ORDERING = { name: 'name', id: 'id', brains_count: 'brains_count', atlases_count: 'atlases_count' };
 

@@ -1,7 +1,7 @@
-import type { RouteSpec } from '../../../../shared/http/routeSpec';
-import { blobDownloadReply } from '../../../../shared/blobStore/download/blobDownloadReply';
-import { downloadResponses } from '../../../../shared/blobStore/download/downloadResponses';
-import type { QueryDeps } from '../../queryDeps';
+import type { RouteSpec } from '#shared/http/routeSpec';
+import { blobDownloadReply } from '#shared/blobStore/download/blobDownloadReply';
+import { downloadResponses } from '#shared/blobStore/download/downloadResponses';
+import type { QueryDeps } from '#services/query-api/queryDeps';
 import { visibleUpload } from './fileUploadSql';
 
 export const fileUploadDownloadRoute = (deps: QueryDeps): RouteSpec => ({

@@ -1,5 +1,5 @@
-import type { RouteSpec } from '../../../../shared/http/routeSpec';
-import type { QueryDeps } from '../../queryDeps';
+import type { RouteSpec } from '#shared/http/routeSpec';
+import type { QueryDeps } from '#services/query-api/queryDeps';
 import { visibleUpload } from './fileUploadSql';
 import { previewReply } from './previewReply';
 

@@ -1,7 +1,7 @@
-import type { RouteSpec } from '../../../../shared/http/routeSpec';
-import { weakEtag } from '../../../../shared/http/etag';
-import { fileUploadSchema } from '../../../../shared/views/fileUploadViews';
-import type { QueryDeps } from '../../queryDeps';
+import type { RouteSpec } from '#shared/http/routeSpec';
+import { weakEtag } from '#shared/http/etag';
+import { fileUploadSchema } from '#shared/views/fileUploadViews';
+import type { QueryDeps } from '#services/query-api/queryDeps';
 import { visibleUpload } from './fileUploadSql';
 import { uploadJsonFor } from './uploadJsonFor';
 

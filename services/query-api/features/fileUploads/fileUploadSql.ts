@@ -1,9 +1,9 @@
 import type { Pool } from 'pg';
-import type { Principal } from '../../../../shared/auth/principal';
-import { NotFoundError } from '../../../../shared/errors/httpErrors';
-import { canonicalUuid } from '../../../../shared/http/ids';
-import type { SqlConditions } from '../../../../shared/query/sqlConditions';
-import type { FileUploadRow } from '../../../../shared/views/fileUploadViews';
+import type { Principal } from '#shared/auth/principal';
+import { NotFoundError } from '#shared/errors/httpErrors';
+import { canonicalUuid } from '#shared/http/ids';
+import type { SqlConditions } from '#shared/query/sqlConditions';
+import type { FileUploadRow } from '#shared/views/fileUploadViews';
 
 /** Uploads with their uploader and brain. */
 export const UPLOAD_FROM = `FROM file_uploads f

@@ -1,15 +1,10 @@
-import { databaseIdOf } from '../../../../shared/http/ids';
-import type { RouteSpec } from '../../../../shared/http/routeSpec';
-import { ValidationError } from '../../../../shared/errors/httpErrors';
-import {
-  listQueryProperties,
-  listReply,
-  listResponseSchema,
-  orderBy,
-} from '../../../../shared/query/listResponse';
-import { SqlConditions } from '../../../../shared/query/sqlConditions';
-import { fileUploadSchema } from '../../../../shared/views/fileUploadViews';
-import type { QueryDeps } from '../../queryDeps';
+import { databaseIdOf } from '#shared/http/ids';
+import type { RouteSpec } from '#shared/http/routeSpec';
+import { ValidationError } from '#shared/errors/httpErrors';
+import { listQueryProperties, listReply, listResponseSchema, orderBy } from '#shared/query/listResponse';
+import { SqlConditions } from '#shared/query/sqlConditions';
+import { fileUploadSchema } from '#shared/views/fileUploadViews';
+import type { QueryDeps } from '#services/query-api/queryDeps';
 import { UPLOAD_FROM, findUploads } from './fileUploadSql';
 import { uploadJsonFor } from './uploadJsonFor';
 

@@ -1,6 +1,6 @@
-import type { BlobStore } from '../../../../shared/blobStore/blobStore';
-import { publicDownloadUrl } from '../../../../shared/blobStore/download/publicDownloadUrl';
-import { fileUploadDownloadUrl, fileUploadJson } from '../../../../shared/views/fileUploadViews';
+import type { BlobStore } from '#shared/blobStore/blobStore';
+import { publicDownloadUrl } from '#shared/blobStore/download/publicDownloadUrl';
+import { fileUploadDownloadUrl, fileUploadJson } from '#shared/views/fileUploadViews';
 import type { UploadSqlRow } from './fileUploadSql';
 
 /** One upload as JSON, its s3_url presigned when the store serves downloads itself. */

@@ -1,6 +1,6 @@
-import type { RouteSpec } from '../../../../shared/http/routeSpec';
-import { NotFoundError } from '../../../../shared/errors/httpErrors';
-import type { QueryDeps } from '../../queryDeps';
+import type { RouteSpec } from '#shared/http/routeSpec';
+import { NotFoundError } from '#shared/errors/httpErrors';
+import type { QueryDeps } from '#services/query-api/queryDeps';
 import { MEDIA_FILE_NAME, imageBlobReply } from './imageBlobReply';
 
 export const categoryImageRoute = (deps: QueryDeps): RouteSpec => ({

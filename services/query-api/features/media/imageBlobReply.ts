@@ -1,7 +1,7 @@
-import type { Reply } from '../../../../shared/http/routeSpec';
-import type { BlobStore } from '../../../../shared/blobStore/blobStore';
-import { NotFoundError } from '../../../../shared/errors/httpErrors';
-import { sniffImage } from '../../../../shared/media/sniffImage';
+import type { Reply } from '#shared/http/routeSpec';
+import type { BlobStore } from '#shared/blobStore/blobStore';
+import { NotFoundError } from '#shared/errors/httpErrors';
+import { sniffImage } from '#shared/media/sniffImage';
 
 /** A file name segment of a media path: what the upload handlers generate, nothing else. */
 export const MEDIA_FILE_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}$/;

@@ -1,16 +1,11 @@
-import { databaseIdOf } from '../../../../shared/http/ids';
-import type { RouteSpec } from '../../../../shared/http/routeSpec';
-import {
-  listQueryProperties,
-  listReply,
-  listResponseSchema,
-  orderBy,
-} from '../../../../shared/query/listResponse';
-import { sqlListSource } from '../../../../shared/query/sqlListSource';
-import { SqlConditions } from '../../../../shared/query/sqlConditions';
-import { normaliseName, scientificNameKey } from '../../../../shared/domain/naming/naming';
-import { type SpeciesRow, speciesJson, speciesSchema } from '../../../../shared/views/speciesViews';
-import type { QueryDeps } from '../../queryDeps';
+import { databaseIdOf } from '#shared/http/ids';
+import type { RouteSpec } from '#shared/http/routeSpec';
+import { listQueryProperties, listReply, listResponseSchema, orderBy } from '#shared/query/listResponse';
+import { sqlListSource } from '#shared/query/sqlListSource';
+import { SqlConditions } from '#shared/query/sqlConditions';
+import { normaliseName, scientificNameKey } from '#shared/domain/naming/naming';
+import { type SpeciesRow, speciesJson, speciesSchema } from '#shared/views/speciesViews';
+import type { QueryDeps } from '#services/query-api/queryDeps';
 import { SCIENTIFIC_NAME_KEY_SQL, SPECIES_FROM, SPECIES_SELECT } from './speciesSql';
 
 const ORDERING = {

@@ -1,8 +1,8 @@
-import type { RouteSpec } from '../../../../shared/http/routeSpec';
-import { NotFoundError } from '../../../../shared/errors/httpErrors';
-import { scientificNameKey } from '../../../../shared/domain/naming/naming';
-import { type SpeciesRow, speciesJson, speciesSchema } from '../../../../shared/views/speciesViews';
-import type { QueryDeps } from '../../queryDeps';
+import type { RouteSpec } from '#shared/http/routeSpec';
+import { NotFoundError } from '#shared/errors/httpErrors';
+import { scientificNameKey } from '#shared/domain/naming/naming';
+import { type SpeciesRow, speciesJson, speciesSchema } from '#shared/views/speciesViews';
+import type { QueryDeps } from '#services/query-api/queryDeps';
 import { SCIENTIFIC_NAME_KEY_SQL, SPECIES_SELECT } from './speciesSql';
 
 export const speciesRoute = (deps: QueryDeps): RouteSpec => ({

@@ -1,4 +1,4 @@
-import { COMPACT_LIMIT } from '../../../../shared/views/speciesViews';
+import { COMPACT_LIMIT } from '#shared/views/speciesViews';
 
 /** Species rows with their category and compact brains and atlases (speciesViews.SpeciesRow). */
 export const SPECIES_SELECT = `

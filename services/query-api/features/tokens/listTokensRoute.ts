@@ -1,8 +1,8 @@
-import type { RouteSpec } from '../../../../shared/http/routeSpec';
-import { listQueryProperties, listReply, orderBy } from '../../../../shared/query/listResponse';
-import type { TokenRow } from '../../../../shared/views/tokenViews';
-import { tokenJson, tokenSchema } from '../../../../shared/views/tokenViews';
-import type { QueryDeps } from '../../queryDeps';
+import type { RouteSpec } from '#shared/http/routeSpec';
+import { listQueryProperties, listReply, orderBy } from '#shared/query/listResponse';
+import type { TokenRow } from '#shared/views/tokenViews';
+import { tokenJson, tokenSchema } from '#shared/views/tokenViews';
+import type { QueryDeps } from '#services/query-api/queryDeps';
 
 const ORDERING = {
   created_at: 'created_at',

@@ -1,4 +1,4 @@
-import type { SqlNames } from '../sqlNames';
+import type { SqlNames } from '#shared/eventStore/postgres/sqlNames';
 
 /** One ordered schema change. Versions are applied once, in ascending order, never edited afterwards. */
 export interface Migration {
