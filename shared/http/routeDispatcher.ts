@@ -91,7 +91,7 @@ export function routeDispatcher(
   const bodyOf = (route: PreparedRoute, read: BodyReadResult): unknown => {
     switch (read.kind) {
       case 'stream':
-        return undefined; // multipart: its fields are checked as they are parsed (shared/uploads)
+        return undefined; // multipart: its fields are checked as they are parsed (shared/multipart)
       case 'form':
         return validated(route.formValidator, read.body);
       case 'json':

@@ -12,7 +12,7 @@ import {
   parseMultipart,
   type ParseMultipartOptions,
   type ParsedMultipart,
-} from '#shared/uploads/parseMultipart';
+} from '#shared/multipart/parseMultipart';
 import { multipartBody, randomChunks, type FormPart } from './multipartBody';
 import { UploadServer } from './uploadServer';
 

@@ -6,7 +6,7 @@ import { handleCommand } from '#shared/commandHandling/handleCommand';
 import { decideUser } from '#shared/domain/identity/decide';
 import { userDecider, userStreamName } from '#shared/domain/identity/events';
 import { compileFormValidator } from '#shared/http/schemaValidator';
-import { cleanupStoredFiles, parseMultipart } from '#shared/uploads/parseMultipart';
+import { cleanupStoredFiles, parseMultipart } from '#shared/multipart/parseMultipart';
 import { checkImage } from '#shared/media/checkImage';
 import type { ImageFormat } from '#shared/media/sniffImage';
 import { profileJson } from '#shared/views/userViews';

@@ -11,7 +11,7 @@ import {
   uploadPreviewKey,
   uploadStreamName,
 } from '#shared/domain/uploads/events';
-import type { StoredFile } from '#shared/uploads/parseMultipart';
+import type { StoredFile } from '#shared/multipart/parseMultipart';
 import type { CommandDeps } from '#services/command-api/commandDeps';
 import { recordUpload } from '#services/command-api/features/fileUploads/recordUpload';
 

@@ -1,7 +1,7 @@
 import type { RequestContext } from '#shared/http/routeSpec';
 import { ValidationError } from '#shared/errors/httpErrors';
 import { compileFormValidator } from '#shared/http/schemaValidator';
-import { type StoredFile, cleanupStoredFiles, parseMultipart } from '#shared/uploads/parseMultipart';
+import { type StoredFile, cleanupStoredFiles, parseMultipart } from '#shared/multipart/parseMultipart';
 import type { CommandDeps } from '#services/command-api/commandDeps';
 import { uploadFileSpec } from '#services/command-api/features/fileUploads/uploadFileSpec';
 import { type BrainBody, brainFields } from './brainFields';

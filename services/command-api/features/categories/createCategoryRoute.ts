@@ -11,7 +11,7 @@ import {
   type CategoryState,
 } from '#shared/domain/categories/events';
 import { normaliseName } from '#shared/domain/naming/naming';
-import { discardRequestBody } from '#shared/uploads/discardRequestBody';
+import { discardRequestBody } from '#shared/multipart/discardRequestBody';
 import { categoryJson, categorySchema } from '#shared/views/categoryViews';
 import type { CommandDeps } from '#services/command-api/commandDeps';
 import { commandContext } from '#services/command-api/commandDeps';

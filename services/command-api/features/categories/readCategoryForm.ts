@@ -3,7 +3,7 @@ import type { RequestContext } from '#shared/http/routeSpec';
 import { ValidationError } from '#shared/errors/httpErrors';
 import { compileFormValidator } from '#shared/http/schemaValidator';
 import { httpUrlField } from '#shared/http/httpUrlField';
-import { cleanupStoredFiles, parseMultipart } from '#shared/uploads/parseMultipart';
+import { cleanupStoredFiles, parseMultipart } from '#shared/multipart/parseMultipart';
 import { checkImage } from '#shared/media/checkImage';
 import type { ImageFormat } from '#shared/media/sniffImage';
 import type { CommandDeps } from '#services/command-api/commandDeps';

@@ -10,7 +10,7 @@ import {
   uploadDecider,
   uploadStreamName,
 } from '#shared/domain/uploads/events';
-import type { StoredFile } from '#shared/uploads/parseMultipart';
+import type { StoredFile } from '#shared/multipart/parseMultipart';
 import type { CommandDeps } from '#services/command-api/commandDeps';
 
 export interface RecordedUpload {

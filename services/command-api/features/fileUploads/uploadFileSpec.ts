@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ValidationError } from '#shared/errors/httpErrors';
 import { fileNameProblem, uploadExtension } from '#shared/domain/uploads/fileRules';
-import type { FileFieldSpec } from '#shared/uploads/parseMultipart';
+import type { FileFieldSpec } from '#shared/multipart/parseMultipart';
 
 /**
  * The multipart spec of an uploaded data file (a standalone upload's `file`, a brain's `file` or
