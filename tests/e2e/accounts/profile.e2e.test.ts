@@ -7,7 +7,7 @@ import { startTestService } from '#tests/support/testService';
 
 let service: TestService;
 let api: Client;
-const fixtures = path.join(__dirname, '..', 'fixtures', 'images');
+const fixtures = path.join(__dirname, '..', '..', 'fixtures', 'images');
 const png = readFileSync(path.join(fixtures, 'sample.png'));
 
 beforeAll(async () => {
