@@ -14,7 +14,7 @@ export const RATE_LIMIT_HEADERS = {
   },
 } as const;
 
-/** The Idempotency-Key header, a parameter of every write operation (README "Idempotency-Key"). */
+/** The Idempotency-Key header, a parameter of every write operation (docs/idempotency.md). */
 export const IDEMPOTENCY_KEY_PARAMETER = {
   name: 'Idempotency-Key',
   in: 'header',
