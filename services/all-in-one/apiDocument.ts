@@ -2,7 +2,7 @@ import type { OpenApiDocument } from '#shared/http/openapi/buildOpenApiDocument'
 import { loadConfig } from '#shared/config/config';
 import type { CommandDeps } from '#services/command-api/commandDeps';
 import { buildOpenApiDocument } from '#shared/http/openapi/buildOpenApiDocument';
-import { API_INFO } from '#shared/runtime/servicePlatform';
+import { API_INFO } from '#shared/platform/servicePlatform';
 import { documentationOnlyDeps, serviceRoutes } from './serviceRoutes';
 
 /** The OpenAPI document of the whole service with the default configuration. */

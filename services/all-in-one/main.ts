@@ -1,6 +1,6 @@
 import { loadConfig } from '#shared/config/config';
 import { createLogger } from '#shared/logging/logger';
-import { runUntilSignal } from '#shared/runtime/runUntilSignal';
+import { runUntilSignal } from '#shared/platform/runUntilSignal';
 import { startAllInOne } from './startAllInOne';
 
 /** `npm start`: the whole service in one process. Configuration: README "Configuration". */

@@ -3,11 +3,11 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from '#shared/config/config';
 import type { Logger } from '#shared/logging/logger';
 import { createMetrics } from '#shared/metrics/metrics';
-import { openInfrastructure } from '#shared/runtime/openInfrastructure';
+import { openInfrastructure } from '#shared/platform/openInfrastructure';
 import type { RunningPostgres } from '#shared/infra/postgres/embeddedPostgres';
 import { closeHttpServer, createGateway, createHttpServer } from '#shared/http/index';
 import { closeInOrder } from '#shared/runtime/closeInOrder';
-import { createServicePlatform } from '#shared/runtime/servicePlatform';
+import { createServicePlatform } from '#shared/platform/servicePlatform';
 import { ensureConfiguredStaff } from '#services/command-api/features/account/ensureStaffAccount';
 import { createCommandDeps } from '#services/command-api/commandDeps';
 import { createCommandApp } from '#services/command-api/createCommandApp';
@@ -20,7 +20,7 @@ import { serviceRoutes } from './serviceRoutes';
 import { openSearchBackend } from '#shared/search/searchBackend';
 import { createRelay } from '#services/relay/createRelay';
 import { BLOB_SWEEPER_LOOP, startBlobSweeper } from '#shared/blobSweep/startBlobSweeper';
-import { loopHealthCheck } from '#shared/runtime/loopHealthCheck';
+import { loopHealthCheck } from '#shared/platform/loopHealthCheck';
 
 export interface RunningService {
   readonly url: string;

@@ -1,6 +1,6 @@
 import { loadConfig } from '#shared/config/config';
 import { createLogger } from '#shared/logging/logger';
-import { openInfrastructure } from '#shared/runtime/openInfrastructure';
+import { openInfrastructure } from '#shared/platform/openInfrastructure';
 import { IdAllocator } from '#shared/commandHandling/allocateId';
 import { createPasswordHasher } from '#shared/auth/passwords';
 import { systemContext } from '#shared/commandHandling/commandContext';

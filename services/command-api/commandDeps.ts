@@ -8,7 +8,7 @@ import type { CommandContext } from '#shared/commandHandling/commandContext';
 import type { Config } from '#shared/config/config';
 import type { RequestContext } from '#shared/http/routeSpec';
 import type { Logger } from '#shared/logging/logger';
-import type { Infrastructure } from '#shared/runtime/openInfrastructure';
+import type { Infrastructure } from '#shared/platform/openInfrastructure';
 
 /** Everything a command handler may use; wired once per process by createCommandDeps. */
 export interface CommandDeps {

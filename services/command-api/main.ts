@@ -2,16 +2,16 @@ import { loadConfig } from '#shared/config/config';
 import { createHttpServer } from '#shared/http/index';
 import { createLogger } from '#shared/logging/logger';
 import { createMetrics } from '#shared/metrics/metrics';
-import { openInfrastructure } from '#shared/runtime/openInfrastructure';
-import { runUntilSignal, servingUntilSignal } from '#shared/runtime/runUntilSignal';
-import { createServicePlatform } from '#shared/runtime/servicePlatform';
+import { openInfrastructure } from '#shared/platform/openInfrastructure';
+import { runUntilSignal, servingUntilSignal } from '#shared/platform/runUntilSignal';
+import { createServicePlatform } from '#shared/platform/servicePlatform';
 import { API_DOCUMENT, routeKeysOf } from '#shared/apiContract/apiContract';
 import { createCommandDeps } from './commandDeps';
 import { commandRoutes } from './commandRoutes';
 import { createCommandApp } from './createCommandApp';
 import { ensureConfiguredStaff } from './features/account/ensureStaffAccount';
 import { BLOB_SWEEPER_LOOP, startBlobSweeper } from '#shared/blobSweep/startBlobSweeper';
-import { loopHealthCheck } from '#shared/runtime/loopHealthCheck';
+import { loopHealthCheck } from '#shared/platform/loopHealthCheck';
 
 /**
  * The command API alone (distributed mode): needs DATABASE_URL (read models, and the event store

@@ -2,7 +2,7 @@ import type { Config } from '#shared/config/config';
 import type { EventStore } from '#shared/eventStore/eventStore';
 import type { Logger } from '#shared/logging/logger';
 import type { Metrics } from '#shared/metrics/metrics';
-import type { Infrastructure } from '#shared/runtime/openInfrastructure';
+import type { Infrastructure } from '#shared/platform/openInfrastructure';
 import { blobSettingsOf } from './blobSettings';
 import { type RunningProcessor, startProcessor } from './startProcessor';
 import { inspectionTimeLimitSeconds } from './timeLimit';

@@ -8,7 +8,7 @@ import type { HealthCheck } from '#shared/http/system/healthChecks';
 import type { Logger } from '#shared/logging/logger';
 import type { Metrics } from '#shared/metrics/metrics';
 import { type Backoff, DEFAULT_BACKOFF } from '#shared/runtime/backoff';
-import { loopHealthCheck } from '#shared/runtime/loopHealthCheck';
+import { loopHealthCheck } from '#shared/platform/loopHealthCheck';
 import { type LoopBody, type SupervisedLoop, startSupervisedLoop } from '#shared/runtime/supervisedLoop';
 import { FaultReporter } from './faultReporter';
 import type { Inspector } from './inspection';

@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import { loadConfig } from '#shared/config/config';
 import { createLogger } from '#shared/logging/logger';
-import { openInfrastructure } from '#shared/runtime/openInfrastructure';
+import { openInfrastructure } from '#shared/platform/openInfrastructure';
 import { ProjectionRunner } from '#shared/projections/projectionRunner';
 import { LeaderLease } from '#shared/projections/leaderLease';
 import { dropAllReadModels } from '#shared/projections/projectionInstaller';

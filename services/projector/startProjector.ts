@@ -5,7 +5,7 @@ import type { Metrics } from '#shared/metrics/metrics';
 import type { Logger } from '#shared/logging/logger';
 import { ProjectionRunner } from '#shared/projections/projectionRunner';
 import type { ProjectionProgress } from '#shared/projections/projectionProgress';
-import { loopHealthCheck } from '#shared/runtime/loopHealthCheck';
+import { loopHealthCheck } from '#shared/platform/loopHealthCheck';
 import type { SearchWriter } from '#shared/search/searchIndex';
 import { projectionsWithSearchMirror } from './projections/allProjections';
 

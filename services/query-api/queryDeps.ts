@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import type { Config } from '#shared/config/config';
 import type { BlobStore } from '#shared/blobStore/blobStore';
-import type { Infrastructure } from '#shared/runtime/openInfrastructure';
+import type { Infrastructure } from '#shared/platform/openInfrastructure';
 import type { SearchReader, SearchResult } from '#shared/search/searchIndex';
 import { createPostgresSearchReader } from '#shared/search/postgres/postgresSearchIndex';
 import { UserLoader } from './features/account/userLoader';

@@ -3,7 +3,7 @@ import type { EventStore } from '#shared/eventStore/eventStore';
 import { createKafkaBus } from '#shared/integrationBus/kafka/kafkaBus';
 import type { Logger } from '#shared/logging/logger';
 import type { Metrics } from '#shared/metrics/metrics';
-import type { Infrastructure } from '#shared/runtime/openInfrastructure';
+import type { Infrastructure } from '#shared/platform/openInfrastructure';
 import { RELAY_LOOP, startRelay } from './startRelay';
 import type { HealthCheck } from '#shared/http/system/healthChecks';
 

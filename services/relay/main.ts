@@ -2,8 +2,8 @@ import { loadConfig } from '#shared/config/config';
 import { createHttpServer } from '#shared/http/index';
 import { createLogger } from '#shared/logging/logger';
 import { createMetrics } from '#shared/metrics/metrics';
-import { openInfrastructure } from '#shared/runtime/openInfrastructure';
-import { runUntilSignal, servingUntilSignal } from '#shared/runtime/runUntilSignal';
+import { openInfrastructure } from '#shared/platform/openInfrastructure';
+import { runUntilSignal, servingUntilSignal } from '#shared/platform/runUntilSignal';
 import { projectorHttpHandler } from '#services/projector/projectorHttp';
 import { createRelay } from './createRelay';
 

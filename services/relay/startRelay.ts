@@ -8,7 +8,7 @@ import type { Metrics } from '#shared/metrics/metrics';
 import { LeaderLease, leadOrStandBy } from '#shared/projections/leaderLease';
 import type { Backoff } from '#shared/runtime/backoff';
 import { FollowerCheckpoint } from '#shared/runtime/followerCheckpoint';
-import { loopHealthCheck } from '#shared/runtime/loopHealthCheck';
+import { loopHealthCheck } from '#shared/platform/loopHealthCheck';
 import { type SupervisedLoop, startSupervisedLoop } from '#shared/runtime/supervisedLoop';
 
 export const RELAY_LOOP = 'kafka_relay';

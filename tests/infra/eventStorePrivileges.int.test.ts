@@ -9,7 +9,7 @@ import { randomPassword } from '#shared/infra/postgres/credentialsFile';
 import { provisionDatabase } from '#shared/infra/postgres/provisionDatabase';
 import { ensureLoginRoles } from '#shared/infra/postgres/superuserAccess';
 import { createSilentLogger } from '#shared/logging/logger';
-import { openInfrastructure, type Infrastructure } from '#shared/runtime/openInfrastructure';
+import { openInfrastructure, type Infrastructure } from '#shared/platform/openInfrastructure';
 import { serverUrl } from '#tests/support/testPostgres';
 
 /**

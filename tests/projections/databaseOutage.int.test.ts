@@ -11,8 +11,8 @@ import { createLogger } from '#shared/logging/logger';
 import { createMetrics } from '#shared/metrics/metrics';
 import { ProjectionProgress } from '#shared/projections/projectionProgress';
 import { ProjectionRunner } from '#shared/projections/projectionRunner';
-import { dependencyHealthChecks } from '#shared/runtime/dependencyHealthChecks';
-import { listenProjectionProgress } from '#shared/runtime/listenProjectionProgress';
+import { dependencyHealthChecks } from '#shared/platform/dependencyHealthChecks';
+import { listenProjectionProgress } from '#shared/platform/listenProjectionProgress';
 import { type PrivatePostgres, startPrivatePostgres } from '#tests/support/privatePostgres';
 import { appendCounted, appliedCounts, countingProjection, waitUntil } from './support/countingProjection';
 

@@ -1,8 +1,8 @@
 import type http from 'node:http';
 import { closeHttpServer } from '#shared/http/createHttpServer';
 import type { Logger } from '#shared/logging/logger';
-import { type CloseStep, closeInOrder } from './closeInOrder';
-import { tuneHeapGrowth } from './heapGrowth';
+import { type CloseStep, closeInOrder } from '#shared/runtime/closeInOrder';
+import { tuneHeapGrowth } from '#shared/runtime/heapGrowth';
 
 /** Starts a service, and on SIGINT/SIGTERM closes it (flushing, stopping embedded PostgreSQL) before exiting. */
 export async function runUntilSignal(

@@ -4,9 +4,9 @@ import type { Logger } from '#shared/logging/logger';
 import { PROGRESS_CHANNEL } from '#shared/projections/applyBatch';
 import type { ProjectionProgress } from '#shared/projections/projectionProgress';
 import { readLivePosition } from '#shared/projections/checkpointStore';
-import type { LoopBody, LoopMetrics, SupervisedLoop } from './supervisedLoop';
-import { startSupervisedLoop } from './supervisedLoop';
-import { abortableSleep } from './abortableSleep';
+import type { LoopBody, LoopMetrics, SupervisedLoop } from '#shared/runtime/supervisedLoop';
+import { startSupervisedLoop } from '#shared/runtime/supervisedLoop';
+import { abortableSleep } from '#shared/runtime/abortableSleep';
 import { asError } from '#shared/http/asError';
 
 export const PROGRESS_LISTENER_LOOP = 'projection_progress_listener';

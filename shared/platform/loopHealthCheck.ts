@@ -1,5 +1,5 @@
 import type { HealthCheck } from '#shared/http/system/healthChecks';
-import type { LoopStatus } from './supervisedLoop';
+import type { LoopStatus } from '#shared/runtime/supervisedLoop';
 
 /** /health/ check of a supervised loop: failing while it retries after a failure, or once stopped. */
 export function loopHealthCheck(status: () => LoopStatus): HealthCheck {
