@@ -10,7 +10,7 @@ export interface CategoryRow {
   readonly atlases_count: number;
 }
 
-/** Where an uploaded category image is served (services/query-api/features/media). */
+/** Where an uploaded category image is served (query-api, features/categories/categoryImageRoute). */
 export function categoryImageUrl(baseUrl: string, key: string | null): string | null {
   return key ? `${baseUrl}/media/${key}/` : null;
 }

@@ -1,7 +1,7 @@
 import type { RouteSpec } from '#shared/http/routeSpec';
 import { NotFoundError } from '#shared/errors/httpErrors';
 import type { QueryDeps } from '#services/query-api/queryDeps';
-import { MEDIA_FILE_NAME, imageBlobReply } from './imageBlobReply';
+import { MEDIA_FILE_NAME, imageBlobReply } from '#services/query-api/imageBlobReply';
 
 export const categoryImageRoute = (deps: QueryDeps): RouteSpec => ({
   method: 'get',
