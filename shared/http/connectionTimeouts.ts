@@ -2,7 +2,7 @@ import type http from 'node:http';
 import type { Socket } from 'node:net';
 
 /**
- * How long a connection may keep the server waiting (README, configuration: HTTP_*_TIMEOUT_MS).
+ * How long a connection may keep the server waiting (docs/security.md, "Timeouts": HTTP_*_TIMEOUT_MS).
  * All stay below a gateway's own (nginx: client_header_timeout and client_body_timeout, 60 s by
  * default), so the gateway never forwards what the service has already given up on.
  */
