@@ -4,7 +4,7 @@
 # use the superuser: it may connect, create its own schemas (read models, rate-limit counters,
 # idempotency records) and temporary tables, and nothing else. Migrations run as the database owner
 # (MIGRATION_DATABASE_URL), which also grants this role what it needs on the event store schema when
-# PostgreSQL holds the events (README "Security").
+# PostgreSQL holds the events (docs/security.md, "The database").
 set -eu
 : "${CATALOGUE_APP_PASSWORD:?set CATALOGUE_APP_PASSWORD}"
 psql -v ON_ERROR_STOP=1 --username "$POSTGRES_USER" --dbname "$POSTGRES_DB" \
