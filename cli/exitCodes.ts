@@ -1,6 +1,5 @@
 /**
- * The exit codes of `bic`, one per kind of failure so scripts can tell them apart (README,
- * "Command-line client").
+ * The exit codes of `bic`, one per kind of failure so scripts can tell them apart (docs/cli.md).
  */
 export const ExitCode = {
   ok: 0,
