@@ -5,7 +5,7 @@ import { createLogger } from '#shared/logging/logger';
 import { createMetrics } from '#shared/metrics/metrics';
 import { openInfrastructure } from '#shared/platform/openInfrastructure';
 import { runUntilSignal, servingUntilSignal } from '#shared/platform/runUntilSignal';
-import { projectorHttpHandler } from '#services/projector/projectorHttp';
+import { opsHttpHandler } from '#shared/http/system/opsHttpHandler';
 import { createProcessor } from './createProcessor';
 import { PROCESSOR_LOOP } from './startProcessor';
 
@@ -26,7 +26,7 @@ void runUntilSignal('processor', async () => {
     blob_store: () => infra.blobs.ping(),
     [PROCESSOR_LOOP]: processor.healthCheck,
   };
-  const server = createHttpServer(projectorHttpHandler(metrics, healthChecks), config.httpTimeouts).listen(
+  const server = createHttpServer(opsHttpHandler(metrics, healthChecks), config.httpTimeouts).listen(
     config.port,
     config.host,
   );

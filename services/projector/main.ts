@@ -6,7 +6,7 @@ import { dependencyHealthChecks } from '#shared/platform/dependencyHealthChecks'
 import { openInfrastructure } from '#shared/platform/openInfrastructure';
 import { runUntilSignal, servingUntilSignal } from '#shared/platform/runUntilSignal';
 import { openSearchBackend } from '#shared/search/searchBackend';
-import { projectorHttpHandler } from './projectorHttp';
+import { opsHttpHandler } from '#shared/http/system/opsHttpHandler';
 import { projectionRunnerHealthCheck, startProjector } from './startProjector';
 
 /**
@@ -34,7 +34,7 @@ void runUntilSignal('projector', async () => {
     }),
     projection_runner: projectionRunnerHealthCheck(runner),
   };
-  const server = createHttpServer(projectorHttpHandler(metrics, healthChecks), config.httpTimeouts).listen(
+  const server = createHttpServer(opsHttpHandler(metrics, healthChecks), config.httpTimeouts).listen(
     config.port,
     config.host,
   );

@@ -4,7 +4,7 @@ import { createLogger } from '#shared/logging/logger';
 import { createMetrics } from '#shared/metrics/metrics';
 import { openInfrastructure } from '#shared/platform/openInfrastructure';
 import { runUntilSignal, servingUntilSignal } from '#shared/platform/runUntilSignal';
-import { projectorHttpHandler } from '#services/projector/projectorHttp';
+import { opsHttpHandler } from '#shared/http/system/opsHttpHandler';
 import { createRelay } from './createRelay';
 
 /**
@@ -24,7 +24,7 @@ void runUntilSignal('relay', async () => {
     event_store: () => infra.store.headPosition(),
     ...relayWithBus.healthChecks,
   };
-  const server = createHttpServer(projectorHttpHandler(metrics, healthChecks), config.httpTimeouts).listen(
+  const server = createHttpServer(opsHttpHandler(metrics, healthChecks), config.httpTimeouts).listen(
     config.port,
     config.host,
   );

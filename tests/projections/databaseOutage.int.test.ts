@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
-import { projectorHttpHandler } from '#services/projector/projectorHttp';
+import { opsHttpHandler } from '#shared/http/system/opsHttpHandler';
 import { projectionRunnerHealthCheck } from '#services/projector/startProjector';
 import type { PostgresEventStore } from '#shared/eventStore/postgres/postgresEventStore';
 import { createPostgresEventStore } from '#shared/eventStore/postgres/postgresEventStore';
@@ -93,7 +93,7 @@ test('PostgreSQL stops and starts again: the runner, the listener and the rate-l
   cleanups.push(() => rateLimits.close());
 
   const server = http.createServer(
-    projectorHttpHandler(createMetrics('outage-test'), {
+    opsHttpHandler(createMetrics('outage-test'), {
       ...dependencyHealthChecks({ readModels: pool, store, maxProjectionLagSeconds: 30 }),
       projection_runner: projectionRunnerHealthCheck(runner),
     }),

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Metrics } from '#shared/metrics/metrics';
-import { type HealthCheck, runHealthChecks } from '#shared/http/system/healthChecks';
+import { type HealthCheck, runHealthChecks } from './healthChecks';
 
 const HEALTH_CHECK_TIMEOUT_MS = 2000;
 
@@ -16,10 +16,11 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
 }
 
 /**
- * The standalone projector's small HTTP surface (no Express): /health/ with the same checks and
- * body as the APIs, /health/live/ for process supervisors, /metrics/ for Prometheus.
+ * The small HTTP surface of a service without an API (projector, processor, relay; no Express):
+ * /health/ with the same checks and body as the APIs, /health/live/ for process supervisors,
+ * /metrics/ for Prometheus.
  */
-export function projectorHttpHandler(
+export function opsHttpHandler(
   metrics: Metrics,
   healthChecks: Readonly<Record<string, HealthCheck>>,
 ): (req: IncomingMessage, res: ServerResponse) => void {
