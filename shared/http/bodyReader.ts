@@ -1,6 +1,6 @@
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import { UnsupportedMediaTypeError } from '#shared/errors/httpErrors';
-import { asError } from './asError';
+import { asError } from '#shared/errors/asError';
 import { fromBodyParserError } from './bodyParserError';
 
 /** What a route accepts besides JSON. */

@@ -74,8 +74,3 @@ export interface RouteSpec<Body = unknown> {
 /** What names a route: enough to answer 405 with Allow for a path another app serves. */
 export type RouteKey = Pick<RouteSpec, 'method' | 'path'>;
 
-/** Waits until the read models serving this process have applied events up to a position. */
-export interface ConsistencyGate {
-  /** Resolves true when reached, false when the bound elapsed first. */
-  waitFor(position: GlobalPosition, timeoutMs?: number): Promise<boolean>;
-}

@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import { formatPosition } from '#shared/eventStore/eventStore';
-import type { ConsistencyGate, Reply } from './routeSpec';
+import type { ConsistencyGate } from '#shared/projections/consistencyGate';
+import type { Reply } from './routeSpec';
 import { sendJson, sendJsonText } from './sendJson';
 
 export interface ReplyOptions {

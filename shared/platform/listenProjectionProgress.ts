@@ -7,7 +7,7 @@ import { readLivePosition } from '#shared/projections/checkpointStore';
 import type { LoopBody, LoopMetrics, SupervisedLoop } from '#shared/runtime/supervisedLoop';
 import { startSupervisedLoop } from '#shared/runtime/supervisedLoop';
 import { abortableSleep } from '#shared/runtime/abortableSleep';
-import { asError } from '#shared/http/asError';
+import { asError } from '#shared/errors/asError';
 
 export const PROGRESS_LISTENER_LOOP = 'projection_progress_listener';
 const POLL_INTERVAL_MS = 1000;

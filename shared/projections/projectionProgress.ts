@@ -1,4 +1,4 @@
-import type { ConsistencyGate } from '#shared/http/routeSpec';
+import type { ConsistencyGate } from './consistencyGate';
 import type { GlobalPosition } from '#shared/eventStore/eventStore';
 import { comparePositions, START } from '#shared/eventStore/eventStore';
 

@@ -1,4 +1,4 @@
-import type { ConsistencyGate } from '#shared/http/routeSpec';
+import type { ConsistencyGate } from '#shared/projections/consistencyGate';
 import { type ApiAppOptions, createApiApp } from '#shared/http/createApiApp';
 import { createLogger } from '#shared/logging/logger';
 import { type Metrics, createMetrics } from '#shared/metrics/metrics';
