@@ -8,7 +8,7 @@ import type { RunningPostgres } from '#shared/infra/postgres/embeddedPostgres';
 import { closeHttpServer, createGateway, createHttpServer } from '#shared/http/index';
 import { closeInOrder } from '#shared/runtime/closeInOrder';
 import { createServicePlatform } from '#shared/platform/servicePlatform';
-import { ensureConfiguredStaff } from '#services/command-api/features/account/ensureStaffAccount';
+import { ensureConfiguredStaff } from '#services/command-api/features/accounts/ensureStaffAccount';
 import { createCommandDeps } from '#services/command-api/commandDeps';
 import { createCommandApp } from '#services/command-api/createCommandApp';
 import { createQueryDeps } from '#services/query-api/queryDeps';

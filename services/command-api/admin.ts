@@ -4,7 +4,7 @@ import { openInfrastructure } from '#shared/platform/openInfrastructure';
 import { IdAllocator } from '#shared/commandHandling/allocateId';
 import { createPasswordHasher } from '#shared/auth/passwords';
 import { systemContext } from '#shared/commandHandling/commandContext';
-import { ensureStaffAccount } from './features/account/ensureStaffAccount';
+import { ensureStaffAccount } from './features/accounts/ensureStaffAccount';
 
 const USAGE =
   'usage: npm run admin -- create-staff --email <email> --password <password> [--username <name>]';

@@ -9,7 +9,7 @@ import { API_DOCUMENT, routeKeysOf } from '#shared/apiContract/apiContract';
 import { createCommandDeps } from './commandDeps';
 import { commandRoutes } from './commandRoutes';
 import { createCommandApp } from './createCommandApp';
-import { ensureConfiguredStaff } from './features/account/ensureStaffAccount';
+import { ensureConfiguredStaff } from './features/accounts/ensureStaffAccount';
 import { BLOB_SWEEPER_LOOP, startBlobSweeper } from '#shared/blobSweep/startBlobSweeper';
 import { loopHealthCheck } from '#shared/platform/loopHealthCheck';
 

@@ -4,7 +4,7 @@ import type { BlobStore } from '#shared/blobStore/blobStore';
 import type { Infrastructure } from '#shared/platform/openInfrastructure';
 import type { SearchReader, SearchResult } from '#shared/search/searchIndex';
 import { createPostgresSearchReader } from '#shared/search/postgres/postgresSearchIndex';
-import { UserLoader } from './features/account/userLoader';
+import { UserLoader } from './features/accounts/userLoader';
 import type { CachedReply } from './features/brains/brainLookups';
 import type { BrainView, UploaderEmailVisibility } from '#shared/views/brainViews';
 import type { RequestContext } from '#shared/http/routeSpec';

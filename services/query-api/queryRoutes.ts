@@ -1,8 +1,8 @@
 import type { RouteSpec } from '#shared/http/routeSpec';
 import type { QueryDeps } from './queryDeps';
-import { meRoute } from './features/account/meRoute';
-import { profileRoute } from './features/account/profileRoute';
-import { listTokensRoute } from './features/tokens/listTokensRoute';
+import { meRoute } from './features/accounts/meRoute';
+import { profileRoute } from './features/accounts/profileRoute';
+import { listTokensRoute } from './features/accounts/listTokensRoute';
 import { avatarRoute } from './features/accounts/avatarRoute';
 import { categoryImageRoute } from './features/categories/categoryImageRoute';
 import { listCategoriesRoute } from './features/categories/listCategoriesRoute';

@@ -5,7 +5,7 @@ import { type EventStore, comparePositions } from '#shared/eventStore/eventStore
 import type { ProjectionProgress } from '#shared/projections/projectionProgress';
 import type { Logger } from '#shared/projections/logger';
 import { toNewEvents } from '#shared/commandHandling/handleCommand';
-import { TOKEN_USE_RECORD_INTERVAL_MS, tokenUsageStreamName } from '#shared/domain/identity/tokenUsage';
+import { TOKEN_USE_RECORD_INTERVAL_MS, tokenUsageStreamName } from '#shared/domain/accounts/tokenUsage';
 import type { Authenticator, Principal } from './principal';
 import { hashTokenSecret, looksLikeTokenSecret } from './tokens';
 

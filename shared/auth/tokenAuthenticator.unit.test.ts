@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import type { EventStore } from '#shared/eventStore/eventStore';
-import { TOKEN_USE_RECORD_INTERVAL_MS } from '#shared/domain/identity/tokenUsage';
+import { TOKEN_USE_RECORD_INTERVAL_MS } from '#shared/domain/accounts/tokenUsage';
 import { ProjectionProgress } from '#shared/projections/projectionProgress';
 import { TokenAuthenticator } from './tokenAuthenticator';
 import { generateTokenSecret, hashTokenSecret } from './tokens';

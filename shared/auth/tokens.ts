@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { TokenKind } from '#shared/domain/identity/events';
+import type { TokenKind } from '#shared/domain/accounts/events';
 
 /**
  * Token secrets carry a recognisable prefix (so they can be told apart, and found by secret

@@ -1,4 +1,4 @@
-import type { AccessTokenIssued, UserPasswordChanged, UserRegistered } from '#shared/domain/identity/events';
+import type { AccessTokenIssued, UserPasswordChanged, UserRegistered } from '#shared/domain/accounts/events';
 import type { RecordedEvent } from '#shared/eventStore/eventStore';
 import type { BusMessage } from './integrationBus';
 

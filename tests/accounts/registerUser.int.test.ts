@@ -8,7 +8,7 @@ import {
   createPostgresEventStore,
 } from '#shared/eventStore/postgres/postgresEventStore';
 import { ValidationError } from '#shared/errors/httpErrors';
-import { type Registration, registerUser } from '#services/command-api/features/account/registerUser';
+import { type Registration, registerUser } from '#services/command-api/features/accounts/registerUser';
 import { createTestDatabase } from '#tests/support/testPostgres';
 
 let connectionString: string;

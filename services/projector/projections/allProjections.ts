@@ -1,5 +1,5 @@
 import type { Projection } from '#shared/projections/projection';
-import { identityProjection } from './identityProjection';
+import { accountsProjection } from './accountsProjection';
 import { eventTypeCountsProjection } from './eventTypeCountsProjection';
 import { categoriesProjection } from './categoriesProjection';
 import { speciesProjection } from './speciesProjection';
@@ -11,7 +11,7 @@ import { createSearchProjection, searchProjection } from './searchProjection';
 
 /** Every PostgreSQL read model, in the order they are applied within a batch. */
 export const allProjections: readonly Projection[] = [
-  identityProjection,
+  accountsProjection,
   eventTypeCountsProjection,
   categoriesProjection,
   speciesProjection,

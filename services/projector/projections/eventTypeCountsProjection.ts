@@ -1,5 +1,5 @@
 import type { Projection } from '#shared/projections/projection';
-import { identityProjection } from './identityProjection';
+import { accountsProjection } from './accountsProjection';
 
 /** Events no read model needs but auditors count: uniqueness reservations and id allocation. */
 const WRITE_SIDE_BOOKKEEPING = ['ValueReserved', 'ReservationReleased', 'IdAllocated'];
@@ -13,7 +13,7 @@ export const eventTypeCountsProjection: Projection = {
   name: 'event_type_counts',
   version: 1,
   tables: ['event_type_counts'],
-  eventTypes: new Set([...identityProjection.eventTypes, ...WRITE_SIDE_BOOKKEEPING]),
+  eventTypes: new Set([...accountsProjection.eventTypes, ...WRITE_SIDE_BOOKKEEPING]),
 
   async createTables({ client, table }) {
     await client.query(`

@@ -14,7 +14,7 @@ import { httpUrlField } from '#shared/http/httpUrlField';
 import { atlasJson, atlasSchema } from '#shared/views/atlasViews';
 import type { CommandDeps } from '#services/command-api/commandDeps';
 import { commandContext } from '#services/command-api/commandDeps';
-import { requirePrincipal } from '#services/command-api/features/account/requirePrincipal';
+import { requirePrincipal } from '#services/command-api/features/accounts/requirePrincipal';
 import { loadSpeciesRef } from './loadSpeciesRef';
 
 export interface AtlasBody {

@@ -14,7 +14,7 @@ import { brainShapeB, brainShapeBSchema } from '#shared/views/brainViews';
 import type { CommandDeps } from '#services/command-api/commandDeps';
 import { commandContext } from '#services/command-api/commandDeps';
 import { withStoredFile } from '#services/command-api/withStoredFile';
-import { requirePrincipal } from '#services/command-api/features/account/requirePrincipal';
+import { requirePrincipal } from '#services/command-api/features/accounts/requirePrincipal';
 import { colourOf } from './brainFields';
 import { deleteUploads, recordBrainUpload } from './brainUploads';
 import { resolveAtlas, resolveCategory } from './resolvePlacement';

@@ -14,7 +14,7 @@ import type { CommandContext } from '#shared/commandHandling/commandContext';
 import type { Actor } from '#shared/domain/actor';
 import type { CommandDeps } from '#services/command-api/commandDeps';
 import { commandContext } from '#services/command-api/commandDeps';
-import { requirePrincipal } from '#services/command-api/features/account/requirePrincipal';
+import { requirePrincipal } from '#services/command-api/features/accounts/requirePrincipal';
 import { deleteUploads } from './brainUploads';
 import { brainIdForKey, keyMatches } from './brainIdForKey';
 

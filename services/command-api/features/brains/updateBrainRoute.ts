@@ -7,7 +7,7 @@ import { ifMatchRevision, weakEtag } from '#shared/http/etag';
 import { brainShapeBSchema } from '#shared/views/brainViews';
 import type { CommandDeps } from '#services/command-api/commandDeps';
 import { commandContext } from '#services/command-api/commandDeps';
-import { requirePrincipal } from '#services/command-api/features/account/requirePrincipal';
+import { requirePrincipal } from '#services/command-api/features/accounts/requirePrincipal';
 import { brainShapeBFromState } from './brainShapeBFromState';
 import { type BrainBody, brainFields, brainJsonFields, colourOf } from './brainFields';
 import { brainIdForKey, keyMatches } from './brainIdForKey';

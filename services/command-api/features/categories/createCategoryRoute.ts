@@ -16,7 +16,7 @@ import { categoryJson, categorySchema } from '#shared/views/categoryViews';
 import type { CommandDeps } from '#services/command-api/commandDeps';
 import { commandContext } from '#services/command-api/commandDeps';
 import { withStoredFile } from '#services/command-api/withStoredFile';
-import { requirePrincipal } from '#services/command-api/features/account/requirePrincipal';
+import { requirePrincipal } from '#services/command-api/features/accounts/requirePrincipal';
 import {
   type CategoryFields,
   categoryFields,

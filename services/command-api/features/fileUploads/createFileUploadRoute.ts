@@ -5,7 +5,7 @@ import { fileUploadDownloadUrl, fileUploadJson, fileUploadSchema } from '#shared
 import type { CommandDeps } from '#services/command-api/commandDeps';
 import { commandContext } from '#services/command-api/commandDeps';
 import { withStoredFile } from '#services/command-api/withStoredFile';
-import { requirePrincipal } from '#services/command-api/features/account/requirePrincipal';
+import { requirePrincipal } from '#services/command-api/features/accounts/requirePrincipal';
 import { readUploadForm, uploadFormSchema } from './readUploadForm';
 import { recordUpload } from './recordUpload';
 

@@ -4,7 +4,7 @@ import { loadAggregate } from '#shared/commandHandling/handleCommand';
 import { isLiveUpload, uploadDecider, uploadStreamName } from '#shared/domain/uploads/events';
 import type { CommandDeps } from '#services/command-api/commandDeps';
 import { commandContext } from '#services/command-api/commandDeps';
-import { requirePrincipal } from '#services/command-api/features/account/requirePrincipal';
+import { requirePrincipal } from '#services/command-api/features/accounts/requirePrincipal';
 import { deleteUploads } from '#services/command-api/features/brains/brainUploads';
 import { isUploadId } from '#shared/domain/uploads/uploadId';
 

@@ -15,7 +15,7 @@ import { formatScientificName, normaliseName } from '#shared/domain/naming/namin
 import { speciesJson, speciesSchema } from '#shared/views/speciesViews';
 import type { CommandDeps } from '#services/command-api/commandDeps';
 import { commandContext } from '#services/command-api/commandDeps';
-import { requirePrincipal } from '#services/command-api/features/account/requirePrincipal';
+import { requirePrincipal } from '#services/command-api/features/accounts/requirePrincipal';
 import { resolveCategory } from './resolveCategory';
 
 export interface SpeciesBody {

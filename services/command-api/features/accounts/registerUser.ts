@@ -7,9 +7,9 @@ import {
   createWithReservations,
 } from '#shared/commandHandling/createWithReservations';
 import type { GlobalPosition } from '#shared/eventStore/eventStore';
-import { decideUser } from '#shared/domain/identity/decide';
-import type { RegisteredUser } from '#shared/domain/identity/events';
-import { userDecider, userStreamName } from '#shared/domain/identity/events';
+import { decideUser } from '#shared/domain/accounts/decide';
+import type { RegisteredUser } from '#shared/domain/accounts/events';
+import { userDecider, userStreamName } from '#shared/domain/accounts/events';
 
 export interface Registration {
   readonly email: string;

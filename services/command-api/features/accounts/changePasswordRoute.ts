@@ -1,7 +1,7 @@
 import type { RouteSpec } from '#shared/http/routeSpec';
 import { handleCommand } from '#shared/commandHandling/handleCommand';
-import { decideUser } from '#shared/domain/identity/decide';
-import { userDecider, userStreamName } from '#shared/domain/identity/events';
+import { decideUser } from '#shared/domain/accounts/decide';
+import { userDecider, userStreamName } from '#shared/domain/accounts/events';
 import type { CommandDeps } from '#services/command-api/commandDeps';
 import { commandContext } from '#services/command-api/commandDeps';
 import { passwordField } from './registerRoute';

@@ -1,4 +1,4 @@
-import type { RegisteredUser } from '#shared/domain/identity/events';
+import type { RegisteredUser } from '#shared/domain/accounts/events';
 import type { UserRecord } from '#shared/views/userViews';
 
 export const userRecordFromState = (u: RegisteredUser): UserRecord => ({

@@ -5,9 +5,9 @@ import type { CommandContext } from '#shared/commandHandling/commandContext';
 import { systemContext } from '#shared/commandHandling/commandContext';
 import { handleCommand } from '#shared/commandHandling/handleCommand';
 import { findReservationOwner } from '#shared/commandHandling/reserveValue';
-import { decideUser } from '#shared/domain/identity/decide';
-import type { UserEvent } from '#shared/domain/identity/events';
-import { userDecider } from '#shared/domain/identity/events';
+import { decideUser } from '#shared/domain/accounts/decide';
+import type { UserEvent } from '#shared/domain/accounts/events';
+import { userDecider } from '#shared/domain/accounts/events';
 import { type CompensationLogger, registerUser } from './registerUser';
 
 export interface StaffAccount {

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { RouteSpec } from '#shared/http/routeSpec';
 import { handleCommand } from '#shared/commandHandling/handleCommand';
-import { decideUser } from '#shared/domain/identity/decide';
-import { userDecider, userStreamName } from '#shared/domain/identity/events';
+import { decideUser } from '#shared/domain/accounts/decide';
+import { userDecider, userStreamName } from '#shared/domain/accounts/events';
 import { generateTokenSecret, hashTokenSecret } from '#shared/auth/tokens';
 import { ValidationError } from '#shared/errors/httpErrors';
 import type { CommandDeps } from '#services/command-api/commandDeps';
 import { commandContext } from '#services/command-api/commandDeps';
-import { requirePrincipal } from '#services/command-api/features/account/requirePrincipal';
+import { requirePrincipal } from '#services/command-api/features/accounts/requirePrincipal';
 import { tokenSchema } from '#shared/views/tokenViews';
 
 interface CreateTokenBody {

@@ -1,12 +1,14 @@
 import type { RecordedEvent } from '#shared/eventStore/eventStore';
 import type { Projection, ProjectionContext } from '#shared/projections/projection';
-import type { UserEvent } from '#shared/domain/identity/events';
-import type { AccessTokenUsed } from '#shared/domain/identity/tokenUsage';
+import type { UserEvent } from '#shared/domain/accounts/events';
+import type { AccessTokenUsed } from '#shared/domain/accounts/tokenUsage';
 
 type Handled = UserEvent | AccessTokenUsed;
 
 /** Read model of accounts and tokens: `users` and `access_tokens`, used by authentication and the account endpoints. */
-export const identityProjection: Projection = {
+export const accountsProjection: Projection = {
+  // Its checkpoints' key and the `projection` label of its metrics: under a new name it would install
+  // as a new projection, live at once with empty tables, so the feature's first name stays here.
   name: 'identity',
   version: 1,
   tables: ['users', 'access_tokens'],

@@ -1,12 +1,12 @@
 import type { RouteSpec } from '#shared/http/routeSpec';
 import { handleCommand } from '#shared/commandHandling/handleCommand';
-import { decideUser } from '#shared/domain/identity/decide';
-import { userDecider, userStreamName } from '#shared/domain/identity/events';
+import { decideUser } from '#shared/domain/accounts/decide';
+import { userDecider, userStreamName } from '#shared/domain/accounts/events';
 import { NotFoundError } from '#shared/errors/httpErrors';
 import { canonicalUuid } from '#shared/http/ids';
 import type { CommandDeps } from '#services/command-api/commandDeps';
 import { commandContext } from '#services/command-api/commandDeps';
-import { requirePrincipal } from '#services/command-api/features/account/requirePrincipal';
+import { requirePrincipal } from '#services/command-api/features/accounts/requirePrincipal';
 
 export const revokeTokenRoute = (deps: CommandDeps): RouteSpec => ({
   method: 'delete',
