@@ -18,6 +18,7 @@ const SHARED_LAYERS = [
   'runtime', // low-level helpers: backoff, sleeps, supervised loops, orderly close, follower checkpoints
   'metrics', // Prometheus registry and the process's metrics
   'blobStore', // the BlobStore port and its adapters
+  'multipart', // multipart request bodies streamed into stored files
   'projections', // projection runner, checkpoints, progress, leader lease
   'search', // the SearchIndex port and its adapters
   'integrationBus', // the integration bus port and its Kafka adapter
@@ -27,7 +28,6 @@ const SHARED_LAYERS = [
   'views', // read-model rows shaped for API answers
   'http', // the HTTP edge: dispatcher, validation, error mapping, idempotency, rate limits, ops handler
   'query', // list/filter/pagination helpers of the query side
-  'multipart', // multipart request bodies streamed into stored files
   'apiContract', // the OpenAPI document of every route
   'platform', // the composition root: infrastructure, service platform, run until a signal
 ];

@@ -3,13 +3,13 @@ import type { FileUpload, Json } from '#cli/api/resources';
 import { type CliContext, requireToken } from '#cli/context';
 import { CliError, ExitCode } from '#cli/exitCodes';
 import { printJson } from '#cli/output/printJson';
+import { printProcessed } from '#cli/output/printProcessed';
 import { flattenRecord, renderRecord } from '#cli/output/table';
 import { uploadFile } from '#cli/transfer/uploadFile';
 import { waitForUpload } from '#cli/transfer/waitForUpload';
 import { brainColumns, brainFilters } from './catalogueCommands';
 import { addListCommand, listRunner, positiveInt } from './listing';
 import type { RunCommand } from './runCommand';
-import { printProcessed } from './uploadCommands';
 
 interface CreateOptions {
   name: string;

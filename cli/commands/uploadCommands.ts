@@ -3,6 +3,7 @@ import type { FileUpload, Json } from '#cli/api/resources';
 import { type CliContext, requireToken } from '#cli/context';
 import { CliError, ExitCode } from '#cli/exitCodes';
 import { printJson } from '#cli/output/printJson';
+import { printProcessed } from '#cli/output/printProcessed';
 import { flattenRecord, renderRecord } from '#cli/output/table';
 import { downloadFile } from '#cli/transfer/downloadFile';
 import { uploadFile } from '#cli/transfer/uploadFile';
@@ -98,11 +99,4 @@ async function upload(ctx: CliContext, opts: UploadOptions, ...files: string[]):
     ctx.notice(`uploaded ${file} as ${created.id}; waiting for processing`);
     printProcessed(ctx, await waitForUpload(ctx, created.id, Number(opts.timeout)), opts.json === true);
   }
-}
-
-/** A completed upload: its metadata (or the whole record with --json). */
-export function printProcessed(ctx: CliContext, upload: FileUpload, json: boolean): void {
-  if (json) return printJson(ctx, upload);
-  ctx.print(`${upload.name}: completed`);
-  printJson(ctx, upload.metadata ?? {});
 }

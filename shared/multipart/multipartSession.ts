@@ -3,7 +3,7 @@ import { pipeline, type Readable } from 'node:stream';
 import type { BusboyInstance } from '@fastify/busboy';
 import { BlobTooLargeError } from '#shared/blobStore/blobStore';
 import { ValidationError } from '#shared/errors/httpErrors';
-import { unstorableTextProblem } from '#shared/http/storableText';
+import { unstorableTextProblem } from '#shared/infra/postgres/storableText';
 import { cleanupStoredFiles } from './cleanupStoredFiles';
 import { discardRequestBody } from './discardRequestBody';
 import { HeadTap } from './headTap';
@@ -13,7 +13,7 @@ import type { StoredFile } from './storedFile';
 
 /**
  * One request being parsed (text fields, field names and file names are held to the one rule for
- * client text, shared/http/storableText): the first failure of any kind (parser, limit, put, client abort) stops
+ * client text, shared/infra/postgres/storableText): the first failure of any kind (parser, limit, put, client abort) stops
  * it, and run() then rejects only after every put has settled and every stored blob is deleted.
  */
 export class MultipartSession {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { deflateSync } from 'node:zlib';
-import { LONE_SURROGATE_MESSAGE, NULL_CHARACTER_MESSAGE } from '#shared/http/storableText';
+import { LONE_SURROGATE_MESSAGE, NULL_CHARACTER_MESSAGE } from '#shared/infra/postgres/storableText';
 import { pngChunk } from '#tests/media/imageEncoders';
 import { rawRequest } from '#tests/http/support/rawRequest';
 import type { Client } from '#tests/support/httpClient';

@@ -2,12 +2,12 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { clientErrorResponse } from '#shared/http/createHttpServer';
 import { compileFormValidator, compileJsonValidator } from '#shared/http/schemaValidator';
+import { unstorableTextErrors } from '#shared/http/storableText';
 import {
   LONE_SURROGATE_MESSAGE,
   NULL_CHARACTER_MESSAGE,
-  unstorableTextErrors,
   unstorableTextProblem,
-} from '#shared/http/storableText';
+} from '#shared/infra/postgres/storableText';
 import { orderBy } from '#shared/query/listResponse';
 import { INVALID_IMAGE, checkImage } from '#shared/media/checkImage';
 import { encodePng } from '#tests/media/imageEncoders';
