@@ -13,8 +13,8 @@ import { createAtlasRoute } from './features/atlases/createAtlasRoute';
 import { createBrainRoute } from './features/brains/createBrainRoute';
 import { updateBrainRoute } from './features/brains/updateBrainRoute';
 import { deleteBrainRoute } from './features/brains/deleteBrainRoute';
-import { createFileUploadRoute } from './features/fileUploads/createFileUploadRoute';
-import { deleteFileUploadRoute } from './features/fileUploads/deleteFileUploadRoute';
+import { createFileUploadRoute } from './features/uploads/createFileUploadRoute';
+import { deleteFileUploadRoute } from './features/uploads/deleteFileUploadRoute';
 
 /** Every write the service accepts. */
 export function commandRoutes(deps: CommandDeps): RouteSpec[] {

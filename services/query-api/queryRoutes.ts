@@ -17,10 +17,10 @@ import { brainByAtlasSlugRoute } from './features/brains/brainByAtlasSlugRoute';
 import { brainRoute } from './features/brains/brainRoute';
 import { brainFileRoute } from './features/brains/brainFileRoute';
 import { brainPreviewRoute } from './features/brains/brainPreviewRoute';
-import { listFileUploadsRoute } from './features/fileUploads/listFileUploadsRoute';
-import { fileUploadRoute } from './features/fileUploads/fileUploadRoute';
-import { fileUploadDownloadRoute } from './features/fileUploads/fileUploadDownloadRoute';
-import { fileUploadPreviewRoute } from './features/fileUploads/fileUploadPreviewRoute';
+import { listFileUploadsRoute } from './features/uploads/listFileUploadsRoute';
+import { fileUploadRoute } from './features/uploads/fileUploadRoute';
+import { fileUploadDownloadRoute } from './features/uploads/fileUploadDownloadRoute';
+import { fileUploadPreviewRoute } from './features/uploads/fileUploadPreviewRoute';
 
 /** Every read the service answers. */
 export function queryRoutes(deps: QueryDeps): RouteSpec[] {

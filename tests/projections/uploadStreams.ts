@@ -9,7 +9,7 @@ import {
   uploadDecider,
   uploadStreamName,
 } from '#shared/domain/uploads/events';
-import { fileUploadsProjection } from '#services/projector/projections/fileUploadsProjection';
+import { uploadsProjection } from '#services/projector/projections/uploadsProjection';
 import { eventStoreDatabase } from '#tests/support/eventStoreDatabase';
 
 export interface UploadStreams {
@@ -75,7 +75,7 @@ export function uploadStreams(databaseName: string): UploadStreams {
       await new ProjectionRunner({
         store: db.store,
         pool: db.pool,
-        projections: [fileUploadsProjection],
+        projections: [uploadsProjection],
       }).catchUp();
     },
   };

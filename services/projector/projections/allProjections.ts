@@ -5,7 +5,7 @@ import { categoriesProjection } from './categoriesProjection';
 import { speciesProjection } from './speciesProjection';
 import { atlasesProjection } from './atlasesProjection';
 import { brainsProjection } from './brainsProjection';
-import { fileUploadsProjection } from './fileUploadsProjection';
+import { uploadsProjection } from './uploadsProjection';
 import type { SearchWriter } from '#shared/search/searchIndex';
 import { createSearchProjection, searchProjection } from './searchProjection';
 
@@ -18,7 +18,7 @@ export const allProjections: readonly Projection[] = [
   atlasesProjection,
   // Empty until brains exist; species read their compact `brains` arrays from it.
   brainsProjection,
-  fileUploadsProjection,
+  uploadsProjection,
   searchProjection,
 ];
 

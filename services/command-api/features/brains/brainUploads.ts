@@ -13,7 +13,7 @@ import {
 } from '#shared/domain/uploads/events';
 import type { StoredFile } from '#shared/multipart/parseMultipart';
 import type { CommandDeps } from '#services/command-api/commandDeps';
-import { recordUpload } from '#services/command-api/features/fileUploads/recordUpload';
+import { recordUpload } from '#services/command-api/features/uploads/recordUpload';
 
 /** Records a brain's stored file as an upload of it (status uploaded); resolves with its id. */
 export async function recordBrainUpload(

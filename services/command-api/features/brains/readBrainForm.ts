@@ -3,7 +3,7 @@ import { ValidationError } from '#shared/errors/httpErrors';
 import { compileFormValidator } from '#shared/http/schemaValidator';
 import { type StoredFile, cleanupStoredFiles, parseMultipart } from '#shared/multipart/parseMultipart';
 import type { CommandDeps } from '#services/command-api/commandDeps';
-import { uploadFileSpec } from '#services/command-api/features/fileUploads/uploadFileSpec';
+import { uploadFileSpec } from '#services/command-api/features/uploads/uploadFileSpec';
 import { type BrainBody, brainFields } from './brainFields';
 
 export const FILE_REQUIRED =

@@ -1,7 +1,7 @@
 import type { RouteSpec } from '#shared/http/routeSpec';
 import { NotFoundError } from '#shared/errors/httpErrors';
 import type { QueryDeps } from '#services/query-api/queryDeps';
-import { previewReply } from '#services/query-api/features/fileUploads/previewReply';
+import { previewReply } from '#services/query-api/features/uploads/previewReply';
 import { keyCondition } from './brainRoute';
 
 interface PreviewRow {

@@ -10,7 +10,9 @@ import {
  * when processing started and ended, the metadata (`{error}` when it failed) and the preview's key.
  * Lease renewals change nothing here. Processing events of a deleted upload find no row.
  */
-export const fileUploadsProjection: Projection = {
+export const uploadsProjection: Projection = {
+  // The stored names stay: the checkpoints' key and metrics label (a new name would install live with
+  // empty tables), and the view `file_uploads` that queries, the processor and the blob sweep read.
   name: 'file_uploads',
   version: 2,
   tables: ['file_uploads'],
