@@ -1,11 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import { AuthenticationError } from '#shared/errors/httpErrors';
 import { type EventStore, comparePositions } from '#shared/eventStore/eventStore';
 import type { ProjectionProgress } from '#shared/projections/projectionProgress';
 import type { Logger } from '#shared/projections/logger';
-import { toNewEvents } from '#shared/commandHandling/handleCommand';
-import { TOKEN_USE_RECORD_INTERVAL_MS, tokenUsageStreamName } from '#shared/domain/accounts/tokenUsage';
+import { TOKEN_USE_RECORD_INTERVAL_MS } from '#shared/domain/accounts/tokenUsage';
 import type { Authenticator, Principal } from './principal';
 import { hashTokenSecret, looksLikeTokenSecret } from './tokens';
 
@@ -26,12 +24,25 @@ type Row = {
   is_staff: boolean;
 };
 
+/** One use of an access token, as recorded (an AccessTokenUsed event on the command side). */
+export interface TokenUse {
+  readonly tokenId: string;
+  readonly userId: number;
+  /** ISO 8601. */
+  readonly usedAt: string;
+}
+
+/** The port through which the authenticator records token uses; the platform wires it to the event store. */
+export type RecordTokenUse = (use: TokenUse) => Promise<void>;
+
 /** Beyond this many tokens seen within one record interval, the oldest are forgotten (an extra event, no harm). */
 const MAX_TRACKED_USES = 50_000;
 
 export interface TokenAuthenticatorOptions {
   readonly pool: Pool;
-  readonly store: EventStore;
+  /** Asked for its head position only: an unknown token may be one the read models have not seen yet. */
+  readonly store: Pick<EventStore, 'headPosition'>;
+  readonly recordUse: RecordTokenUse;
   readonly progress?: ProjectionProgress;
   readonly logger?: Logger;
   /** A revoked token must fail everywhere within one second: cached answers live shorter than that. */
@@ -145,26 +156,12 @@ export class TokenAuthenticator implements Authenticator {
     this.lastRecordedUse.set(principal.tokenId, now);
     if (this.lastRecordedUse.size > MAX_TRACKED_USES)
       this.lastRecordedUse.delete(this.lastRecordedUse.keys().next().value!);
-    const usedAt = new Date(now).toISOString();
-    this.options.store
-      .appendToStream(
-        tokenUsageStreamName(principal.tokenId),
-        toNewEvents(
-          [
-            {
-              type: 'AccessTokenUsed',
-              data: { tokenId: principal.tokenId, userId: principal.userId, usedAt },
-            },
-          ],
-          {
-            actor: String(principal.userId),
-            requestId: null,
-            correlationId: randomUUID(),
-            causationId: null,
-          },
-        ),
-        { expectedRevision: 'any' },
-      )
+    this.options
+      .recordUse({
+        tokenId: principal.tokenId,
+        userId: principal.userId,
+        usedAt: new Date(now).toISOString(),
+      })
       .catch((error: unknown) => {
         this.lastRecordedUse.delete(principal.tokenId);
         this.options.logger?.error('could not record token use', { error: String(error) });

@@ -2,6 +2,7 @@ import type { Pool } from 'pg';
 import type { EventStore } from '#shared/eventStore/eventStore';
 import { TOKEN_USE_RECORD_INTERVAL_MS } from '#shared/domain/accounts/tokenUsage';
 import { ProjectionProgress } from '#shared/projections/projectionProgress';
+import { tokenUseRecorder } from '#shared/commandHandling/tokenUseRecorder';
 import { TokenAuthenticator } from './tokenAuthenticator';
 import { generateTokenSecret, hashTokenSecret } from './tokens';
 
@@ -35,7 +36,12 @@ function setUp(count: number, expiresAt: Date | null = null) {
     },
   } as unknown as EventStore;
   let now = Date.parse('2030-01-01T00:00:00Z');
-  const authenticator = new TokenAuthenticator({ pool, store, now: () => now });
+  const authenticator = new TokenAuthenticator({
+    pool,
+    store,
+    recordUse: tokenUseRecorder(store),
+    now: () => now,
+  });
   return {
     secrets,
     appended,
@@ -116,7 +122,13 @@ describe('a token the read models have not caught up with yet', () => {
       secret,
       progress,
       project,
-      authenticator: new TokenAuthenticator({ pool, store, progress, lagWaitMs: 2000 }),
+      authenticator: new TokenAuthenticator({
+        pool,
+        store,
+        recordUse: tokenUseRecorder(store),
+        progress,
+        lagWaitMs: 2000,
+      }),
     };
   }
 

@@ -4,6 +4,7 @@ import type { Metrics } from '#shared/metrics/metrics';
 import type { Infrastructure } from './openInfrastructure';
 import { ProjectionProgress } from '#shared/projections/projectionProgress';
 import { TokenAuthenticator } from '#shared/auth/tokenAuthenticator';
+import { tokenUseRecorder } from '#shared/commandHandling/tokenUseRecorder';
 import { PostgresRateLimitBackend, createIdempotency, createRateLimiter } from '#shared/http/index';
 import type { ApiAppOptions, HealthCheck } from '#shared/http/index';
 import { instrumentEventStore } from '#shared/eventStore/instrumentedEventStore';
@@ -60,6 +61,7 @@ export async function createServicePlatform(
   const authenticator = new TokenAuthenticator({
     pool: infra.readModels,
     store,
+    recordUse: tokenUseRecorder(store),
     progress,
     logger,
     now: () => clock().getTime(),

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { TokenAuthenticator } from '#shared/auth/tokenAuthenticator';
+import { tokenUseRecorder } from '#shared/commandHandling/tokenUseRecorder';
 import { generateTokenSecret } from '#shared/auth/tokens';
 import type { PostgresEventStore } from '#shared/eventStore/postgres/postgresEventStore';
 import { createPostgresEventStore } from '#shared/eventStore/postgres/postgresEventStore';
@@ -57,7 +58,7 @@ beforeAll(async () => {
     routes: [appendRoute, meRoute],
     knownRoutes: [appendRoute, meRoute],
     openApiRoutes: [appendRoute, meRoute],
-    authenticator: new TokenAuthenticator({ pool: readModels, store }),
+    authenticator: new TokenAuthenticator({ pool: readModels, store, recordUse: tokenUseRecorder(store) }),
   });
 });
 afterAll(async () => {
