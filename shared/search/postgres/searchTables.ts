@@ -1,5 +1,6 @@
-import type { PoolClient } from 'pg';
+import { escapeLiteral, type PoolClient } from 'pg';
 import { READ_MODEL_SCHEMA } from '#shared/projections/projection';
+import { migrateSearchFunctions } from './searchMigrations';
 
 /**
  * Physical names of one index (`name`, e.g. "brain_search"): a table per generation in the
@@ -96,128 +97,28 @@ const DOCUMENT_COLUMNS = `
 /**
  * The placement columns the counts are kept per combination of (a cross-tab): any total or facet
  * under filters on these columns alone is a sum over its rows, a few hundred whatever the
- * catalogue's size. Facets and filters use the same names (FACET_COLUMNS in searchQuerySql.ts).
+ * catalogue's size. Facets and filters use the same names (FACET_COLUMNS in searchQuerySql.ts),
+ * and so does the function that keeps the counts (migrations/0001_search_count_deltas.sql).
  */
 export const PLACEMENT_COLUMNS = ['species_id', 'atlas_id', 'category_id', 'verified'] as const;
 const PLACEMENT = PLACEMENT_COLUMNS.join(', ');
 
-/**
- * One statement adding the changed rows' deltas to the counts, in key order: writers that touch
- * the same counts lock them in the same order and cannot deadlock.
- */
-function countDeltasSql(sources: readonly ['old_rows' | 'new_rows', 1 | -1][]): string {
-  const deltas = sources.map(
-    ([rows, sign]) => `SELECT ${PLACEMENT}, ${sign} AS delta FROM ${rows} WHERE NOT removed`,
-  );
-  return `INSERT INTO %s AS c (${PLACEMENT}, n)
-    SELECT ${PLACEMENT}, sum(delta) FROM (${deltas.join(' UNION ALL ')}) d
-     GROUP BY ${PLACEMENT} HAVING sum(delta) <> 0 ORDER BY ${PLACEMENT}
-    ON CONFLICT (${PLACEMENT}) DO UPDATE SET n = c.n + EXCLUDED.n`;
-}
-
-const TRIGGERS: Readonly<
-  Record<TriggerOp, { referencing: string; sources: ['old_rows' | 'new_rows', 1 | -1][] }>
-> = {
-  insert: { referencing: 'NEW TABLE AS new_rows', sources: [['new_rows', 1]] },
-  update: {
-    referencing: 'OLD TABLE AS old_rows NEW TABLE AS new_rows',
-    sources: [
-      ['old_rows', -1],
-      ['new_rows', 1],
-    ],
-  },
-  delete: { referencing: 'OLD TABLE AS old_rows', sources: [['old_rows', -1]] },
-};
-
-/** Every generation's triggers call this one function, naming their counts table as argument. */
-const COUNT_FUNCTION = `"${READ_MODEL_SCHEMA}"."search_count_deltas"`;
-
-/**
- * Transition tables are visible to the dynamic statements too; format() puts the counts table
- * (a trigger argument this module wrote, never user input) into the statement.
- */
-const COUNT_FUNCTION_SQL = `CREATE OR REPLACE FUNCTION ${COUNT_FUNCTION}() RETURNS trigger LANGUAGE plpgsql AS $body$
-  BEGIN
-    IF TG_OP = 'INSERT' THEN EXECUTE format('${countDeltasSql(TRIGGERS.insert.sources).replaceAll("'", "''")}', TG_ARGV[0]);
-    ELSIF TG_OP = 'UPDATE' THEN EXECUTE format('${countDeltasSql(TRIGGERS.update.sources).replaceAll("'", "''")}', TG_ARGV[0]);
-    ELSE EXECUTE format('${countDeltasSql(TRIGGERS.delete.sources).replaceAll("'", "''")}', TG_ARGV[0]);
-    END IF;
-    -- A placement nothing has any more leaves no row: the counts are then the same whatever batches
-    -- built them (a rebuild compares equal row for row). Locked in key order, like the upsert; by
-    -- ctid, since a NULL (no atlas) never equals itself.
-    EXECUTE format('DELETE FROM %1$s WHERE n = 0 AND ctid = ANY(ARRAY(
-      SELECT ctid FROM %1$s WHERE n = 0 ORDER BY ${PLACEMENT} FOR UPDATE))', TG_ARGV[0]);
-    RETURN NULL;
-  END $body$`;
-
-/**
- * A dictionary kept by triggers: the distinct values (`column`) of an array over the live documents
- * (`values`, of a row `r`), each with its number of occurrences. Every generation's triggers of
- * one dictionary call its one function, naming their table.
- */
-interface Dictionary {
-  readonly function: string;
-  readonly column: string;
-  readonly values: string;
-}
-
-/** The names' words: typo and substring search look them up (searchQuerySql.ts). */
-const WORDS: Dictionary = {
-  function: `"${READ_MODEL_SCHEMA}"."search_word_deltas"`,
-  column: 'word',
-  values: 'r.name_words',
-};
-
-/** The full-text lexemes: a word prefix is expanded to those it starts (searchQuerySql.ts). */
-const LEXEMES: Dictionary = {
-  function: `"${READ_MODEL_SCHEMA}"."search_lexeme_deltas"`,
-  column: 'lexeme',
-  values: 'tsvector_to_array(r.search_vector)',
+/** The transition tables a trigger of each operation sees (the functions read them by these names). */
+const TRIGGERS: Readonly<Record<TriggerOp, string>> = {
+  insert: 'NEW TABLE AS new_rows',
+  update: 'OLD TABLE AS old_rows NEW TABLE AS new_rows',
+  delete: 'OLD TABLE AS old_rows',
 };
 
 /**
- * One statement adding the changed rows' values to the dictionary's counts (occurrences among
- * live documents), in value order like the counts; it returns the values whose count reached zero.
+ * The functions the triggers call (./migrations/*.sql, installed by migrateSearchFunctions): each
+ * keeps one table of a generation, named by its trigger's argument.
  */
-function dictionaryDeltasSql(
-  { column, values }: Dictionary,
-  sources: readonly ['old_rows' | 'new_rows', 1 | -1][],
-): string {
-  const deltas = sources.map(
-    ([rows, sign]) => `SELECT v, ${sign} AS delta FROM ${rows} r CROSS JOIN unnest(${values}) AS v
-       WHERE NOT r.removed AND v <> ''`,
-  );
-  return `WITH changed AS (
-      INSERT INTO %s AS t (${column}, n)
-      SELECT v, sum(delta) FROM (${deltas.join(' UNION ALL ')}) d
-       GROUP BY v HAVING sum(delta) <> 0 ORDER BY v
-      ON CONFLICT (${column}) DO UPDATE SET n = t.n + EXCLUDED.n
-      RETURNING t.${column}, t.n)
-    SELECT coalesce(array_agg(${column}), '{}') FROM changed WHERE n = 0`;
-}
-
-/**
- * A dictionary holds exactly the values of the live documents (a rebuild compares equal row for
- * row), so a value that no document has any more is deleted, by the statement after the one that
- * brought its count to zero (a statement cannot see its own update of a row).
- */
-const dictionaryFunctionSql = (dictionary: Dictionary): string => {
-  const deltas = (op: TriggerOp): string =>
-    dictionaryDeltasSql(dictionary, TRIGGERS[op].sources).replaceAll("'", "''");
-  return `CREATE OR REPLACE FUNCTION ${dictionary.function}() RETURNS trigger LANGUAGE plpgsql AS $body$
-  DECLARE
-    unused text[];
-  BEGIN
-    IF TG_OP = 'INSERT' THEN EXECUTE format('${deltas('insert')}', TG_ARGV[0]) INTO unused;
-    ELSIF TG_OP = 'UPDATE' THEN EXECUTE format('${deltas('update')}', TG_ARGV[0]) INTO unused;
-    ELSE EXECUTE format('${deltas('delete')}', TG_ARGV[0]) INTO unused;
-    END IF;
-    IF cardinality(unused) > 0 THEN
-      EXECUTE format('DELETE FROM %s WHERE ${dictionary.column} = ANY($1) AND n = 0', TG_ARGV[0]) USING unused;
-    END IF;
-    RETURN NULL;
-  END $body$`;
-};
+const FUNCTIONS = {
+  counts: `"${READ_MODEL_SCHEMA}"."search_count_deltas"`,
+  words: `"${READ_MODEL_SCHEMA}"."search_word_deltas"`,
+  lexemes: `"${READ_MODEL_SCHEMA}"."search_lexeme_deltas"`,
+} as const;
 
 /** Statement-level triggers of `documents` calling `fn` with `table` as argument, named `<prefix>_<op>`. */
 async function createTriggers(
@@ -227,17 +128,17 @@ async function createTriggers(
   fn: string,
   table: string,
 ): Promise<void> {
-  for (const [op, trigger] of Object.entries(TRIGGERS) as [TriggerOp, (typeof TRIGGERS)[TriggerOp]][])
+  for (const [op, referencing] of Object.entries(TRIGGERS) as [TriggerOp, string][])
     await client.query(
       `CREATE TRIGGER "${prefix}_${op}" AFTER ${op.toUpperCase()} ON ${documents}
-       REFERENCING ${trigger.referencing} FOR EACH STATEMENT
-       EXECUTE FUNCTION ${fn}('${table.replaceAll("'", "''")}')`,
+       REFERENCING ${referencing} FOR EACH STATEMENT
+       EXECUTE FUNCTION ${fn}(${escapeLiteral(table)})`,
     );
 }
 
 /**
  * Creates one generation's tables (the caller holds the projections' schema lock: the shared
- * count and dictionary functions are replaced under it). Counts per placement are kept exact by
+ * count and dictionary functions are migrated under it). Counts per placement are kept exact by
  * statement-level triggers, so a page without text or uploader reads its total and facets from a
  * few hundred rows instead of counting the documents it filters; so are the dictionaries of the
  * names' words, which text search looks typos and substrings up in, and of the full-text lexemes,
@@ -246,10 +147,7 @@ async function createTriggers(
  * Secondary indexes come apart (createSearchIndexes): a rebuild may load faster without them.
  */
 export async function createSearchTables(client: PoolClient, tables: SearchTables): Promise<void> {
-  await client.query(`CREATE SCHEMA IF NOT EXISTS "${READ_MODEL_SCHEMA}"`);
-  await client.query(COUNT_FUNCTION_SQL);
-  await client.query(dictionaryFunctionSql(WORDS));
-  await client.query(dictionaryFunctionSql(LEXEMES));
+  await migrateSearchFunctions(client);
   await client.query(`CREATE TABLE ${tables.documents} (${DOCUMENT_COLUMNS})`);
   await client.query(`CREATE TABLE ${tables.words} (word text PRIMARY KEY, n bigint NOT NULL)`);
   await client.query(
@@ -259,9 +157,9 @@ export async function createSearchTables(client: PoolClient, tables: SearchTable
     `CREATE TABLE ${tables.counts} (species_id integer, atlas_id integer, category_id integer, verified boolean,
        n bigint NOT NULL, UNIQUE NULLS NOT DISTINCT (${PLACEMENT}))`,
   );
-  await createTriggers(client, tables.documents, 'count', COUNT_FUNCTION, tables.counts);
-  await createTriggers(client, tables.documents, 'words', WORDS.function, tables.words);
-  await createTriggers(client, tables.documents, 'lexemes', LEXEMES.function, tables.lexemes);
+  await createTriggers(client, tables.documents, 'count', FUNCTIONS.counts, tables.counts);
+  await createTriggers(client, tables.documents, 'words', FUNCTIONS.words, tables.words);
+  await createTriggers(client, tables.documents, 'lexemes', FUNCTIONS.lexemes, tables.lexemes);
 }
 
 /** A generation of a standalone index (see createSearchTables). */
