@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { BlobStore } from '#shared/blobStore/blobStore';
 import { handleCommand, loadAggregate } from '#shared/commandHandling/handleCommand';
 import { systemContext } from '#shared/commandHandling/commandContext';
-import { ConflictError, NotFoundError } from '#shared/errors/httpErrors';
+import { ConflictError, NotFoundError } from '#shared/domain/domainErrors';
 import type { EventStore } from '#shared/eventStore/eventStore';
 import type { ProcessorConfig } from '#shared/config/config';
 import { type UploadCommand, decideUpload } from '#shared/domain/uploads/decide';

@@ -1,6 +1,6 @@
 import type { EventStore } from '#shared/eventStore/eventStore';
 import type { Logger } from '#shared/logging/logger';
-import { ValidationError } from '#shared/errors/httpErrors';
+import { InvalidFieldError } from '#shared/domain/domainErrors';
 import type { CommandContext } from './commandContext';
 import { type ReserveRequest, releaseValue, reserveValue } from './reserveValue';
 import { holderStatus } from '#shared/domain/reservation/fencing';
@@ -45,7 +45,7 @@ export async function createWithReservations<T>(
   const reserver: Reserver = {
     tryReserve,
     async reserve(scope, value, field, message) {
-      if (!(await tryReserve(scope, value))) throw ValidationError.field(field, message);
+      if (!(await tryReserve(scope, value))) throw InvalidFieldError.field(field, message);
     },
   };
   try {

@@ -1,5 +1,5 @@
 import { memoryEventStore } from '#tests/support/memoryEventStore';
-import { ConflictError, ValidationError } from '#shared/errors/httpErrors';
+import { ConflictError, InvalidFieldError } from '#shared/domain/domainErrors';
 import { STREAM_FENCED } from '#shared/domain/reservation/fencing';
 import { systemContext } from './commandContext';
 import { createWithReservations } from './createWithReservations';
@@ -37,8 +37,8 @@ test('a value held by an existing aggregate is a 400 on the field, and the creat
     expect(await reserver.tryReserve('thing_slug', 'beta')).toBe(true);
     await reserver.reserve('thing_name', 'ALPHA', 'name', 'taken');
   }).catch((e: unknown) => e);
-  expect(refused).toBeInstanceOf(ValidationError);
-  expect((refused as ValidationError).fields).toEqual({ name: ['taken'] });
+  expect(refused).toBeInstanceOf(InvalidFieldError);
+  expect((refused as InvalidFieldError).fields).toEqual({ name: ['taken'] });
   expect(await findReservationOwner(store, 'thing_name', 'alpha')).toBe('thing-1');
   expect(await findReservationOwner(store, 'thing_slug', 'beta')).toBeUndefined();
 });
@@ -112,7 +112,7 @@ describe('a holder that stalls past the grace period', () => {
     const refused = await createWithReservations(later, 'thing-2', ctx, async (reserver) => {
       await reserver.reserve('thing_name', 'epsilon', 'name', 'taken');
     }).catch((e: unknown) => e);
-    expect(refused).toBeInstanceOf(ValidationError);
+    expect(refused).toBeInstanceOf(InvalidFieldError);
     expect(await findReservationOwner(store, 'thing_name', 'epsilon')).toBe('thing-1');
     expect((await store.readStream('thing-1')).map((e) => e.type)).toEqual(['ThingCreated']);
   });

@@ -7,7 +7,7 @@ import type {
   RecordedEvent,
 } from '#shared/eventStore/eventStore';
 import { WrongExpectedRevisionError } from '#shared/eventStore/eventStore';
-import { ConflictError } from '#shared/errors/httpErrors';
+import { ConflictError } from '#shared/domain/domainErrors';
 import { STREAM_FENCED } from '#shared/domain/reservation/fencing';
 import type { CommandContext } from './commandContext';
 import { type Backoff, contentionBackoff } from './contentionBackoff';

@@ -1,4 +1,4 @@
-import { ConflictError } from '#shared/errors/httpErrors';
+import { ConflictError } from '#shared/domain/domainErrors';
 import type { EventStore } from '#shared/eventStore/eventStore';
 import { type MemoryEventStore, memoryEventStore } from '#tests/support/memoryEventStore';
 import type { CommandContext } from './commandContext';

@@ -1,6 +1,7 @@
 /**
- * One error hierarchy carrying an HTTP status; shared/http/errorMiddleware maps it once to the
- * DRF-shaped bodies of decisions.md. Domain code throws these (or DomainError subclasses), never strings.
+ * The HTTP edge's errors, each carrying its status; shared/http/errorMiddleware sends them as the
+ * DRF-shaped bodies of decisions.md. Domain code throws shared/domain/domainErrors instead (mapped
+ * to these by shared/http/httpErrorOf); nobody throws strings.
  */
 export type FieldErrors = Record<string, string[]>;
 

@@ -2,7 +2,9 @@ import type { ErrorRequestHandler } from 'express';
 import { databaseUnavailableError, isDatabaseUnavailable } from '#shared/errors/databaseUnavailable';
 import { HttpError } from '#shared/errors/httpErrors';
 import type { Logger } from '#shared/logging/logger';
+import { DomainError } from '#shared/domain/domainErrors';
 import { fromBodyParserError } from './bodyParserError';
+import { httpErrorOf } from './httpErrorOf';
 import { wasCutForStalling } from './connectionTimeouts';
 import { requestStateOf } from './requestState';
 import { sendJson } from './sendJson';
@@ -11,15 +13,18 @@ import { sendJson } from './sendJson';
 const BODY_HEADERS = ['Content-Disposition', 'Content-Encoding', 'Content-Range', 'ETag', 'Last-Modified'];
 
 /**
- * The one place errors become responses: HttpError → its status, headers and DRF-shaped body; a
- * database that cannot be reached → 503 with Retry-After (the request did not happen, retrying
- * later may succeed); anything else → 500 with the request id (never a stack trace, never HTML),
- * stack logged.
+ * The one place errors become responses: a domain error → its HTTP error (httpErrorOf), an
+ * HttpError → its status, headers and DRF-shaped body; a database that cannot be reached → 503
+ * with Retry-After (the request did not happen, retrying later may succeed); anything else → 500
+ * with the request id (never a stack trace, never HTML), stack logged.
  */
 export function errorMiddleware(logger: Logger): ErrorRequestHandler {
   const respond: ErrorRequestHandler = (thrown: unknown, req, res) => {
     const requestId = requestStateOf(req)?.requestId ?? null;
-    const parsed = fromBodyParserError(thrown, req.headers['content-type'] ?? '');
+    const parsed =
+      thrown instanceof DomainError
+        ? httpErrorOf(thrown)
+        : fromBodyParserError(thrown, req.headers['content-type'] ?? '');
     const unavailable = !(parsed instanceof HttpError) && isDatabaseUnavailable(parsed);
     const error = unavailable ? databaseUnavailableError() : parsed;
     // Answered 408 when its body stalled: that its reading fails next is expected.

@@ -7,7 +7,7 @@ import {
   type PostgresEventStore,
   createPostgresEventStore,
 } from '#shared/eventStore/postgres/postgresEventStore';
-import { ValidationError } from '#shared/errors/httpErrors';
+import { InvalidFieldError } from '#shared/domain/domainErrors';
 import { type Registration, registerUser } from '#services/command-api/features/accounts/registerUser';
 import { createTestDatabase } from '#tests/support/testPostgres';
 
@@ -96,8 +96,8 @@ test('a taken username gives back the email this registration reserved', async (
   const first = await registerUser(deps, registration('2'), ctx);
   const clash = { ...registration('3'), username: registration('2').username };
   const failure = await registerUser(deps, clash, ctx).catch((e: unknown) => e);
-  expect(failure).toBeInstanceOf(ValidationError);
-  expect((failure as ValidationError).fields).toEqual({ username: [expect.any(String)] });
+  expect(failure).toBeInstanceOf(InvalidFieldError);
+  expect((failure as InvalidFieldError).fields).toEqual({ username: [expect.any(String)] });
   expect(await findReservationOwner(store, 'email', clash.email)).toBeUndefined();
   expect(await findReservationOwner(store, 'username', clash.username)).toBe(`user-${first.user.userId}`);
 });

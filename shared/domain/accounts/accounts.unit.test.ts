@@ -1,4 +1,4 @@
-import { NotFoundError, PermissionDeniedError, ValidationError } from '#shared/errors/httpErrors';
+import { NotFoundError, ForbiddenError, InvalidFieldError } from '#shared/domain/domainErrors';
 import type { UserCommand } from './decide';
 import { decideUser } from './decide';
 import type { UserEvent } from './events';
@@ -36,7 +36,7 @@ function given(...events: UserEvent[]) {
   return {
     when: (command: UserCommand) => ({
       then: (expected: UserEvent[]) => expect(decideUser(command, state)).toEqual(expected),
-      thenThrows: (type: new (...args: never[]) => Error, body?: unknown) => {
+      thenThrows: (type: new (...args: never[]) => Error, fields?: unknown) => {
         let caught: unknown;
         try {
           decideUser(command, state);
@@ -44,7 +44,7 @@ function given(...events: UserEvent[]) {
           caught = error;
         }
         expect(caught).toBeInstanceOf(type);
-        if (body !== undefined) expect((caught as ValidationError).body()).toEqual(body);
+        if (fields !== undefined) expect((caught as InvalidFieldError).fields).toEqual(fields);
       },
     }),
   };
@@ -73,7 +73,7 @@ describe('identity decider', () => {
           now,
         },
       })
-      .thenThrows(ValidationError, { non_field_errors: ['Unable to log in with provided credentials.'] });
+      .thenThrows(InvalidFieldError, { non_field_errors: ['Unable to log in with provided credentials.'] });
   });
 
   test('a personal token must expire in the future', () => {
@@ -89,7 +89,7 @@ describe('identity decider', () => {
           now,
         },
       })
-      .thenThrows(ValidationError, { expires_at: ['Expiry must be in the future.'] });
+      .thenThrows(InvalidFieldError, { expires_at: ['Expiry must be in the future.'] });
   });
 
   test('issuing the same token id twice is a no-op (retried command)', () => {
@@ -112,7 +112,7 @@ describe('identity decider', () => {
     };
     given(registered, issued('t1', 'personal')).when(revoke('t1')).then([revoked]);
     given(registered, issued('t1', 'personal'), revoked).when(revoke('t1')).then([]);
-    given(registered, issued('t1', 'personal')).when(revoke('t1', 8)).thenThrows(PermissionDeniedError);
+    given(registered, issued('t1', 'personal')).when(revoke('t1', 8)).thenThrows(ForbiddenError);
     given(registered).when(revoke('nope')).thenThrows(NotFoundError);
   });
 
@@ -137,7 +137,7 @@ describe('identity decider', () => {
         type: 'ChangePassword',
         data: { oldPasswordMatches: false, newPasswordHash: 'h2', currentTokenId: 'c', now },
       })
-      .thenThrows(ValidationError, { old_password: ['Your old password was entered incorrectly.'] });
+      .thenThrows(InvalidFieldError, { old_password: ['Your old password was entered incorrectly.'] });
   });
 
   test('a profile update records only what changed', () => {

@@ -1,4 +1,4 @@
-import { NotFoundError, PermissionDeniedError, ValidationError } from '#shared/errors/httpErrors';
+import { NotFoundError, ForbiddenError, InvalidFieldError } from '#shared/domain/domainErrors';
 import type {
   AccessTokenIssued,
   AccessTokenRevoked,
@@ -87,18 +87,18 @@ function registered(state: UserState): RegisteredUser {
 
 export function registerUser({ data }: RegisterUser, state: UserState): UserEvent[] {
   if (state.status === 'registered')
-    throw ValidationError.field('username', 'A user with that id already exists.');
+    throw InvalidFieldError.field('username', 'A user with that id already exists.');
   const { now, ...rest } = data;
   return [{ type: 'UserRegistered', data: { ...rest, registeredAt: now } }];
 }
 
 export function issueAccessToken({ data }: IssueAccessToken, state: UserState): AccessTokenIssued[] {
-  if (state.status !== 'registered') throw ValidationError.field('non_field_errors', INVALID_CREDENTIALS);
+  if (state.status !== 'registered') throw InvalidFieldError.field('non_field_errors', INVALID_CREDENTIALS);
   if (data.kind === 'login' && data.passwordMatches !== true) {
-    throw ValidationError.field('non_field_errors', INVALID_CREDENTIALS);
+    throw InvalidFieldError.field('non_field_errors', INVALID_CREDENTIALS);
   }
   if (data.expiresAt !== null && Date.parse(data.expiresAt) <= Date.parse(data.now)) {
-    throw ValidationError.field('expires_at', 'Expiry must be in the future.');
+    throw InvalidFieldError.field('expires_at', 'Expiry must be in the future.');
   }
   if (state.tokens.has(data.tokenId)) return []; // same command retried
   const { tokenId, kind, name, tokenHash, expiresAt, now } = data;
@@ -114,7 +114,7 @@ export function revokeAccessToken({ data }: RevokeAccessToken, state: UserState)
   const user = registered(state);
   const token = user.tokens.get(data.tokenId);
   if (!token) throw new NotFoundError();
-  if (user.userId !== data.actorUserId) throw new PermissionDeniedError('You do not own this token.');
+  if (user.userId !== data.actorUserId) throw new ForbiddenError('You do not own this token.');
   if (token.revoked) return [];
   return [
     {
@@ -127,7 +127,7 @@ export function revokeAccessToken({ data }: RevokeAccessToken, state: UserState)
 export function changePassword({ data }: ChangePassword, state: UserState): UserEvent[] {
   const user = registered(state);
   if (!data.oldPasswordMatches) {
-    throw ValidationError.field('old_password', 'Your old password was entered incorrectly.');
+    throw InvalidFieldError.field('old_password', 'Your old password was entered incorrectly.');
   }
   const revocations: AccessTokenRevoked[] = [...user.tokens]
     .filter(([id, t]) => t.kind === 'login' && !t.revoked && id !== data.currentTokenId)

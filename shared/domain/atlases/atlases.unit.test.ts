@@ -1,4 +1,4 @@
-import { PermissionDeniedError, ValidationError } from '#shared/errors/httpErrors';
+import { ForbiddenError, InvalidFieldError } from '#shared/domain/domainErrors';
 import { decideAtlas, type CreateAtlas } from './decide';
 import { evolveAtlas, initialAtlasState } from './events';
 
@@ -40,12 +40,12 @@ test('any member creates an atlas of an existing species', () => {
 });
 
 test.each([{ isOfficial: true }, { verified: true }])('only staff set %o', (flags) => {
-  expect(() => decideAtlas(create(flags), initialAtlasState())).toThrow(PermissionDeniedError);
+  expect(() => decideAtlas(create(flags), initialAtlasState())).toThrow(ForbiddenError);
   expect(
     decideAtlas(create({ ...flags, actor: { userId: 1, isStaff: true } }), initialAtlasState()),
   ).toHaveLength(1);
 });
 
 test('an unknown species is a 400 on species', () => {
-  expect(() => decideAtlas(create({ speciesId: undefined }), initialAtlasState())).toThrow(ValidationError);
+  expect(() => decideAtlas(create({ speciesId: undefined }), initialAtlasState())).toThrow(InvalidFieldError);
 });

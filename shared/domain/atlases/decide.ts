@@ -1,4 +1,4 @@
-import { ConflictError, PermissionDeniedError, ValidationError } from '#shared/errors/httpErrors';
+import { ConflictError, ForbiddenError, InvalidFieldError } from '#shared/domain/domainErrors';
 import type { Actor } from '#shared/domain/actor';
 import type { AtlasEvent, AtlasState } from './events';
 
@@ -25,12 +25,12 @@ export type AtlasCommand = CreateAtlas;
 
 function createAtlas({ data }: CreateAtlas, state: AtlasState): AtlasEvent[] {
   if ((data.isOfficial || data.verified) && !data.actor.isStaff)
-    throw new PermissionDeniedError('Only staff may mark an atlas official or verified.');
+    throw new ForbiddenError('Only staff may mark an atlas official or verified.');
   if (state.status !== 'none') throw new ConflictError(`Atlas ${data.atlasId} already exists.`);
   const errors: Record<string, string[]> = {};
   if (data.name.trim() === '') errors.name = ['This field may not be blank.'];
   if (data.speciesId === undefined) errors.species = ['No species with this id.'];
-  if (Object.keys(errors).length > 0 || data.speciesId === undefined) throw new ValidationError(errors);
+  if (Object.keys(errors).length > 0 || data.speciesId === undefined) throw new InvalidFieldError(errors);
   return [
     {
       type: 'AtlasCreated',

@@ -1,4 +1,4 @@
-import { NotFoundError, PermissionDeniedError, ValidationError } from '#shared/errors/httpErrors';
+import { NotFoundError, ForbiddenError, InvalidFieldError } from '#shared/domain/domainErrors';
 import {
   ATLAS_OR_CATEGORY,
   CATEGORY_CONTRADICTS_ATLAS,
@@ -48,7 +48,7 @@ function fieldsOf(decide: () => unknown): Record<string, string[]> {
   try {
     decide();
   } catch (error) {
-    if (error instanceof ValidationError) return error.fields;
+    if (error instanceof InvalidFieldError) return error.fields;
     throw error;
   }
   throw new Error('expected a validation error');
@@ -88,7 +88,7 @@ describe('create', () => {
   });
 
   test('only staff create a verified brain', () => {
-    expect(() => decideBrain(create({ verified: true }), initialBrainState())).toThrow(PermissionDeniedError);
+    expect(() => decideBrain(create({ verified: true }), initialBrainState())).toThrow(ForbiddenError);
     expect(decideBrain(create({ verified: true, actor: curator }), initialBrainState())).toHaveLength(1);
   });
 });
@@ -125,12 +125,8 @@ describe('update', () => {
   });
 
   test('only the uploader or staff change a brain; only staff verify it', () => {
-    expect(() => decideBrain(update({ name: 'x', actor: stranger }), created())).toThrow(
-      PermissionDeniedError,
-    );
-    expect(() => decideBrain(update({ verified: true, actor: owner }), created())).toThrow(
-      PermissionDeniedError,
-    );
+    expect(() => decideBrain(update({ name: 'x', actor: stranger }), created())).toThrow(ForbiddenError);
+    expect(() => decideBrain(update({ verified: true, actor: owner }), created())).toThrow(ForbiddenError);
     expect(decideBrain(update({ verified: false, actor: owner }), created())).toEqual([]);
     expect(decideBrain(update({ verified: true, actor: curator }), created())).toHaveLength(1);
   });
@@ -154,7 +150,7 @@ describe('delete', () => {
 
   test('a stranger may not delete it', () => {
     expect(() => decideBrain({ type: 'DeleteBrain', data: { actor: stranger, now } }, created())).toThrow(
-      PermissionDeniedError,
+      ForbiddenError,
     );
   });
 });

@@ -1,9 +1,4 @@
-import {
-  ConflictError,
-  NotFoundError,
-  PermissionDeniedError,
-  ValidationError,
-} from '#shared/errors/httpErrors';
+import { ConflictError, NotFoundError, ForbiddenError, InvalidFieldError } from '#shared/domain/domainErrors';
 import type { Actor } from '#shared/domain/actor';
 import type { ActiveBrain, BrainEvent, BrainFields, BrainState } from './events';
 
@@ -93,13 +88,13 @@ function placement(
 }
 
 function createBrain({ data }: CreateBrain, state: BrainState): BrainEvent[] {
-  if (data.verified && !data.actor.isStaff) throw new PermissionDeniedError('Only staff may verify brains.');
+  if (data.verified && !data.actor.isStaff) throw new ForbiddenError('Only staff may verify brains.');
   if (state.status !== 'none') throw new ConflictError(`Brain ${data.brainId} already exists.`);
   const errors: Record<string, string[]> = {};
   if (data.name.trim() === '') errors.name = ['This field may not be blank.'];
   const placed = placement(data.atlas, data.category, errors);
-  if (!placed) throw new ValidationError(errors);
-  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+  if (!placed) throw new InvalidFieldError(errors);
+  if (Object.keys(errors).length > 0) throw new InvalidFieldError(errors);
   return [
     {
       type: 'BrainCreated',
@@ -126,7 +121,7 @@ function createBrain({ data }: CreateBrain, state: BrainState): BrainEvent[] {
 function activeFor(state: BrainState, actor: Actor): ActiveBrain {
   if (state.status !== 'active') throw new NotFoundError();
   if (state.uploaderId !== actor.userId && !actor.isStaff)
-    throw new PermissionDeniedError('Only the uploader or staff may change this brain.');
+    throw new ForbiddenError('Only the uploader or staff may change this brain.');
   return state;
 }
 
@@ -140,7 +135,7 @@ function changedFields(brain: ActiveBrain, wanted: Partial<BrainFields>): Partia
 function updateBrain({ data }: UpdateBrain, state: BrainState): BrainEvent[] {
   const brain = activeFor(state, data.actor);
   if (data.verified !== undefined && data.verified !== brain.verified && !data.actor.isStaff)
-    throw new PermissionDeniedError('Only staff may verify brains.');
+    throw new ForbiddenError('Only staff may verify brains.');
   const errors: Record<string, string[]> = {};
   if (data.name !== undefined && data.name.trim() === '') errors.name = ['This field may not be blank.'];
   let placed: Partial<BrainFields> = {};
@@ -155,7 +150,7 @@ function updateBrain({ data }: UpdateBrain, state: BrainState): BrainEvent[] {
     const category = data.category ?? (atlas ? undefined : { found: brain.categoryId });
     placed = placement(atlas, category, errors) ?? {};
   }
-  if (Object.keys(errors).length > 0) throw new ValidationError(errors);
+  if (Object.keys(errors).length > 0) throw new InvalidFieldError(errors);
   const changes = changedFields(brain, {
     name: data.name?.trim(),
     description: data.description,

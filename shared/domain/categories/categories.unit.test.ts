@@ -1,4 +1,4 @@
-import { PermissionDeniedError, ValidationError } from '#shared/errors/httpErrors';
+import { ForbiddenError, InvalidFieldError } from '#shared/domain/domainErrors';
 import { IMAGE_XOR_URL, decideCategory, type CreateCategory } from './decide';
 import { initialCategoryState, evolveCategory } from './events';
 
@@ -43,12 +43,12 @@ test('given nothing, when staff create a category, then it is created', () => {
 test('only staff create categories', () => {
   expect(() =>
     decideCategory(create({ actor: { userId: 2, isStaff: false } }), initialCategoryState()),
-  ).toThrow(PermissionDeniedError);
+  ).toThrow(ForbiddenError);
 });
 
 test('an uploaded image and an image_url together are a non-field error', () => {
   const decide = () => decideCategory(create({ imageKey: 'k' }), initialCategoryState());
-  expect(decide).toThrow(ValidationError);
+  expect(decide).toThrow(InvalidFieldError);
   expect(decide).toThrow(IMAGE_XOR_URL);
 });
 

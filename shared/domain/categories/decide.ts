@@ -1,4 +1,4 @@
-import { ConflictError, PermissionDeniedError, ValidationError } from '#shared/errors/httpErrors';
+import { ConflictError, ForbiddenError, InvalidFieldError } from '#shared/domain/domainErrors';
 import type { Actor } from '#shared/domain/actor';
 import type { CategoryEvent, CategoryState } from './events';
 
@@ -20,11 +20,11 @@ export type CategoryCommand = CreateCategory;
 export const IMAGE_XOR_URL = 'Provide either an uploaded image or an image_url, not both.';
 
 function createCategory({ data }: CreateCategory, state: CategoryState): CategoryEvent[] {
-  if (!data.actor.isStaff) throw new PermissionDeniedError('Only staff may create categories.');
+  if (!data.actor.isStaff) throw new ForbiddenError('Only staff may create categories.');
   if (state.status !== 'none') throw new ConflictError(`Category ${data.categoryId} already exists.`);
-  if (data.name === '') throw ValidationError.field('name', 'This field may not be blank.');
+  if (data.name === '') throw InvalidFieldError.field('name', 'This field may not be blank.');
   if (data.imageKey !== null && data.imageUrl !== null)
-    throw ValidationError.field('non_field_errors', IMAGE_XOR_URL);
+    throw InvalidFieldError.field('non_field_errors', IMAGE_XOR_URL);
   return [
     {
       type: 'CategoryCreated',

@@ -1,4 +1,4 @@
-import { ConflictError, PermissionDeniedError, ValidationError } from '#shared/errors/httpErrors';
+import { ConflictError, ForbiddenError, InvalidFieldError } from '#shared/domain/domainErrors';
 import type { Actor } from '#shared/domain/actor';
 import type { SpeciesEvent, SpeciesState } from './events';
 
@@ -19,13 +19,13 @@ export type CreateSpecies = {
 export type SpeciesCommand = CreateSpecies;
 
 function createSpecies({ data }: CreateSpecies, state: SpeciesState): SpeciesEvent[] {
-  if (!data.actor.isStaff) throw new PermissionDeniedError('Only staff may create species.');
+  if (!data.actor.isStaff) throw new ForbiddenError('Only staff may create species.');
   if (state.status !== 'none') throw new ConflictError(`Species ${data.speciesId} already exists.`);
   const errors: Record<string, string[]> = {};
   if (data.name === '') errors.name = ['This field may not be blank.'];
   if (data.scientificName === '') errors.scientific_name = ['This field may not be blank.'];
   if (data.categoryId === undefined) errors.category = ['No category with this id or name.'];
-  if (Object.keys(errors).length > 0 || data.categoryId === undefined) throw new ValidationError(errors);
+  if (Object.keys(errors).length > 0 || data.categoryId === undefined) throw new InvalidFieldError(errors);
   return [
     {
       type: 'SpeciesCreated',

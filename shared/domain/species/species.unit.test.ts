@@ -1,4 +1,4 @@
-import { PermissionDeniedError, ValidationError } from '#shared/errors/httpErrors';
+import { ForbiddenError, InvalidFieldError } from '#shared/domain/domainErrors';
 import { decideSpecies, type CreateSpecies } from './decide';
 import { evolveSpecies, initialSpeciesState } from './events';
 
@@ -42,7 +42,7 @@ test('given nothing, when staff create a species in a category, then it is creat
 test('only staff create species', () => {
   expect(() =>
     decideSpecies(create({ actor: { userId: 2, isStaff: false } }), initialSpeciesState()),
-  ).toThrow(PermissionDeniedError);
+  ).toThrow(ForbiddenError);
 });
 
 test('a missing category and blank names are reported per field', () => {
@@ -50,8 +50,8 @@ test('a missing category and blank names are reported per field', () => {
     decideSpecies(create({ categoryId: undefined, name: '', scientificName: '' }), initialSpeciesState());
     throw new Error('expected a validation error');
   } catch (error) {
-    expect(error).toBeInstanceOf(ValidationError);
-    expect(Object.keys((error as ValidationError).fields).sort()).toEqual([
+    expect(error).toBeInstanceOf(InvalidFieldError);
+    expect(Object.keys((error as InvalidFieldError).fields).sort()).toEqual([
       'category',
       'name',
       'scientific_name',

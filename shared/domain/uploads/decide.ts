@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError } from '#shared/errors/httpErrors';
+import { ConflictError, NotFoundError } from '#shared/domain/domainErrors';
 import type { Actor } from '#shared/domain/actor';
 import {
   type LiveUpload,

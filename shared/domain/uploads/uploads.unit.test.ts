@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { ConflictError, NotFoundError } from '#shared/errors/httpErrors';
+import { ConflictError, NotFoundError } from '#shared/domain/domainErrors';
 import { type UploadCommand, decideUpload } from './decide';
 import { evolveUpload, initialUploadState, type UploadEvent, type UploadState } from './events';
 import { TIFF_ONLY, UNSUPPORTED_FORMAT, fileNameProblem, uploadExtension } from './fileRules';

@@ -1,5 +1,5 @@
 import type { RouteSpec } from '#shared/http/routeSpec';
-import { NotFoundError } from '#shared/errors/httpErrors';
+import { NotFoundError } from '#shared/domain/domainErrors';
 import { handleCommand } from '#shared/commandHandling/handleCommand';
 import { decideBrain } from '#shared/domain/brains/decide';
 import {
