@@ -1,7 +1,7 @@
 import { fail } from '#shared/formats/formatFailure';
+import { BLOCK_SIZE, CachedBlocks } from '#shared/formats/cachedBlocks';
 import type { ReadContext } from '#shared/formats/readContext';
 
-const blockSize = 64 * 1024;
 const maxCachedBlocks = 256;
 
 interface Slice {
@@ -15,9 +15,11 @@ interface Slice {
  * tiles) go straight to the source. A read starting past the end means the file is truncated.
  */
 export class BlockSource {
-  private readonly blocks = new Map<number, Promise<Buffer>>();
+  private readonly blocks: CachedBlocks;
 
-  constructor(private readonly context: ReadContext) {}
+  constructor(private readonly context: ReadContext) {
+    this.blocks = new CachedBlocks(context, maxCachedBlocks);
+  }
 
   get fileSize(): number {
     return this.context.size;
@@ -38,38 +40,14 @@ export class BlockSource {
       fail(`truncated TIFF file: it refers to byte ${offset}, the file has ${this.fileSize}`);
     }
     const end = Math.min(offset + length, this.fileSize);
-    if (end - offset > blockSize) {
+    if (end - offset > BLOCK_SIZE) {
       this.context.budget.allowDecoded(end - offset, `a TIFF strip, tile or tag of ${end - offset} bytes`);
     }
     const bytes =
-      end - offset > blockSize
+      end - offset > BLOCK_SIZE
         ? await this.context.read(offset, end - offset)
-        : await this.fromBlocks(offset, end);
+        : await this.blocks.read(offset, end);
     return toArrayBuffer(bytes);
-  }
-
-  private async fromBlocks(start: number, end: number): Promise<Buffer> {
-    const first = Math.floor(start / blockSize);
-    const last = Math.floor((end - 1) / blockSize);
-    const parts: Buffer[] = [];
-    for (let index = first; index <= last; index++) parts.push(await this.block(index));
-    const joined = parts.length === 1 ? (parts[0] ?? Buffer.alloc(0)) : Buffer.concat(parts);
-    return joined.subarray(start - first * blockSize, end - first * blockSize);
-  }
-
-  private block(index: number): Promise<Buffer> {
-    const cached = this.blocks.get(index);
-    if (cached) {
-      this.blocks.delete(index); // re-insert: most recently used last
-      this.blocks.set(index, cached);
-      return cached;
-    }
-    const loading = this.context.read(index * blockSize, blockSize);
-    loading.catch(() => this.blocks.delete(index));
-    this.blocks.set(index, loading);
-    const oldest = this.blocks.keys().next().value;
-    if (this.blocks.size > maxCachedBlocks && oldest !== undefined) this.blocks.delete(oldest);
-    return loading;
   }
 }
 

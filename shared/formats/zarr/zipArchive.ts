@@ -2,6 +2,7 @@ import { PassThrough, type Readable } from 'node:stream';
 import * as yauzl from 'yauzl';
 import { fail, FormatFailure } from '#shared/formats/formatFailure';
 import { maxZipCompressionRatio } from '#shared/formats/inspectionLimits';
+import { BLOCK_SIZE, CachedBlocks } from '#shared/formats/cachedBlocks';
 import type { ReadContext } from '#shared/formats/readContext';
 import { lookLike, sniffFormat } from '#shared/formats/sniffFormat';
 
@@ -13,7 +14,6 @@ export interface ZipEntry {
   readonly entry: yauzl.Entry;
 }
 
-const blockSize = 64 * 1024;
 const maxCachedBlocks = 64;
 
 /**
@@ -25,10 +25,11 @@ const maxCachedBlocks = 64;
  * through unchanged (still recognisable as a fault).
  */
 class ContextReader extends yauzl.RandomAccessReader {
-  private readonly blocks = new Map<number, Promise<Buffer>>();
+  private readonly blocks: CachedBlocks;
 
   constructor(private readonly context: ReadContext) {
     super();
+    this.blocks = new CachedBlocks(context, maxCachedBlocks);
   }
 
   /** yauzl's small reads (directory entries, local headers): copied from cached blocks, no stream. */
@@ -39,8 +40,8 @@ class ContextReader extends yauzl.RandomAccessReader {
     position: number,
     callback: (error: Error | null) => void,
   ): void {
-    if (length > blockSize) return super.read(buffer, offset, length, position, callback);
-    this.fromBlocks(position, position + length).then(
+    if (length > BLOCK_SIZE) return super.read(buffer, offset, length, position, callback);
+    this.blocks.read(position, position + length).then(
       (bytes) => {
         if (bytes.length < length) return callback(new Error('unexpected EOF'));
         bytes.copy(buffer, offset);
@@ -62,30 +63,6 @@ class ContextReader extends yauzl.RandomAccessReader {
       (error: Error) => stream.destroy(error),
     );
     return stream;
-  }
-
-  private async fromBlocks(start: number, end: number): Promise<Buffer> {
-    const first = Math.floor(start / blockSize);
-    const last = Math.floor((end - 1) / blockSize);
-    const parts: Buffer[] = [];
-    for (let index = first; index <= last; index++) parts.push(await this.block(index));
-    const joined = parts.length === 1 ? (parts[0] ?? Buffer.alloc(0)) : Buffer.concat(parts);
-    return joined.subarray(start - first * blockSize, end - first * blockSize);
-  }
-
-  private block(index: number): Promise<Buffer> {
-    const cached = this.blocks.get(index);
-    if (cached) {
-      this.blocks.delete(index); // re-insert: most recently used last
-      this.blocks.set(index, cached);
-      return cached;
-    }
-    const loading = this.context.read(index * blockSize, blockSize);
-    loading.catch(() => this.blocks.delete(index));
-    this.blocks.set(index, loading);
-    const oldest = this.blocks.keys().next().value;
-    if (this.blocks.size > maxCachedBlocks && oldest !== undefined) this.blocks.delete(oldest);
-    return loading;
   }
 }
 
