@@ -12,6 +12,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { scratchDir } from '#tests/support/scratchDir';
+import { waitFor } from '#tests/support/waitFor';
 import { type CliUser, type CliWorld, loggedInUser, startCliWorld } from './cliService';
 import { startInterceptingProxy } from './interceptingProxy';
 import { finished, runCli, spawnCli } from './runCli';
@@ -117,7 +118,11 @@ describe('bic brains create --file and bic download', () => {
       const env = { ...user.env, BIC_SERVER: proxy.url };
       const first = spawnCli(['download', String(brain.id), '-o', target], env);
       const firstRun = finished(first, undefined, 60_000, ['download']);
-      await waitFor(() => existsSync(`${target}.part`) && statSync(`${target}.part`).size >= cutAt);
+      await waitFor(
+        'the partial download to pass the cut',
+        () => existsSync(`${target}.part`) && statSync(`${target}.part`).size >= cutAt,
+        { timeoutMs: 30_000 },
+      );
       first.kill('SIGKILL');
       await firstRun;
       expect(existsSync(target)).toBe(false);
@@ -189,11 +194,3 @@ const readProcStatus = (pid: number): string => {
     return '';
   }
 };
-
-async function waitFor(condition: () => boolean, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

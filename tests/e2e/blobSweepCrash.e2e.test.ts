@@ -5,6 +5,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { createLocalDiskBlobStore } from '#shared/blobStore/localDisk/createLocalDiskBlobStore';
 import { TEMP_FILE_PATTERN } from '#shared/blobStore/localDisk/blobPaths';
+import { waitFor } from '#tests/support/waitFor';
 import { upload } from './uploads/uploadFixtures';
 import { freePort } from '#tests/support/freePort';
 import { client, newUser } from '#tests/support/httpClient';
@@ -44,20 +45,6 @@ async function metric(url: string, name: string, kind: string): Promise<number> 
   const text = await (await fetch(`${url}/metrics/`)).text();
   const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(`kind="${kind}"`));
   return line ? Number(line.split(' ').pop()) : 0;
-}
-
-async function until<T>(
-  what: string,
-  check: () => Promise<T | undefined> | T | undefined,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await sleep(100);
-  }
 }
 
 /** A multipart upload whose body is sent as the test says, and never ended unless told. */
@@ -106,10 +93,11 @@ test('a temp file left by a SIGKILL mid-upload is swept after restart; recorded 
 
   const inFlight = streamingUpload(service.url, user.token);
   for (let i = 0; i < 12; i++) inFlight.send(randomBytes(MiB));
-  const [writing] = await until('the upload is written to a temp file', () => {
-    const files = tempFiles().filter((t) => t.size >= 4 * MiB);
-    return files.length > 0 ? files : undefined;
-  });
+  const [writing] = await waitFor(
+    'the upload to be written to a temp file',
+    () => tempFiles().filter((t) => t.size >= 4 * MiB),
+    { timeoutMs: 30_000, intervalMs: 100, until: (files) => files.length > 0 },
+  );
   // Several sweeps with a one-second grace run while the client is silent: the temp file of an
   // upload this process is still receiving is no leftover, however long it was left untouched.
   await sleep(3000);
@@ -131,15 +119,23 @@ test('a temp file left by a SIGKILL mid-upload is swept after restart; recorded 
 
   service = await spawnAllInOne(env);
   const url = service.url;
-  await until('the sweep counts the temp file', async () =>
-    (await metric(url, 'blob_sweep_removed_total', 'leftover')) >= 1 ? true : undefined,
+  await waitFor(
+    'the sweep to count the temp file',
+    () => metric(url, 'blob_sweep_removed_total', 'leftover'),
+    {
+      timeoutMs: 30_000,
+      intervalMs: 100,
+      until: (removed) => removed >= 1,
+    },
   );
   expect(tempFiles()).toEqual([]);
   expect(await metric(url, 'blob_sweep_removed_total', 'leftover')).toBe(1);
   expect(await metric(url, 'blob_sweep_removed_bytes_total', 'leftover')).toBe(left[0]!.size);
-  await until('the sweep counts the orphans', async () =>
-    (await metric(url, 'blob_sweep_removed_total', 'orphan')) >= orphanSizes.length ? true : undefined,
-  );
+  await waitFor('the sweep to count the orphans', () => metric(url, 'blob_sweep_removed_total', 'orphan'), {
+    timeoutMs: 30_000,
+    intervalMs: 100,
+    until: (removed) => removed >= orphanSizes.length,
+  });
   expect(await metric(url, 'blob_sweep_removed_total', 'orphan')).toBe(orphanSizes.length);
   expect(await metric(url, 'blob_sweep_removed_bytes_total', 'orphan')).toBe(
     orphanSizes.reduce((sum, size) => sum + size, 0),

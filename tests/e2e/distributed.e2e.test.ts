@@ -6,6 +6,7 @@ import { freePort } from '#tests/support/freePort';
 import type { ServiceProcess } from '#tests/support/spawnService';
 import { spawnService } from '#tests/support/spawnService';
 import { createTestDatabase } from '#tests/support/testPostgres';
+import { waitFor } from '#tests/support/waitFor';
 
 /**
  * Distributed mode: command API, query API and two projectors as separate processes from their own
@@ -64,11 +65,11 @@ test('a token revoked through the command API is refused by the query API within
   const pat = (await commands.post('/api/tokens/', { token: user.token, json: { name: 'ci' } })).body;
   expect((await queries.get('/api/auth/me/', { token: pat.token, scheme: 'Bearer' })).status).toBe(200);
   expect((await commands.delete(`/api/tokens/${pat.id}/`, { token: user.token })).status).toBe(204);
-  const deadline = Date.now() + 1000;
-  let status = 200;
-  while (status !== 401 && Date.now() < deadline)
-    status = (await queries.get('/api/auth/me/', { token: pat.token, scheme: 'Bearer' })).status;
-  expect(status).toBe(401);
+  await waitFor(
+    'the query API to refuse the revoked token',
+    async () => (await queries.get('/api/auth/me/', { token: pat.token, scheme: 'Bearer' })).status,
+    { timeoutMs: 1000, intervalMs: 0, until: (status) => status === 401 },
+  );
 });
 
 test('the command API ensured the staff account from ADMIN_* at start-up', async () => {

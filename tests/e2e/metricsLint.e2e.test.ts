@@ -4,6 +4,7 @@ import { client, newUser } from '#tests/support/httpClient';
 import { checkMetrics } from '#tests/support/promtool';
 import type { TestService } from '#tests/support/testService';
 import { startTestService } from '#tests/support/testService';
+import { waitFor } from '#tests/support/waitFor';
 
 const WAIT_MS = 30_000;
 const POLL_MS = 100;
@@ -33,19 +34,6 @@ async function scrape(): Promise<string> {
   return res.text;
 }
 
-/** Scrapes until `ready` holds (bounded), so the projector's batch and the loops have reported. */
-async function scrapeUntil(ready: (exposition: string) => boolean): Promise<string> {
-  const deadline = Date.now() + WAIT_MS;
-  let exposition = await scrape();
-  while (!ready(exposition)) {
-    if (Date.now() > deadline)
-      throw new Error(`/metrics/ never showed the expected samples within ${WAIT_MS} ms:\n${exposition}`);
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-    exposition = await scrape();
-  }
-  return exposition;
-}
-
 const projected = (exposition: string): boolean =>
   samples(exposition, 'projection_batch_lag_seconds_count').some((line) => sampleValue(line) > 0) &&
   samples(exposition, 'projection_position').some((line) => sampleValue(line) > 0) &&
@@ -59,7 +47,11 @@ describe('/metrics/ of the all-in-one after real traffic', () => {
     await api.get('/api/auth/me/', { token: user.token });
     await api.delete(`/api/tokens/${RAW_ID}/`, { token: user.token });
     await api.get(`/api/no-such-route/${RAW_ID}/`);
-    exposition = await scrapeUntil(projected);
+    exposition = await waitFor("/metrics/ to show the projector's batch and the loops", scrape, {
+      timeoutMs: WAIT_MS,
+      intervalMs: POLL_MS,
+      until: projected,
+    });
   });
 
   test('passes `promtool check metrics` with no problem reported', async () => {

@@ -13,6 +13,7 @@ import type { RouteSpec } from '#shared/http/routeSpec';
 import { createSilentLogger } from '#shared/logging/logger';
 import { createMetrics } from '#shared/metrics/metrics';
 import { createTestDatabase } from '#tests/support/testPostgres';
+import { waitFor } from '#tests/support/waitFor';
 import { fakeAuthenticator } from './support/demoRoutes';
 import { type Listening, listen } from './support/listen';
 
@@ -163,7 +164,7 @@ describe.each(strategies)('Idempotency-Key, %s', (_, options) => {
     const { gate, open } = gated();
     harness.behaviours.set(name, { gate });
     const first = harness.count(name, key);
-    await waitFor(() => harness.calls.get(name) === 1);
+    await waitFor('the handler to have run once', () => harness.calls.get(name) === 1);
     const duplicates = Array.from({ length: 5 }, () => harness.count(name, key));
     await new Promise((resolve) => setTimeout(resolve, 100));
     open();
@@ -238,7 +239,7 @@ test('fallback: a duplicate that waited longer than the bound for the running re
     const { gate, open } = gated();
     harness.behaviours.set(name, { gate });
     const first = harness.count(name, key);
-    await waitFor(() => harness.calls.get(name) === 1);
+    await waitFor('the handler to have run once', () => harness.calls.get(name) === 1);
     const busy = await harness.count(name, key);
     open();
     expect(busy.status).toBe(409);
@@ -271,11 +272,3 @@ test('fallback: a claim left by a process that died is in progress until stale, 
     await harness.close();
   }
 });
-
-async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}

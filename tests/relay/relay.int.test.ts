@@ -4,6 +4,7 @@ import { createLogger } from '#shared/logging/logger';
 import { createMetrics } from '#shared/metrics/metrics';
 import { type RunningRelay, startRelay } from '#services/relay/startRelay';
 import { eventStoreDatabase } from '#tests/support/eventStoreDatabase';
+import { waitFor } from '#tests/support/waitFor';
 
 /**
  * The relay against the real PostgreSQL event store and checkpoint, with a bus that records what it
@@ -77,14 +78,6 @@ async function append(streams: readonly string[], count: number): Promise<string
 
 const idsOf = (messages: readonly BusMessage[]) => messages.map((m) => m.headers.event_id);
 
-async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 /** Each test gets streams and a topic prefix of its own; the checkpoint is shared, so the relay's
  * first run in each test may first publish earlier tests' events: only this test's are compared. */
 function scope() {
@@ -102,7 +95,7 @@ test('every published event reaches the bus once, in the global order; internal 
   const bus = new RecordingBus();
   relay(bus, 'catalogue');
   const expected = await append(streams, 10);
-  await until(() => mine(bus.delivered).length >= expected.length, 'the events');
+  await waitFor('the events', () => mine(bus.delivered).length, { until: (n) => n >= expected.length });
   expect(idsOf(mine(bus.delivered))).toEqual(expected);
   expect(new Set(bus.prepared)).toEqual(
     new Set(['users', 'categories', 'species', 'atlases', 'brains', 'uploads'].map((t) => `catalogue.${t}`)),
@@ -114,12 +107,12 @@ test('a restarted relay resumes after what the bus acknowledged: nothing again, 
   const first = new RecordingBus();
   const running = relay(first, 'catalogue');
   const before = await append(streams, 5);
-  await until(() => mine(first.delivered).length >= before.length, 'the first events');
+  await waitFor('the first events', () => mine(first.delivered).length, { until: (n) => n >= before.length });
   await running.stop();
   const after = await append(streams, 5);
   const second = new RecordingBus();
   relay(second, 'catalogue');
-  await until(() => mine(second.delivered).length >= after.length, 'the later events');
+  await waitFor('the later events', () => mine(second.delivered).length, { until: (n) => n >= after.length });
   expect(idsOf(mine(first.delivered))).toEqual(before);
   expect(idsOf(mine(second.delivered))).toEqual(after);
 });
@@ -128,13 +121,12 @@ test('a failed publish is sent again whole: at least once, in order, no gap', as
   const { streams, mine } = scope();
   const bus = new RecordingBus();
   relay(bus, 'catalogue');
-  await until(() => relays[0]!.leading(), 'the lead');
+  await waitFor('the lead', () => relays[0]!.leading());
   bus.failNext = 3;
   const expected = await append(streams, 8);
-  await until(
-    () => new Set(idsOf(mine(bus.delivered))).size >= expected.length,
-    'the events after the faults',
-  );
+  await waitFor('the events after the faults', () => new Set(idsOf(mine(bus.delivered))).size, {
+    until: (n) => n >= expected.length,
+  });
   const delivered = idsOf(mine(bus.delivered));
   // Deduplicated by event id (as a consumer does), the order is the append order.
   expect([...new Set(delivered)]).toEqual(expected);
@@ -146,15 +138,19 @@ test('of two relays one publishes; when it stops the other takes over from its c
   const { streams, mine } = scope();
   const [busA, busB] = [new RecordingBus(), new RecordingBus()];
   const a = relay(busA, 'catalogue');
-  await until(() => a.leading(), 'the first relay to lead');
+  await waitFor('the first relay to lead', () => a.leading());
   const b = relay(busB, 'catalogue');
   const early = await append(streams, 4);
-  await until(() => mine(busA.delivered).length >= early.length, 'the leader to publish');
+  await waitFor('the leader to publish', () => mine(busA.delivered).length, {
+    until: (n) => n >= early.length,
+  });
   expect(b.leading()).toBe(false);
   expect(mine(busB.delivered)).toEqual([]);
   await a.stop();
   const late = await append(streams, 4);
-  await until(() => mine(busB.delivered).length >= late.length, 'the other relay to take over');
+  await waitFor('the other relay to take over', () => mine(busB.delivered).length, {
+    until: (n) => n >= late.length,
+  });
   expect(idsOf(mine(busA.delivered))).toEqual(early);
   expect(idsOf(mine(busB.delivered))).toEqual(late);
 });

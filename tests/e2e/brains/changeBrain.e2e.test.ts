@@ -3,6 +3,7 @@ import type { Client } from '#tests/support/httpClient';
 import { newUser } from '#tests/support/httpClient';
 import type { TestService } from '#tests/support/testService';
 import { startCuratedService } from '#tests/support/curatedService';
+import { waitFor } from '#tests/support/waitFor';
 import { type Taxonomy, brainForm, createTaxonomy, nifti, storedUploads } from './brainFixtures';
 
 let service: TestService;
@@ -256,9 +257,9 @@ describe('DELETE /api/brains/{key}/', () => {
     expect((await api.delete(`/api/brains/${brain.id}/`, { token: owner.token })).status).toBe(404);
     expect(storedUploads(service.dataDir)).toHaveLength(before - 1);
     // A 404 does not wait for the read models: wait (bounded) until the record is gone there too.
-    const deadline = Date.now() + 30_000;
-    while ((await uploadsOf(brain.id)).length > 0 && Date.now() < deadline)
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(await uploadsOf(brain.id)).toEqual([]);
+    await waitFor('the upload record to be gone from the read models', () => uploadsOf(brain.id), {
+      timeoutMs: 30_000,
+      until: (uploads) => uploads.length === 0,
+    });
   });
 });

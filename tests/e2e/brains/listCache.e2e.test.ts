@@ -3,6 +3,7 @@ import type { Client } from '#tests/support/httpClient';
 import { client } from '#tests/support/httpClient';
 import type { TestService } from '#tests/support/testService';
 import { startTestService } from '#tests/support/testService';
+import { waitFor } from '#tests/support/waitFor';
 import { type Taxonomy, brainForm, createTaxonomy, fresh, nifti } from './brainFixtures';
 
 /**
@@ -164,12 +165,11 @@ test('a file processed after an answer was kept shows its metadata in that answe
   // A processor of its own on A's database and files.
   const processor = await startTestService({ ...ADMIN, DATA_DIR: a.dataDir }, a.databaseUrl);
   try {
-    const deadline = Date.now() + 30_000;
-    let listed = kept;
-    while (Object.keys(listed.body.results[0].metadata).length === 0 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      listed = await apiB.get(url);
-    }
+    const listed = await waitFor('B to list the processed metadata', () => apiB.get(url), {
+      timeoutMs: 30_000,
+      intervalMs: 100,
+      until: (res) => Object.keys(res.body.results[0].metadata).length > 0,
+    });
     expect(listed.body.results[0].metadata).toMatchObject({ format: 'nifti', nifti_version: 1 });
   } finally {
     await processor.close();
