@@ -5,12 +5,18 @@ import type { Infrastructure } from '#shared/platform/openInfrastructure';
 import type { SearchReader, SearchResult } from '#shared/search/searchIndex';
 import { createPostgresSearchReader } from '#shared/search/postgres/postgresSearchIndex';
 import { UserLoader } from './features/accounts/userLoader';
-import type { CachedReply } from './features/brains/brainLookups';
 import type { BrainView, UploaderEmailVisibility } from '#shared/views/brainViews';
 import type { RequestContext } from '#shared/http/routeSpec';
 import type { ProjectionProgress } from '#shared/projections/projectionProgress';
 import { ChangeAwareCache } from '#shared/query/changeAwareCache';
 import { ReadModelPosition } from '#shared/projections/readModelPosition';
+
+/** A list answer as kept by QueryDeps.brainPages: serialised once. */
+export interface CachedReply {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly json: string;
+}
 
 /** Everything a query handler may use; wired once per process by createQueryDeps. */
 export interface QueryDeps {

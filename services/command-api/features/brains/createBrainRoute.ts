@@ -16,7 +16,8 @@ import { commandContext } from '#services/command-api/commandDeps';
 import { withStoredFile } from '#services/command-api/withStoredFile';
 import { requirePrincipal } from '#services/command-api/features/accounts/requirePrincipal';
 import { colourOf } from './brainFields';
-import { deleteUploads, recordBrainUpload } from './brainUploads';
+import { deleteUploads } from '#services/command-api/features/uploads/deleteUploads';
+import { recordBrainUpload } from './brainUploads';
 import { resolveAtlas, resolveCategory } from './resolvePlacement';
 import { brainFormSchema, readCreateForm } from './readBrainForm';
 

@@ -15,7 +15,7 @@ import type { Actor } from '#shared/domain/actor';
 import type { CommandDeps } from '#services/command-api/commandDeps';
 import { commandContext } from '#services/command-api/commandDeps';
 import { requirePrincipal } from '#services/command-api/features/accounts/requirePrincipal';
-import { deleteUploads } from './brainUploads';
+import { deleteUploads } from '#services/command-api/features/uploads/deleteUploads';
 import { brainIdForKey, keyMatches } from './brainIdForKey';
 
 /**

@@ -5,7 +5,7 @@ import { isLiveUpload, uploadDecider, uploadStreamName } from '#shared/domain/up
 import type { CommandDeps } from '#services/command-api/commandDeps';
 import { commandContext } from '#services/command-api/commandDeps';
 import { requirePrincipal } from '#services/command-api/features/accounts/requirePrincipal';
-import { deleteUploads } from '#services/command-api/features/brains/brainUploads';
+import { deleteUploads } from './deleteUploads';
 import { isUploadId } from '#shared/domain/uploads/uploadId';
 
 export const deleteFileUploadRoute = (deps: CommandDeps): RouteSpec => ({

@@ -1,7 +1,7 @@
 import { scientificNameKey } from '#shared/domain/naming/naming';
 import type { GlobalPosition } from '#shared/eventStore/eventStore';
 import type { Reply, RequestContext } from '#shared/http/routeSpec';
-import type { QueryDeps } from '#services/query-api/queryDeps';
+import type { CachedReply, QueryDeps } from '#services/query-api/queryDeps';
 import { type BrainListFilter, countBrains, speciesIdsByKey } from './brainSql';
 
 /** The ids of the species with this scientific name (normalised as naming.scientificNameKey does). */
@@ -21,13 +21,6 @@ export const cachedCount = (deps: QueryDeps, filter: BrainListFilter, now: Globa
     now,
     () => countBrains(deps.readModels, filter),
   );
-
-/** A list answer as kept by QueryDeps.brainPages: serialised once. */
-export interface CachedReply {
-  readonly status: number;
-  readonly headers: Record<string, string>;
-  readonly json: string;
-}
 
 /**
  * The answer to this exact request (links repeat its URL; an email may depend on who asks), kept
