@@ -1,6 +1,6 @@
 import type { RouteSpec } from '#shared/http/routeSpec';
 import { UnsupportedMediaTypeError } from '#shared/errors/httpErrors';
-import { publicDownloadUrl } from '#shared/blobStore/download/publicDownloadUrl';
+import { publicDownloadUrl } from '#shared/http/download/publicDownloadUrl';
 import { fileUploadDownloadUrl, fileUploadJson, fileUploadSchema } from '#shared/views/fileUploadViews';
 import type { CommandDeps } from '#services/command-api/commandDeps';
 import { commandContext } from '#services/command-api/commandDeps';

@@ -1,7 +1,7 @@
 import type { RouteSpec } from '#shared/http/routeSpec';
 import { NotFoundError } from '#shared/errors/httpErrors';
-import { blobDownloadReply } from '#shared/blobStore/download/blobDownloadReply';
-import { downloadResponses } from '#shared/blobStore/download/downloadResponses';
+import { blobDownloadReply } from '#shared/http/download/blobDownloadReply';
+import { downloadResponses } from '#shared/http/download/downloadResponses';
 import type { QueryDeps } from '#services/query-api/queryDeps';
 import { keyCondition } from './brainRoute';
 

@@ -1,6 +1,6 @@
 import type { RouteSpec } from '#shared/http/routeSpec';
-import { blobDownloadReply } from '#shared/blobStore/download/blobDownloadReply';
-import { downloadResponses } from '#shared/blobStore/download/downloadResponses';
+import { blobDownloadReply } from '#shared/http/download/blobDownloadReply';
+import { downloadResponses } from '#shared/http/download/downloadResponses';
 import type { QueryDeps } from '#services/query-api/queryDeps';
 import { visibleUpload } from './fileUploadSql';
 

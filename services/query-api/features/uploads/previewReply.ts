@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Reply } from '#shared/http/routeSpec';
 import type { BlobStore } from '#shared/blobStore/blobStore';
 import { NotFoundError } from '#shared/errors/httpErrors';
-import { blobDownloadReply } from '#shared/blobStore/download/blobDownloadReply';
+import { blobDownloadReply } from '#shared/http/download/blobDownloadReply';
 
 /** The upload whose preview is asked for, as the read model has it. */
 export interface PreviewSource {

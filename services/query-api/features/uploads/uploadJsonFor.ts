@@ -1,5 +1,5 @@
 import type { BlobStore } from '#shared/blobStore/blobStore';
-import { publicDownloadUrl } from '#shared/blobStore/download/publicDownloadUrl';
+import { publicDownloadUrl } from '#shared/http/download/publicDownloadUrl';
 import { fileUploadDownloadUrl, fileUploadJson } from '#shared/views/fileUploadViews';
 import type { UploadSqlRow } from './fileUploadSql';
 
