@@ -17,6 +17,7 @@ import { client } from '#tests/support/httpClient';
 import { differencesFromFreshRebuild } from '#tests/support/faults/freshRebuild';
 import { createTestDatabase } from '#tests/support/testPostgres';
 import { startWriteLoad, type WriteLoad } from '#tests/support/writeLoad';
+import { waitFor } from '#tests/support/waitFor';
 
 /**
  * The all-in-one is killed with SIGKILL at random moments while clients write over HTTP (accounts,
@@ -60,20 +61,6 @@ async function serviceEnv(): Promise<Record<string, string>> {
     // once its lease has run out, so the lease is short here.
     PROCESSOR_LEASE_SECONDS: '2',
   };
-}
-
-/** Waits until no upload is waiting or in processing: each ended completed or failed. */
-async function waitUntilProcessed(db: Client, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let pending: unknown[] = [];
-  while (Date.now() < deadline) {
-    ({ rows: pending } = await db.query(
-      `SELECT id, status FROM file_uploads WHERE status IN ('uploaded', 'processing')`,
-    ));
-    if (pending.length === 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`uploads still unfinished after ${timeoutMs} ms: ${JSON.stringify(pending)}`);
 }
 
 const STAFF = { email: 'curator@crash.example.org', password: 'curator-password' };
@@ -129,10 +116,18 @@ test('SIGKILL under write load: no event skipped or applied twice, no acknowledg
   expect(ledger.registered.length).toBeGreaterThan(KILLS);
   expect(ledger.issuedTokens.size).toBeGreaterThan(KILLS);
 
-  db = new Client({ connectionString: env.DATABASE_URL });
-  await db.connect();
-  // Nothing stays in processing after the kills; then no one appends any more, and the audit starts.
-  await waitUntilProcessed(db, 60_000);
+  const database = new Client({ connectionString: env.DATABASE_URL });
+  db = database;
+  await database.connect();
+  // Nothing stays in processing after the kills (each upload ended completed or failed); then no one
+  // appends any more, and the audit starts.
+  await waitFor(
+    'every upload to be processed',
+    async () =>
+      (await database.query(`SELECT id, status FROM file_uploads WHERE status IN ('uploaded', 'processing')`))
+        .rows,
+    { timeoutMs: 60_000, intervalMs: 250, until: (pending) => pending.length === 0 },
+  );
   await waitUntilCaughtUp(db, 20_000);
 
   // event_type_counts is a plain counter: a skipped event shows as too low, a repeated one as too high.

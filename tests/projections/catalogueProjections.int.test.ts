@@ -18,6 +18,7 @@ import { countBrains } from '#services/query-api/features/brains/brainSql';
 import { physicalTable } from '#shared/projections/projection';
 import { SqlConditions } from '#shared/query/sqlConditions';
 import { eventStoreDatabase } from '#tests/support/eventStoreDatabase';
+import { waitFor } from '#tests/support/waitFor';
 
 const projections = [categoriesProjection, speciesProjection, atlasesProjection, brainsProjection];
 const staff = { userId: 1, isStaff: true };
@@ -79,11 +80,12 @@ async function createBrain(brainId: number, atlas: ReturnType<typeof atlasOf>): 
  * everything this file appended, or a catch-up could stop short.
  */
 async function runProjections(): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (lastAppended && comparePositions(await db.store.headPosition(), lastAppended) < 0) {
-    if (Date.now() > deadline) throw new Error('the appended events never became readable');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  const appended = lastAppended;
+  if (appended)
+    await waitFor('the appended events to become readable', () => db.store.headPosition(), {
+      timeoutMs: 60_000,
+      until: (head) => comparePositions(head, appended) >= 0,
+    });
   const runner = new ProjectionRunner({ store: db.store, pool: db.pool, projections, batchSize: 7 });
   await runner.catchUp();
 }

@@ -4,6 +4,7 @@ import type { Projection } from '#shared/projections/projection';
 import { ProjectionRunner } from '#shared/projections/projectionRunner';
 import { ProjectionProgress } from '#shared/projections/projectionProgress';
 import { eventStoreDatabase } from '#tests/support/eventStoreDatabase';
+import { waitFor } from '#tests/support/waitFor';
 
 /** A counter read model whose v2 also keeps the last payload: same name, new version. */
 const notes = (version: number): Projection => ({
@@ -88,9 +89,11 @@ test('a new projection version is built beside the live one and swapped in witho
   })();
   v2.start();
   const head = await takeNotes(6);
-  const deadline = Date.now() + 15_000;
-  while (Date.now() < deadline && !('last_text' in ((await readNotes())[0] ?? {})))
-    await new Promise((r) => setTimeout(r, 20));
+  await waitFor('v2 to be readable (notes with last_text)', readNotes, {
+    timeoutMs: 15_000,
+    intervalMs: 20,
+    until: (notes) => 'last_text' in (notes[0] ?? {}),
+  });
   expect(await v2Progress.waitFor(head, 10_000)).toBe(true);
   reading = false;
   await reader;

@@ -11,6 +11,7 @@ import {
 } from '#shared/domain/uploads/events';
 import { uploadsProjection } from '#services/projector/projections/uploadsProjection';
 import { eventStoreDatabase } from '#tests/support/eventStoreDatabase';
+import { waitFor } from '#tests/support/waitFor';
 
 export interface UploadStreams {
   /** The read models' pool (file_uploads). */
@@ -67,11 +68,12 @@ export function uploadStreams(databaseName: string): UploadStreams {
         },
       }),
     catchUp: async () => {
-      const deadline = Date.now() + 60_000;
-      while (lastAppended && comparePositions(await db.store.headPosition(), lastAppended) < 0) {
-        if (Date.now() > deadline) throw new Error('the appended events never became readable');
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      const appended = lastAppended;
+      if (appended)
+        await waitFor('the appended events to become readable', () => db.store.headPosition(), {
+          timeoutMs: 60_000,
+          until: (head) => comparePositions(head, appended) >= 0,
+        });
       await new ProjectionRunner({
         store: db.store,
         pool: db.pool,

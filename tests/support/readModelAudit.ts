@@ -1,4 +1,5 @@
 import type { Client } from 'pg';
+import { waitFor } from './waitFor';
 
 /**
  * SQL over the event store and the read models of one database, to prove that the projector
@@ -27,18 +28,21 @@ async function checkpoints(db: Client): Promise<string[]> {
  * checkpoint is at that head. Token-use events are appended in the background, hence the settling.
  */
 export async function waitUntilCaughtUp(db: Client, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
   let previousHead = '';
-  let last = '';
-  while (Date.now() < deadline) {
-    const head = await storeHead(db);
-    const at = await checkpoints(db);
-    if (head === previousHead && at.length > 0 && at.every((p) => p === head)) return;
-    previousHead = head;
-    last = `head ${head}, checkpoints ${at.join(', ')}`;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`read models did not catch up within ${timeoutMs} ms (${last})`);
+  await waitFor(
+    'writes to stop and every projection to reach the head',
+    async () => {
+      const head = await storeHead(db);
+      const settled = head === previousHead;
+      previousHead = head;
+      return { head, settled, checkpoints: await checkpoints(db) };
+    },
+    {
+      timeoutMs,
+      intervalMs: 250,
+      until: ({ head, settled, checkpoints: at }) => settled && at.length > 0 && at.every((p) => p === head),
+    },
+  );
 }
 
 const toCounts = (rows: { event_type: string; n: number }[]): Counts =>

@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import { waitFor } from '#tests/support/waitFor';
 import { abortableSleep, randomBetween } from './abortableSleep';
 
 /** Which of a database's connections to cut: every one, or only those waiting on LISTEN. */
@@ -52,12 +53,14 @@ export class BackendTerminator {
 
   /** Polls until at least `atLeast` new matching connections exist; false if not within timeoutMs. */
   async waitForCount(which: Backends, atLeast: number, timeoutMs: number): Promise<boolean> {
-    const deadline = Date.now() + timeoutMs;
-    while (Date.now() < deadline) {
-      if ((await this.count(which)) >= atLeast) return true;
-      await abortableSleep(100);
-    }
-    return false;
+    return waitFor(`${atLeast} ${which} connections`, () => this.count(which), {
+      timeoutMs,
+      intervalMs: 100,
+      until: (count) => count >= atLeast,
+    }).then(
+      () => true,
+      () => false,
+    );
   }
 
   /**

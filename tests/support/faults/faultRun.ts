@@ -12,7 +12,7 @@ import {
   waitUntilCaughtUp,
 } from '#tests/support/readModelAudit';
 import { startWriteLoad, type WriteLoad } from '#tests/support/writeLoad';
-import { abortableSleep } from './abortableSleep';
+import { waitFor } from '#tests/support/waitFor';
 import { differencesFromFreshRebuild } from './freshRebuild';
 import { HEALTH_PATH, LIVENESS_PATH, watchHealth, type HealthSample, type HealthWatch } from './healthWatch';
 import { startObservedService, type ObservedService } from './observedService';
@@ -90,7 +90,7 @@ export async function runFaultScenario(scenario: FaultScenario): Promise<FaultRu
     health = watchHealth(service.url);
     const probe = await ProfileProbe.register(service);
     load = startWriteLoad(service.url, CLIENTS, { retryLaterStatuses: new Set([503]) });
-    await untilAcknowledged(load.ledger, WRITES_BEFORE_FAULT, 'before the fault');
+    await untilAcknowledged(load, WRITES_BEFORE_FAULT, 'before the fault');
 
     const probingDuringFault = probe.writeUntil(probing.signal);
     const faultStartedAt = Date.now();
@@ -106,11 +106,9 @@ export async function runFaultScenario(scenario: FaultScenario): Promise<FaultRu
     for (let i = 0; i < PROBES_AFTER_RECOVERY; i++) afterRecovery.push(await probe.writeThenRead());
     const acknowledgedAtRecovery = load.ledger.acknowledged;
     // Not thrown: reported through acknowledgedAfterRecovery.
-    await untilAcknowledged(
-      load.ledger,
-      acknowledgedAtRecovery + WRITES_AFTER_RECOVERY,
-      'after recovery',
-    ).catch(() => undefined);
+    await untilAcknowledged(load, acknowledgedAtRecovery + WRITES_AFTER_RECOVERY, 'after recovery').catch(
+      () => undefined,
+    );
     await load.stop();
     await health.stop();
     stillRunning(service, 'after recovery');
@@ -159,14 +157,12 @@ function stillRunning(service: ObservedService, when: string): void {
   if (exit !== null) throw new Error(`the service exited (${String(exit)}) ${when}`);
 }
 
-async function untilAcknowledged(ledger: LoadLedger, count: number, when: string): Promise<void> {
-  const deadline = Date.now() + LOAD_WAIT_MS;
-  while (ledger.acknowledged < count) {
-    if (Date.now() > deadline)
-      throw new Error(`the write load got ${ledger.acknowledged} of ${count} writes acknowledged ${when}`);
-    await abortableSleep(100);
-  }
-}
+const untilAcknowledged = (load: WriteLoad, count: number, when: string): Promise<number> =>
+  waitFor(`${count} writes of the load acknowledged ${when}`, () => load.ledger.acknowledged, {
+    timeoutMs: LOAD_WAIT_MS,
+    intervalMs: 100,
+    until: (acknowledged) => acknowledged >= count,
+  });
 
 /** After the load: every event applied exactly once, equal to a rebuild, every acknowledged write kept. */
 async function audit(scenario: FaultScenario, service: ObservedService, ledger: LoadLedger): Promise<Audit> {
