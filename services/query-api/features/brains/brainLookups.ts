@@ -1,7 +1,7 @@
 import { scientificNameKey } from '#shared/domain/naming/naming';
 import type { GlobalPosition } from '#shared/eventStore/eventStore';
 import type { Reply, RequestContext } from '#shared/http/routeSpec';
-import type { CachedReply, QueryDeps } from '#services/query-api/queryDeps';
+import type { QueryDeps } from '#services/query-api/queryDeps';
 import { type BrainListFilter, countBrains, speciesIdsByKey } from './brainSql';
 
 /** The ids of the species with this scientific name (normalised as naming.scientificNameKey does). */
