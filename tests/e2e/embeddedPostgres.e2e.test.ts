@@ -4,6 +4,7 @@ import path from 'node:path';
 import { client, newUser } from '#tests/support/httpClient';
 import { freePort } from '#tests/support/freePort';
 import { spawnAllInOne, type ServiceProcess } from '#tests/support/spawnService';
+import { waitFor } from '#tests/support/waitFor';
 
 /**
  * The all-in-one as an operator runs it: real processes, no DATABASE_URL, no EMBEDDED_PG_PORT.
@@ -54,37 +55,23 @@ function isAlive(pid: number): boolean {
   }
 }
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`${what}: not within ${timeoutMs} ms`, { cause: lastError });
-}
+/** A restart of the embedded PostgreSQL and of the pools behind it, on a busy machine. */
+const SLOW = { timeoutMs: 90_000, intervalMs: 200 };
 
 /** SIGTERM: the service closes its pools and stops its PostgreSQL, as on a normal shutdown. */
 async function stopInstance({ service, dataDir }: Instance): Promise<void> {
   if (isAlive(service.pid)) process.kill(service.pid, 'SIGTERM');
-  await waitFor(
-    'the service to exit',
-    () => Promise.resolve(isAlive(service.pid) ? undefined : true),
-    30_000,
-  ).catch(() => undefined);
+  await waitFor('the service to exit', () => !isAlive(service.pid), {
+    timeoutMs: 30_000,
+    intervalMs: 200,
+  }).catch(() => undefined);
   await service.kill(); // no-op when it is gone; SIGKILL otherwise
   const leftover = postmasterPid(dataDir);
   if (leftover !== undefined) process.kill(leftover, 'SIGINT');
-  await waitFor(
-    'PostgreSQL to stop',
-    () => Promise.resolve(postmasterPid(dataDir) ? undefined : true),
-    30_000,
-  );
+  await waitFor('PostgreSQL to stop', () => postmasterPid(dataDir) === undefined, {
+    timeoutMs: 30_000,
+    intervalMs: 200,
+  });
   rmSync(dataDir, { recursive: true, force: true });
 }
 
@@ -131,26 +118,37 @@ test('kill -9 of the postmaster: it is restarted and writes and reads work again
   const killed = postmasterPid(victim.dataDir)!;
   process.kill(killed, 'SIGKILL');
 
-  const restarted = await waitFor('a new postmaster', () => {
-    supervisionLines(victim.service);
-    const pid = postmasterPid(victim.dataDir);
-    return Promise.resolve(pid !== undefined && pid !== killed ? pid : undefined);
-  });
+  const restarted = await waitFor(
+    'a new postmaster',
+    () => {
+      supervisionLines(victim.service);
+      return postmasterPid(victim.dataDir);
+    },
+    { ...SLOW, until: (pid) => pid !== undefined && pid !== killed },
+  );
   expect(restarted).not.toBe(killed);
   const api = client(victim.service.url);
   // A write (register, appended through the service's pools) then a read of it (login reads the
   // user's stream back and checks the password): retried until the pools have reconnected.
-  const user = await waitFor('a write then a read', () => {
-    supervisionLines(victim.service);
-    return newUser(api);
-  });
+  const user = await waitFor(
+    'a write then a read',
+    () => {
+      supervisionLines(victim.service);
+      return newUser(api);
+    },
+    SLOW,
+  );
   expect(user.token).toMatch(/^bic_lt_/);
   // The supervised loops (projection runner, listener) come back after their backoff, which can
   // end after the request pools have reconnected: readiness follows, it need not be there yet.
-  await waitFor('/health/ 200', async () => {
-    supervisionLines(victim.service);
-    return (await api.get('/health/')).status === 200 ? true : undefined;
-  });
+  await waitFor(
+    '/health/ 200',
+    async () => {
+      supervisionLines(victim.service);
+      return (await api.get('/health/')).status;
+    },
+    { ...SLOW, until: (status) => status === 200 },
+  );
   expect(supervisionLines(victim.service)).toEqual([
     expect.stringContaining('embedded PostgreSQL exited unexpectedly; restarting it'),
     expect.stringContaining('embedded PostgreSQL is back'),

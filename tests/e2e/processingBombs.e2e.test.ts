@@ -6,6 +6,7 @@ import { freePort } from '#tests/support/freePort';
 import { client, newUser, type Client } from '#tests/support/httpClient';
 import { spawnAllInOne, type ServiceProcess } from '#tests/support/spawnService';
 import { createTestDatabase } from '#tests/support/testPostgres';
+import { waitFor } from '#tests/support/waitFor';
 import { upload } from './uploads/uploadFixtures';
 
 /**
@@ -37,15 +38,20 @@ interface Finished {
   readonly metadata: Record<string, unknown>;
 }
 
-async function finished(api: Client, token: string, id: string, deadline: number): Promise<Finished> {
-  for (;;) {
-    const res = await api.get(`/api/file-uploads/${id}/`, { token });
-    expect(res.status).toBe(200);
-    const body = res.body as Finished;
-    if (body.status === 'completed' || body.status === 'failed') return body;
-    if (Date.now() > deadline) throw new Error(`upload ${id} still ${body.status}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+function finished(api: Client, token: string, id: string): Promise<Finished> {
+  return waitFor(
+    `upload ${id} to finish`,
+    async () => {
+      const res = await api.get(`/api/file-uploads/${id}/`, { token });
+      expect(res.status).toBe(200);
+      return res.body as Finished;
+    },
+    {
+      timeoutMs: 40_000,
+      intervalMs: 100,
+      until: ({ status }) => status === 'completed' || status === 'failed',
+    },
+  );
 }
 
 test('1 GiB bombs in a TIFF strip, a Zarr chunk and a gzipped NIfTI: bounded memory, each finished with a reason', async () => {
@@ -79,8 +85,7 @@ test('1 GiB bombs in a TIFF strip, a Zarr chunk and a gzipped NIfTI: bounded mem
       expect(res.status).toBe(201);
       ids.push(res.body.id as string);
     }
-    const deadline = Date.now() + 40_000;
-    const [tiff, zarr, nifti] = await Promise.all(ids.map((id) => finished(api, user.token, id, deadline)));
+    const [tiff, zarr, nifti] = await Promise.all(ids.map((id) => finished(api, user.token, id)));
     peak = Math.max(peak, residentBytes(pid));
 
     expect(tiff).toMatchObject({

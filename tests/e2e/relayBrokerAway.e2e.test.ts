@@ -1,6 +1,7 @@
 import { freePort } from '#tests/support/freePort';
 import { client, newUser } from '#tests/support/httpClient';
 import { startTestService, type TestService } from '#tests/support/testService';
+import { waitFor } from '#tests/support/waitFor';
 
 /**
  * The all-in-one configured with a Kafka broker that is not there: the API works as ever, /health/
@@ -16,12 +17,11 @@ test('the API answers while the broker is away; /health/ names the relay and the
   const api = client(service.url);
   const user = await newUser(api);
   expect((await api.get('/api/auth/me/', { token: user.token })).status).toBe(200);
-  let health = await api.get('/health/');
-  const deadline = Date.now() + 20_000;
-  while (health.body.checks?.kafka_relay?.status === 'ok' && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    health = await api.get('/health/');
-  }
+  const health = await waitFor('/health/ to report the relay as failing', () => api.get('/health/'), {
+    timeoutMs: 20_000,
+    intervalMs: 200,
+    until: (res) => res.body.checks?.kafka_relay?.status !== 'ok',
+  });
   expect(health.status).toBe(503);
   expect(health.body.checks.kafka.status).not.toBe('ok');
   expect(health.body.checks.kafka_relay.status).not.toBe('ok');
