@@ -1,3 +1,4 @@
+import type { Static, TSchema } from '@sinclair/typebox';
 import type { Request } from 'express';
 import type { Principal } from '#shared/auth/principal';
 import type { GlobalPosition } from '#shared/eventStore/eventStore';
@@ -5,10 +6,16 @@ import type { GlobalPosition } from '#shared/eventStore/eventStore';
 /** JSON Schema (draft 2020-12 subset that ajv and OpenAPI 3.1 both accept). */
 export type JsonSchema = Record<string, unknown>;
 
+/**
+ * What a handler receives for a schema: the TypeBox schema's static type, the same object ajv
+ * validates with; `Otherwise` for a hand-written one (or a type given directly).
+ */
+export type Validated<Schema, Otherwise> = Schema extends TSchema ? Static<Schema> : Otherwise;
+
 /** Named rate-limit buckets of decisions.md ("Limits"); 'default' applies to every request. */
 export type RateLimitBucket = 'login' | 'register' | 'tokenCreate' | 'upload';
 
-export interface RequestContext<Body = unknown> {
+export interface RequestContext<Body = unknown, Query = Record<string, unknown>> {
   readonly req: Request;
   /**
    * The body after ajv validation. Undefined when a multipart route receives multipart/form-data
@@ -17,7 +24,7 @@ export interface RequestContext<Body = unknown> {
    */
   readonly body: Body;
   /** Query string values after ajv validation/coercion against `query`. */
-  readonly query: Record<string, unknown>;
+  readonly query: Query;
   readonly params: Record<string, string>;
   /** Present when the route is 'required' auth, or 'public' and a valid token was sent. */
   readonly principal: Principal | undefined;
@@ -47,7 +54,11 @@ export interface ResponseSpec {
   readonly schema?: JsonSchema;
 }
 
-export interface RouteSpec<Body = unknown> {
+/**
+ * A route. `Body` is the body's TypeBox schema (`RouteSpec<typeof AtlasBody>`), which types both
+ * `body` and the handler's `ctx.body`, or the body's type itself; `Query` likewise for `query`.
+ */
+export interface RouteSpec<Body = unknown, Query extends JsonSchema = JsonSchema> {
   readonly method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** OpenAPI template with trailing slash, e.g. '/api/tokens/{token_id}/'. Served with and without the slash. */
   readonly path: string;
@@ -59,18 +70,19 @@ export interface RouteSpec<Body = unknown> {
   readonly auth: 'public' | 'required';
   readonly rateLimit?: RateLimitBucket;
   /** JSON body schema, validated with ajv (400 with field errors). */
-  readonly body?: JsonSchema;
+  readonly body?: [Body] extends [TSchema] ? Body : JsonSchema;
   /**
    * Multipart fields (documented in OpenAPI; the handler parses the stream itself so files go
    * straight to the BlobStore). When set, multipart/form-data is accepted besides JSON.
    */
   readonly multipart?: JsonSchema;
   /** Query parameters: an object schema; values arrive as strings and are coerced by ajv. */
-  readonly query?: JsonSchema;
+  readonly query?: Query;
   readonly responses: Readonly<Record<number, ResponseSpec>>;
-  readonly handler: (ctx: RequestContext<Body>) => Promise<Reply>;
+  readonly handler: (
+    ctx: RequestContext<Validated<Body, Body>, Validated<Query, Record<string, unknown>>>,
+  ) => Promise<Reply>;
 }
 
 /** What names a route: enough to answer 405 with Allow for a path another app serves. */
 export type RouteKey = Pick<RouteSpec, 'method' | 'path'>;
-

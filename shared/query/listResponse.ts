@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import type { RequestContext, Reply } from '#shared/http/routeSpec';
 import { NotFoundError } from '#shared/errors/httpErrors';
 
@@ -8,20 +9,22 @@ export const MAX_PAGE_SIZE = 100;
 
 export const listQueryProperties = {
   // int64: a page number never reaches an integer column; one beyond the last page is 404 however large.
-  page: {
-    type: 'integer',
-    format: 'int64',
-    minimum: 1,
-    description: 'Page number (1-based). Switches the response to {count, next, previous, results}.',
-  },
-  page_size: {
-    type: 'integer',
-    format: 'int64',
-    minimum: 1,
-    description: `Items per page (default ${DEFAULT_PAGE_SIZE}, larger than ${MAX_PAGE_SIZE} is clamped).`,
-  },
-  ordering: { type: 'string', description: 'Comma-separated fields, "-" prefix for descending.' },
-} as const;
+  page: Type.Optional(
+    Type.Integer({
+      format: 'int64',
+      minimum: 1,
+      description: 'Page number (1-based). Switches the response to {count, next, previous, results}.',
+    }),
+  ),
+  page_size: Type.Optional(
+    Type.Integer({
+      format: 'int64',
+      minimum: 1,
+      description: `Items per page (default ${DEFAULT_PAGE_SIZE}, larger than ${MAX_PAGE_SIZE} is clamped).`,
+    }),
+  ),
+  ordering: Type.Optional(Type.String({ description: 'Comma-separated fields, "-" prefix for descending.' })),
+};
 
 export interface Window {
   readonly limit: number;

@@ -1,6 +1,7 @@
 import type { JsonSchema, RouteSpec } from '#shared/http/routeSpec';
 import { DEFAULT_API_DESCRIPTION } from './apiDescription';
 import { OPENAPI_COMPONENTS, STANDARD_RESPONSES, WRITE_RESPONSES } from './openApiComponents';
+import { publishedSchema } from './publishedSchema';
 import { HEALTH_REPORT_SCHEMA, SYSTEM_PATHS } from './systemOperations';
 
 export interface OpenApiInfo {
@@ -106,7 +107,7 @@ export function buildOpenApiDocument(
   const paths: Record<string, Record<string, unknown>> = {};
   const tags: string[] = [];
   for (const route of routes) {
-    (paths[withSlash(route.path)] ??= {})[route.method] = operation(route);
+    (paths[withSlash(route.path)] ??= {})[route.method] = publishedSchema(operation(route));
     for (const tag of route.tags) if (!tags.includes(tag)) tags.push(tag);
   }
   const includeSystem = options.includeSystemPaths ?? true;

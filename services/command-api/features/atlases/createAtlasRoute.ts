@@ -1,3 +1,4 @@
+import { type Static, Type } from '@sinclair/typebox';
 import type { RouteSpec } from '#shared/http/routeSpec';
 import { ConflictError, ValidationError } from '#shared/errors/httpErrors';
 import { handleCommand } from '#shared/commandHandling/handleCommand';
@@ -17,16 +18,17 @@ import { commandContext } from '#services/command-api/commandDeps';
 import { requirePrincipal } from '#services/command-api/features/accounts/requirePrincipal';
 import { loadSpeciesRef } from './loadSpeciesRef';
 
-export interface AtlasBody {
-  name: string;
-  species: number;
-  description?: string;
-  is_official?: boolean;
-  verified?: boolean;
-  version?: string;
-  color?: string;
-  publication_url?: string;
-}
+export const AtlasBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 200 }),
+  species: Type.Integer({ description: 'Species id.' }),
+  description: Type.Optional(Type.String({ maxLength: 5000 })),
+  is_official: Type.Optional(Type.Boolean({ default: false })),
+  verified: Type.Optional(Type.Boolean({ default: false })),
+  version: Type.Optional(Type.String({ maxLength: 50 })),
+  color: Type.Optional(Type.String({ maxLength: 7, description: '#rrggbb or #rgb' })),
+  publication_url: Type.Optional(httpUrlField),
+});
+export type AtlasBody = Static<typeof AtlasBody>;
 
 /** Slug candidates tried before giving up (each one taken means another atlas of that name). */
 const MAX_SLUG_ATTEMPTS = 500;
@@ -49,7 +51,7 @@ function colourOf(color: string | undefined): string {
   return hex;
 }
 
-export const createAtlasRoute = (deps: CommandDeps): RouteSpec<AtlasBody> => ({
+export const createAtlasRoute = (deps: CommandDeps): RouteSpec<typeof AtlasBody> => ({
   method: 'post',
   path: '/api/atlases/',
   operationId: 'createAtlas',
@@ -58,20 +60,7 @@ export const createAtlasRoute = (deps: CommandDeps): RouteSpec<AtlasBody> => ({
     'Any authenticated user. name is required (beyond the interface spec); the slug is derived from it (and the version where needed) and is unique. Only staff may set is_official or verified (403). color is #rrggbb or #rgb (stored lowercase #rrggbb); publication_url must be http(s).',
   tags: ['atlases'],
   auth: 'required',
-  body: {
-    type: 'object',
-    required: ['name', 'species'],
-    properties: {
-      name: { type: 'string', minLength: 1, maxLength: 200 },
-      species: { type: 'integer', description: 'Species id.' },
-      description: { type: 'string', maxLength: 5000 },
-      is_official: { type: 'boolean', default: false },
-      verified: { type: 'boolean', default: false },
-      version: { type: 'string', maxLength: 50 },
-      color: { type: 'string', maxLength: 7, description: '#rrggbb or #rgb' },
-      publication_url: httpUrlField,
-    },
-  },
+  body: AtlasBody,
   responses: {
     201: { description: 'The new atlas', schema: atlasSchema },
     400: { description: 'Invalid fields or an unknown species' },

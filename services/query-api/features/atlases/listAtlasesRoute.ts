@@ -1,3 +1,4 @@
+import { type Static, Type } from '@sinclair/typebox';
 import { databaseIdOf } from '#shared/http/ids';
 import type { RouteSpec } from '#shared/http/routeSpec';
 import { listQueryProperties, listReply, listResponseSchema, orderBy } from '#shared/query/listResponse';
@@ -16,7 +17,18 @@ const ORDERING = {
   brains_count: 'a.brains_count',
 };
 
-function filters(query: Record<string, unknown>): SqlConditions {
+const AtlasesQuery = Type.Object({
+  ...listQueryProperties,
+  species: Type.Optional(
+    Type.String({ description: 'Species id, or its scientific name (case-insensitive).' }),
+  ),
+  is_official: Type.Optional(Type.Boolean()),
+  verified: Type.Optional(Type.Boolean()),
+  name: Type.Optional(Type.String({ description: 'Exact name, case-insensitive.' })),
+});
+type AtlasesQuery = Static<typeof AtlasesQuery>;
+
+function filters(query: AtlasesQuery): SqlConditions {
   const filter = new SqlConditions();
   const species = typeof query.species === 'string' ? query.species.trim() : undefined;
   if (species !== undefined) {
@@ -35,7 +47,7 @@ function filters(query: Record<string, unknown>): SqlConditions {
   return filter;
 }
 
-export const listAtlasesRoute = (deps: QueryDeps): RouteSpec => ({
+export const listAtlasesRoute = (deps: QueryDeps): RouteSpec<unknown, typeof AtlasesQuery> => ({
   method: 'get',
   path: '/api/atlases/',
   operationId: 'listAtlases',
@@ -44,16 +56,7 @@ export const listAtlasesRoute = (deps: QueryDeps): RouteSpec => ({
     'An array by default; {count, next, previous, results} when page or page_size is given. Filters combine with AND. `ordering` accepts name, id, slug, version, brains_count.',
   tags: ['atlases'],
   auth: 'public',
-  query: {
-    type: 'object',
-    properties: {
-      ...listQueryProperties,
-      species: { type: 'string', description: 'Species id, or its scientific name (case-insensitive).' },
-      is_official: { type: 'boolean' },
-      verified: { type: 'boolean' },
-      name: { type: 'string', description: 'Exact name, case-insensitive.' },
-    },
-  },
+  query: AtlasesQuery,
   responses: { 200: { description: 'Atlases', schema: listResponseSchema(atlasSchema) } },
   async handler(ctx) {
     const filter = filters(ctx.query);
