@@ -13,6 +13,7 @@ import {
   type NewEvent,
   type RecordedEvent,
 } from '#shared/eventStore/eventStore';
+import { waitFor } from '#tests/support/waitFor';
 
 /** An append whose transaction is still open: its events are inserted, not yet committed. */
 export interface HeldAppend {
@@ -99,12 +100,15 @@ function collect(
   return {
     events,
     async until(count, timeoutMs = 20_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (events.length < count) {
-        if (failure) throw failure;
-        if (Date.now() > deadline) throw new Error(`subscriber received ${events.length} of ${count} events`);
-        await sleep(10);
-      }
+      await waitFor(
+        `the subscriber to receive ${count} events`,
+        () => {
+          if (failure) throw failure;
+          return events.length;
+        },
+        { timeoutMs, until: (received) => received >= count },
+      );
+      if (failure) throw failure;
     },
     async stop() {
       controller.abort();
@@ -119,12 +123,11 @@ function collect(
  * PostgreSQL any writing transaction of the whole server, other test files' databases included.
  * So a test waits (bounded) for its events to become readable instead of assuming it is immediate.
  */
-async function untilReadable(store: EventStore, position: GlobalPosition, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (comparePositions(await store.headPosition(), position) < 0) {
-    if (Date.now() > deadline) throw new Error(`position not readable after ${timeoutMs} ms`);
-    await sleep(10);
-  }
+function untilReadable(store: EventStore, position: GlobalPosition): Promise<GlobalPosition> {
+  return waitFor('the appended events to become readable', () => store.headPosition(), {
+    timeoutMs: 15_000,
+    until: (head) => comparePositions(head, position) >= 0,
+  });
 }
 
 async function readAllPages(
@@ -291,8 +294,10 @@ export function describeEventStoreContract<Store extends EventStore>(
         ended = true;
       })();
       try {
-        const deadline = Date.now() + 15_000;
-        while (ours().length < appended.length && Date.now() < deadline) await sleep(10);
+        await waitFor('the subscription to deliver what was appended', () => ours().length, {
+          timeoutMs: 15_000,
+          until: (delivered) => delivered >= appended.length,
+        }).catch(() => undefined); // the assertion below says what is missing
         expect(ids(ours())).toEqual(ids(appended));
         expect(
           batches.filter((batch) => batch.some((event) => event.streamName === stream)).length,
@@ -302,9 +307,7 @@ export function describeEventStoreContract<Store extends EventStore>(
         controller.abort();
       }
       // Bounded wait for the condition, not a timing assertion: the loop must end by itself.
-      const deadline = Date.now() + 15_000;
-      while (!ended && Date.now() < deadline) await sleep(10);
-      expect(ended).toBe(true);
+      await waitFor('the subscription loop to end', () => ended, { timeoutMs: 15_000 });
       await iterate;
     });
 

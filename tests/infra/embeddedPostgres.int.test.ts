@@ -7,6 +7,7 @@ import {
   type EmbeddedPostgresOptions,
   type RunningPostgres,
 } from '#shared/infra/postgres/embeddedPostgres';
+import { waitFor } from '#tests/support/waitFor';
 
 /**
  * Private clusters (not the run's shared server): each test starts, kills or restarts its own.
@@ -51,18 +52,8 @@ function urlWithPassword(url: string, password: string): string {
   return u.toString();
 }
 
-async function eventually<T>(what: string, attempt: () => T | Promise<T>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await attempt();
-    } catch (error) {
-      if (Date.now() > deadline)
-        throw new Error(`${what} did not happen within ${timeoutMs} ms`, { cause: error });
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-}
+/** A restart of the embedded PostgreSQL, on a busy machine. */
+const RESTART = { timeoutMs: 60_000, intervalMs: 100 };
 
 test('a new cluster has a random superuser password in a 0600 file; the well-known one is refused', async () => {
   const cluster = await start({ loginRoles: ['service_role'] });
@@ -116,11 +107,14 @@ test('a killed postmaster is restarted on the same port, and a pool reconnects b
     await pool.query('CREATE TABLE survivors (x int); INSERT INTO survivors VALUES (1)');
     const before = cluster.pid()!;
     process.kill(before, 'SIGKILL');
-    await eventually('the restart', () => {
-      if (cluster.state() !== 'running' || cluster.pid() === before) throw new Error(cluster.state());
+    await waitFor('the restart', () => ({ state: cluster.state(), pid: cluster.pid() }), {
+      ...RESTART,
+      until: ({ state, pid }) => state === 'running' && pid !== before,
     });
-    const { rows } = await eventually('a query through the old pool', () =>
-      pool.query('SELECT x FROM survivors'),
+    const { rows } = await waitFor(
+      'a query through the old pool',
+      () => pool.query('SELECT x FROM survivors'),
+      RESTART,
     );
     expect(rows).toEqual([{ x: 1 }]);
     expect(cluster.isRunning()).toBe(true);
@@ -143,9 +137,7 @@ test('when restarting keeps failing it gives up, once, with the reason', async (
   });
   process.kill(cluster.pid()!, 'SIGKILL');
   renameSync(path.join(root, 'postgres'), path.join(root, 'moved')); // nothing left to start from
-  await eventually('giving up', () => {
-    if (cluster.state() !== 'failed') throw new Error(cluster.state());
-  });
+  await waitFor('giving up', () => cluster.state(), { ...RESTART, until: (state) => state === 'failed' });
   expect(gaveUp).toHaveLength(1);
   expect(gaveUp[0]!.message).toMatch(/failed 3 times/);
   expect(cluster.isRunning()).toBe(false);

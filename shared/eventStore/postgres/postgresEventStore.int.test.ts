@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { createTestDatabase } from '#tests/support/testPostgres';
+import { waitFor } from '#tests/support/waitFor';
 import type { NewEvent, RecordedEvent } from '#shared/eventStore/eventStore';
 import { AppendListener } from './appendListener';
 import { migrations } from './migrations/migrations';
@@ -62,19 +63,6 @@ async function listenerSessions(): Promise<number> {
   return Number(rows[0]?.count);
 }
 
-/**
- * The visibility horizon is cluster-wide: transactions of other test files (other databases on the
- * same server) hold it back too, so "visible after commit" is checked as "visible soon after".
- */
-async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 5000;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await sleep(20);
-  }
-}
-
 async function nextBatch(
   iterator: AsyncIterator<readonly RecordedEvent[]>,
 ): Promise<readonly RecordedEvent[]> {
@@ -122,10 +110,11 @@ test('readAll hides a committed transaction while an older one is open, then ret
   await older.query('COMMIT');
   await older.end();
 
-  const all = await eventually(
-    () => store.readAll(),
-    (events) => events.length === 2,
-  );
+  // The visibility horizon is cluster-wide: transactions of other test files (other databases on the
+  // same server) hold it back too, so "visible after commit" is checked as "visible soon after".
+  const all = await waitFor('both events to be readable', () => store.readAll(), {
+    until: (events) => events.length === 2,
+  });
   expect(all.map((event) => event.streamName)).toEqual(['slow-1', 'quick-1']);
   expect(all[0]!.position).toEqual(held.position);
 });
@@ -206,13 +195,13 @@ test('a subscription reconnects its LISTEN connection and releases it when abort
     );
     await store.appendToStream('after', [newEvent()]);
     expect((await nextBatch(iterator)).map((event) => event.streamName)).toEqual(['after']);
-    expect(await eventually(listenerSessions, (sessions) => sessions === 1)).toBe(1);
+    await waitFor('the listener to reconnect', listenerSessions, { until: (sessions) => sessions === 1 });
     await store.appendToStream('reconnected', [newEvent()]);
     expect((await nextBatch(iterator)).map((event) => event.streamName)).toEqual(['reconnected']);
 
     controller.abort();
     await expect(iterator.next()).resolves.toMatchObject({ done: true });
-    expect(await eventually(listenerSessions, (sessions) => sessions === 0)).toBe(0);
+    await waitFor('the listener to close', listenerSessions, { until: (sessions) => sessions === 0 });
   } finally {
     controller.abort();
     await iterator.return?.();

@@ -1,5 +1,6 @@
+import { waitFor } from '#tests/support/waitFor';
 import type { Postmaster, PostmasterExit } from './postmaster';
-import { PostmasterSupervisor, type PostgresState } from './postmasterSupervisor';
+import { PostmasterSupervisor } from './postmasterSupervisor';
 
 /** A stand-in postmaster whose death the test decides. */
 class FakePostmaster implements Postmaster {
@@ -40,12 +41,6 @@ function harness(script: (FakePostmaster | Error)[]) {
   return { supervisor, lines, gaveUp, started };
 }
 
-async function until(supervisor: PostmasterSupervisor, state: PostgresState): Promise<void> {
-  for (let i = 0; i < 1_000 && supervisor.state() !== state; i++)
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  expect(supervisor.state()).toBe(state);
-}
-
 test('a postmaster that dies is restarted: one log line for the outage, one for the recovery', async () => {
   const first = new FakePostmaster(101);
   const { supervisor, lines, started } = harness([
@@ -59,8 +54,14 @@ test('a postmaster that dies is restarted: one log line for the outage, one for 
   expect(supervisor.pid()).toBe(101);
 
   first.crash();
-  await until(supervisor, 'restarting');
-  await until(supervisor, 'running');
+  await waitFor('the restarting state', () => supervisor.state(), {
+    intervalMs: 5,
+    until: (state) => state === 'restarting',
+  });
+  await waitFor('the running state', () => supervisor.state(), {
+    intervalMs: 5,
+    until: (state) => state === 'running',
+  });
   expect(supervisor.pid()).toBe(102);
   expect(started.map((p) => p.pid)).toEqual([101, 102]);
   expect(lines).toEqual([
@@ -81,7 +82,10 @@ test('gives up after the policy allows no more failures, and says so once', asyn
   ]);
   await supervisor.start();
   first.crash();
-  await until(supervisor, 'failed');
+  await waitFor('the failed state', () => supervisor.state(), {
+    intervalMs: 5,
+    until: (state) => state === 'failed',
+  });
   expect(gaveUp).toHaveLength(1);
   expect(gaveUp[0]!.message).toMatch(/failed 4 times .* last failure: boom/);
   expect(lines.map((l) => l.message)).toEqual([
