@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { scratchDir } from '#tests/support/scratchDir';
+import { waitFor } from '#tests/support/waitFor';
 import { type CliUser, type CliWorld, loggedInUser, startCliWorld } from './cliService';
 import { startInterceptingProxy } from './interceptingProxy';
 import { newUser } from '#tests/support/httpClient';
@@ -109,16 +110,11 @@ describeWithTmux('bic on a terminal (tmux)', () => {
   });
 });
 
-async function waitForPane(
-  done: (text: string) => boolean,
-  session = 'bic',
-  timeoutMs = 60_000,
-): Promise<string> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const text = tmux('capture-pane', '-p', '-t', session);
-    if (done(text)) return text;
-    if (Date.now() > deadline) throw new Error(`the pane did not finish in time:\n${text}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+/** The pane's text once `done` holds for it. */
+function waitForPane(done: (text: string) => boolean, session = 'bic'): Promise<string> {
+  return waitFor(`the ${session} pane`, () => tmux('capture-pane', '-p', '-t', session), {
+    timeoutMs: 60_000,
+    intervalMs: 100,
+    until: done,
+  });
 }

@@ -3,7 +3,8 @@ import type { Client } from '#tests/support/httpClient';
 import { client, newUser } from '#tests/support/httpClient';
 import type { TestService } from '#tests/support/testService';
 import { startTestService } from '#tests/support/testService';
-import { eventually, filesUnder } from './uploads/uploadFixtures';
+import { waitFor } from '#tests/support/waitFor';
+import { filesUnder } from './uploads/uploadFixtures';
 
 /** Short, so that a stalled body is seen cut in a test's time (the default is 30 s). */
 const BODY_TIMEOUT_MS = 800;
@@ -113,7 +114,10 @@ test('a slow upload that keeps sending is not cut, though it takes many times th
     connection.socket.write(chunk);
   }
   connection.socket.write(tail);
-  await eventually(() => connection.received().includes('\r\n\r\n{'), 10_000);
+  await waitFor('the answer to the slow body', () => connection.received(), {
+    timeoutMs: 10_000,
+    until: (received) => received.includes('\r\n\r\n{'),
+  });
   const answer = answerOf(connection.received());
   expect(answer.status).toBe('HTTP/1.1 201 Created');
   connection.socket.destroy();
@@ -132,5 +136,8 @@ test('an upload that stalls halfway is answered 408, closed, and leaves no uploa
   expect(await connection.closedWithin(BODY_TIMEOUT_MS + 4000)).toBeLessThan(BODY_TIMEOUT_MS + 4000);
   expect(answerOf(connection.received()).status).toBe('HTTP/1.1 408 Request Timeout');
   expect(await myUploads()).toHaveLength(before);
-  await eventually(() => filesUnder(service.dataDir).length === storedBefore, 10_000);
+  await waitFor('the stored files to be back to before', () => filesUnder(service.dataDir), {
+    timeoutMs: 10_000,
+    until: (files) => files.length === storedBefore,
+  });
 });

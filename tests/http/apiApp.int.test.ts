@@ -1,4 +1,5 @@
-import { type DemoServer, eventually, startDemo } from './support/demoApp';
+import { eventually } from '#tests/support/waitFor';
+import { type DemoServer, startDemo } from './support/demoApp';
 import { rawRequest } from './support/rawRequest';
 
 let server: DemoServer;
@@ -267,7 +268,8 @@ describe('replies', () => {
     const text = await res.text();
     expect(JSON.parse(text)).toEqual({ detail: 'A server error occurred.', request_id: 'boom-1' });
     expect(text).not.toMatch(/secret|at |\.ts/);
-    await eventually(() =>
+    // Logged when the response closes, just after the client has the body.
+    await eventually('the error log line', () =>
       expect(server.logs).toContainEqual(
         expect.objectContaining({
           level: 'error',
@@ -314,7 +316,7 @@ describe('request ids and logs', () => {
     await fetch(url('/api/widgets/77/'), {
       headers: { 'X-Request-Id': 'log-1', Authorization: 'Bearer bob' },
     });
-    await eventually(() =>
+    await eventually('the request log line', () =>
       expect(server.logs).toContainEqual(
         expect.objectContaining({
           msg: 'request',

@@ -7,7 +7,8 @@ import { client, newUser } from '#tests/support/httpClient';
 import type { TestService } from '#tests/support/testService';
 import { startTestService } from '#tests/support/testService';
 import { TEMP_FILE_PATTERN } from '#shared/blobStore/localDisk/blobPaths';
-import { eventually, filesUnder, patternBytes, upload, uploadForm } from './uploadFixtures';
+import { waitFor } from '#tests/support/waitFor';
+import { UPLOAD_WAIT, filesUnder, patternBytes, upload, uploadForm } from './uploadFixtures';
 
 const MAX_UPLOAD_BYTES = 8 * 1024 * 1024;
 
@@ -146,12 +147,19 @@ describe('POST /api/file-uploads/', () => {
     );
     const chunk = Buffer.alloc(256 * 1024, 1);
     // Keep sending until the server is visibly writing the file, then cut the connection.
-    await eventually(() => {
-      req.write(chunk);
-      return stored().some((f) => TEMP_FILE_PATTERN.test(f));
-    });
+    await waitFor(
+      'the server to write a temp file',
+      () => {
+        req.write(chunk);
+        return stored().some((f) => TEMP_FILE_PATTERN.test(f));
+      },
+      UPLOAD_WAIT,
+    );
     req.destroy();
-    await eventually(() => stored().length === before.length);
+    await waitFor('the temp file to be removed', () => stored(), {
+      ...UPLOAD_WAIT,
+      until: (files) => files.length === before.length,
+    });
     expect(stored().sort()).toEqual([...before].sort());
     const list = await api.get('/api/file-uploads/', { token: user.token });
     expect(list.body).toEqual([]);
@@ -180,7 +188,10 @@ describe('the upload rate limit', () => {
       const user = await newUser(a);
       expect((await upload(a, user.token, 'one.nii', Buffer.from('1'))).status).toBe(201);
       // Instances share counts through PostgreSQL, in batches: wait until the first one sent its hit.
-      await eventually(async () => (await uploadHits(first.databaseUrl)) >= 1);
+      await waitFor('an upload counted by the rate limit', () => uploadHits(first.databaseUrl), {
+        ...UPLOAD_WAIT,
+        until: (hits) => hits >= 1,
+      });
       const two = await upload(b, user.token, 'two.nii', Buffer.from('2'));
       expect(two.status).toBe(201);
       expect(two.headers.get('x-ratelimit-limit')).toBe('2');

@@ -4,7 +4,8 @@ import type { TestService } from '#tests/support/testService';
 import { startCuratedService } from '#tests/support/curatedService';
 import { encodePng } from '#tests/media/imageEncoders';
 import { brainForm, createTaxonomy, nifti } from '#tests/e2e/brains/brainFixtures';
-import { eventually, filesUnder, finishProcessing, upload } from './uploadFixtures';
+import { waitFor } from '#tests/support/waitFor';
+import { UPLOAD_WAIT, filesUnder, finishProcessing, upload } from './uploadFixtures';
 
 let service: TestService;
 let api: Client;
@@ -74,7 +75,10 @@ describe('GET /api/file-uploads/', () => {
 
   test('filters status and associated_brain; invalid values are 400 on the field', async () => {
     await finishProcessing(service.databaseUrl, service.dataDir, ids[1]!, { reason: 'not a TIFF file' });
-    await eventually(async () => (await detail(ids[1]!)).body.status === 'failed');
+    await waitFor('the upload to be failed', async () => (await detail(ids[1]!)).body.status, {
+      ...UPLOAD_WAIT,
+      until: (status) => status === 'failed',
+    });
     const failed = await get('/api/file-uploads/?status=failed');
     expect(failed.body.map((u: { id: string }) => u.id)).toEqual([ids[1]]);
     const uploaded = await get('/api/file-uploads/?status=uploaded&associated_brain=none');
@@ -107,7 +111,10 @@ describe('GET /api/file-uploads/{id}/', () => {
   });
 
   test('a failed upload carries its reason in metadata.error', async () => {
-    await eventually(async () => (await detail(ids[1]!)).body.status === 'failed');
+    await waitFor('the upload to be failed', async () => (await detail(ids[1]!)).body.status, {
+      ...UPLOAD_WAIT,
+      until: (status) => status === 'failed',
+    });
     const res = await detail(ids[1]!);
     expect(res.body).toMatchObject({ metadata: { error: 'not a TIFF file' }, preview_url: null });
     expect(res.body.processing_started).toEqual(expect.any(String));
@@ -124,7 +131,10 @@ describe('previews', () => {
       metadata: { format: 'nifti1', shape: [2, 2, 2] },
       preview: png,
     });
-    await eventually(async () => (await detail(ids[0]!)).body.status === 'completed');
+    await waitFor('the upload to be completed', async () => (await detail(ids[0]!)).body.status, {
+      ...UPLOAD_WAIT,
+      until: (status) => status === 'completed',
+    });
     const res = await detail(ids[0]!);
     expect(res.body.metadata).toEqual({ format: 'nifti1', shape: [2, 2, 2] });
     expect(res.body.preview_url).toBe(`${service.url}/api/file-uploads/${ids[0]}/preview/`);
@@ -156,7 +166,11 @@ describe('previews', () => {
       preview: png,
     });
     const url = `${service.url}/api/brains/${brain.id}/preview/`;
-    await eventually(async () => (await api.get(`/api/brains/${brain.id}/`)).body.preview_url === url);
+    await waitFor(
+      'the brain to show the preview',
+      async () => (await api.get(`/api/brains/${brain.id}/`)).body.preview_url,
+      { ...UPLOAD_WAIT, until: (previewUrl) => previewUrl === url },
+    );
     const shapeA = await api.get(`/api/brains/${brain.readable_id}/`);
     expect(shapeA.body).toMatchObject({ preview_url: url, metadata: { format: 'nifti1' } });
     const preview = await fetch(url);
@@ -176,7 +190,10 @@ describe('DELETE /api/file-uploads/{id}/', () => {
       metadata: { format: 'nifti1' },
       preview: encodePng(1, 1),
     });
-    await eventually(async () => (await detail(id)).body.status === 'completed');
+    await waitFor('the upload to be completed', async () => (await detail(id)).body.status, {
+      ...UPLOAD_WAIT,
+      until: (status) => status === 'completed',
+    });
     const uploadsBefore = filesUnder(service.dataDir).length;
     expect(filesUnder(service.dataDir, 'previews')).toContain(`${id}.png`);
     expect((await api.delete(`/api/file-uploads/${id}/`, { token: bob.token })).status).toBe(404);

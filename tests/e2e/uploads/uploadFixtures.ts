@@ -46,15 +46,8 @@ export function patternBytes(size: number): Buffer {
   return bytes;
 }
 
-/** Polls `check` until it holds; fails after `timeoutMs` (generous: the machine may be loaded). */
-export async function eventually(check: () => Promise<boolean> | boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+/** How long the upload tests wait for something in the background (generous: the machine may be loaded). */
+export const UPLOAD_WAIT = { timeoutMs: 20_000, intervalMs: 50 };
 
 const ctx = { actor: 'processor', requestId: 'test', correlationId: 'test', causationId: null };
 

@@ -45,17 +45,3 @@ export async function startDemo(overrides: Partial<ApiAppOptions> = {}): Promise
   const listening = await listen(app);
   return { ...listening, logs, waits, metrics };
 }
-
-/** Response logs are written when the response closes, just after the client has the body. */
-export async function eventually(check: () => void, timeoutMs = 2000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      check();
-      return;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  }
-}
