@@ -5,7 +5,7 @@ import { PNG } from 'pngjs';
 import { type Client, newUser } from '#tests/support/httpClient';
 import type { TestService } from '#tests/support/testService';
 import { startCuratedService } from '#tests/support/curatedService';
-import { waitFor } from '#tests/processor/support/processorFixture';
+import { waitFor } from '#tests/support/waitFor';
 import { brainForm, createTaxonomy, type Taxonomy, tiffBytes } from './brains/brainFixtures';
 
 /**
@@ -53,6 +53,7 @@ async function processed(name: string, bytes: Buffer, field: 'file' | 'image' = 
   expect(res.status).toBe(201);
   let row: UploadRow | undefined;
   await waitFor(
+    `the upload of ${name} to finish`,
     async () => {
       ({
         rows: [row],
@@ -63,8 +64,11 @@ async function processed(name: string, bytes: Buffer, field: 'file' | 'image' = 
       ));
       return row?.status === 'completed' || row?.status === 'failed';
     },
-    90_000,
-    () => `the upload of ${name} never finished: ${JSON.stringify(row)}`,
+    {
+      timeoutMs: 90_000,
+      intervalMs: 50,
+      detail: () => `its row: ${JSON.stringify(row)}`,
+    },
   );
   return row!;
 }
@@ -91,7 +95,11 @@ test('a real NIfTI ends completed with its header metadata and a PNG preview', a
 
   const deleted = await api.delete(`/api/brains/${row.associated_brain_id}/`, { token: researcher.token });
   expect(deleted.status).toBe(204);
-  await waitFor(() => !existsSync(path.join(service.dataDir, 'blobs', row.preview_blob_key!)), 30_000);
+  await waitFor(
+    'the preview blob to be deleted',
+    () => !existsSync(path.join(service.dataDir, 'blobs', row.preview_blob_key!)),
+    { timeoutMs: 30_000, intervalMs: 50 },
+  );
 });
 
 test('a gzipped NIfTI is read through the decompression', async () => {

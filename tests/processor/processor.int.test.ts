@@ -5,7 +5,8 @@ import { toNewEvents } from '#shared/commandHandling/handleCommand';
 import { uploadPreviewKey, uploadStreamName } from '#shared/domain/uploads/events';
 import { createMetrics } from '#shared/metrics/metrics';
 import type { EventStore } from '#shared/eventStore/eventStore';
-import { ProcessorFixture, checkHistory, waitFor } from './support/processorFixture';
+import { waitFor } from '#tests/support/waitFor';
+import { ProcessorFixture, checkHistory } from './support/processorFixture';
 import { TEST_PREVIEW, flakyMarker, runsMarker } from './support/testInspector';
 
 let fx: ProcessorFixture;
@@ -201,12 +202,16 @@ test('a fault reading the source is retried with backoff (one warning), then the
 test('an upload deleted while it is processed gets no outcome, and its preview is deleted', async () => {
   const uploadId = await fx.receive('preview-slow-1500-scan.nii');
   fx.startProcessor();
-  await waitFor(async () => (await fx.types(uploadId)).includes('UploadProcessingStarted'), 30_000);
+  await waitFor(
+    'the upload to be claimed',
+    async () => (await fx.types(uploadId)).includes('UploadProcessingStarted'),
+    { timeoutMs: 30_000, intervalMs: 50 },
+  );
   await fx.remove(uploadId);
   await waitFor(
+    'the processor to log that it could not record the outcome',
     () => fx.logLines.some((line) => line.includes('could not record the outcome')),
-    30_000,
-    () => fx.logLines.join('\n'),
+    { timeoutMs: 30_000, intervalMs: 50, detail: () => fx.logLines.join('\n') },
   );
   expect(await fx.types(uploadId)).toEqual(['UploadReceived', 'UploadProcessingStarted', 'UploadDeleted']);
   expect(await fx.blobs.stat(uploadPreviewKey(uploadId))).toBeUndefined();
@@ -215,7 +220,11 @@ test('an upload deleted while it is processed gets no outcome, and its preview i
 test('a processor stopped mid-processing leaves the upload to the next one, which finishes it', async () => {
   const uploadId = await fx.receive('slow-1000-scan.nii');
   const first = fx.startProcessor({ leaseSeconds: 2 }, { processorId: 'first' });
-  await waitFor(async () => (await fx.types(uploadId)).includes('UploadProcessingStarted'), 30_000);
+  await waitFor(
+    'the upload to be claimed',
+    async () => (await fx.types(uploadId)).includes('UploadProcessingStarted'),
+    { timeoutMs: 30_000, intervalMs: 50 },
+  );
   await first.stop();
   expect(await fx.types(uploadId)).toEqual(['UploadReceived', 'UploadProcessingStarted']);
   fx.startProcessor({ leaseSeconds: 2 }, { processorId: 'second' });
@@ -279,13 +288,20 @@ test('a processor that loses its claim to an attempt that then dies takes the up
   };
   fx.startProcessor({ leaseSeconds: 1 }, { store: noRenewals, processorId: 'survivor' });
   let started: { leaseUntil: string } | undefined;
-  await waitFor(async () => {
-    started = (await fx.events(uploadId)).find((e) => e.type === 'UploadProcessingStarted')?.data as
-      { leaseUntil: string } | undefined;
-    return started !== undefined;
-  }, 30_000);
+  await waitFor(
+    'the upload to be claimed',
+    async () => {
+      started = (await fx.events(uploadId)).find((e) => e.type === 'UploadProcessingStarted')?.data as
+        { leaseUntil: string } | undefined;
+      return started !== undefined;
+    },
+    { timeoutMs: 30_000, intervalMs: 50 },
+  );
   // Attempt 1 could not renew: once its lease ran out, another processor claims it and dies at once.
-  await waitFor(() => Date.now() > Date.parse(started!.leaseUntil) + 50, 10_000);
+  await waitFor('the lease to run out', () => Date.now() > Date.parse(started!.leaseUntil) + 50, {
+    timeoutMs: 10_000,
+    intervalMs: 50,
+  });
   const now = new Date();
   await fx.store.appendToStream(
     uploadStreamName(uploadId),

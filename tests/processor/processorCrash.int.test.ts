@@ -1,12 +1,7 @@
 import { freeLoopbackPort } from '#shared/infra/postgres/freeLoopbackPort';
 import { type ServiceProcess, spawnService } from '#tests/support/spawnService';
-import {
-  ProcessorFixture,
-  TEST_INSPECTOR,
-  checkHistory,
-  isFinished,
-  waitFor,
-} from './support/processorFixture';
+import { waitFor } from '#tests/support/waitFor';
+import { ProcessorFixture, TEST_INSPECTOR, checkHistory, isFinished } from './support/processorFixture';
 
 /** The real processor process (services/processor/main.ts) on the fixture's database and blobs. */
 let fx: ProcessorFixture;
@@ -49,6 +44,7 @@ test('SIGKILL mid-processing, then a restart: every upload ends completed or fai
   const first = await spawnProcessor();
   // Killed while at least one upload is claimed and not finished: its worker dies with the process.
   await waitFor(
+    'an upload claimed and not finished',
     async () => {
       for (const id of ids) {
         const events = await fx.events(id);
@@ -56,8 +52,7 @@ test('SIGKILL mid-processing, then a restart: every upload ends completed or fai
       }
       return false;
     },
-    60_000,
-    () => first.output(),
+    { timeoutMs: 60_000, intervalMs: 50, detail: () => first.output() },
   );
   await first.kill();
   const interrupted: string[] = [];

@@ -1,7 +1,8 @@
 import { type Client, client, newUser } from '#tests/support/httpClient';
 import { type TestService, startTestService } from '#tests/support/testService';
 import { upload } from '#tests/e2e/uploads/uploadFixtures';
-import { TEST_INSPECTOR, waitFor } from './support/processorFixture';
+import { waitFor } from '#tests/support/waitFor';
+import { TEST_INSPECTOR } from './support/processorFixture';
 
 /**
  * The all-in-one over HTTP with one processor slot for uploads of any size (as on a two-core
@@ -38,18 +39,22 @@ test("a user's 1 KB upload is completed within 10 s while another's long inspect
     expect(res.status).toBe(201);
     queued.push(res.body.id as string);
   }
-  await waitFor(async () => (await status(alice.token, queued[0]!)) === 'processing', 30_000);
+  await waitFor("Alice's first upload to be processing", () => status(alice.token, queued[0]!), {
+    timeoutMs: 30_000,
+    intervalMs: 50,
+    until: (state) => state === 'processing',
+  });
 
   const sent = Date.now();
   const res = await upload(api, bob.token, 'scan.nii', Buffer.alloc(1024, 1));
   expect(res.status).toBe(201);
   const id = res.body.id as string;
-  let last = '';
-  await waitFor(
-    async () => (last = await status(bob.token, id)) === 'completed',
-    10_000,
-    () => `the 1 KB upload was still ${last} 10 s after it was sent`,
-  );
+  await waitFor('the 1 KB upload to complete within 10 s of being sent', () => status(bob.token, id), {
+    timeoutMs: 10_000,
+    intervalMs: 50,
+    until: (state) => state === 'completed',
+  });
+
   expect(Date.now() - sent).toBeLessThan(10_000);
   // Alice's first upload is still being inspected; her others still wait for the slot.
   expect(await status(alice.token, queued[0]!)).toBe('processing');

@@ -1,6 +1,7 @@
 import { freeLoopbackPort } from '#shared/infra/postgres/freeLoopbackPort';
 import { type ServiceProcess, spawnService } from '#tests/support/spawnService';
-import { ProcessorFixture, TEST_INSPECTOR, isFinished, waitFor } from './support/processorFixture';
+import { waitFor } from '#tests/support/waitFor';
+import { ProcessorFixture, TEST_INSPECTOR, isFinished } from './support/processorFixture';
 
 /**
  * The real processor process (services/processor/main.ts) with one slot for uploads of any size,
@@ -57,19 +58,19 @@ test("a 1 KB upload completes within 10 s while another user's long inspection h
   const a: string[] = [];
   for (let i = 0; i < 4; i++) a.push(await fx.receive(`slow-120000-a-${i}.nii`, BIG, USER_A));
   const processor = await spawnProcessor();
-  await waitFor(
-    () => started(a[0]!),
-    30_000,
-    () => processor.output(),
-  );
+  await waitFor("the big upload's inspection to start", () => started(a[0]!), {
+    timeoutMs: 30_000,
+    intervalMs: 50,
+    detail: () => processor.output(),
+  });
 
   const received = Date.now();
   const b = await fx.receive('scan-b.nii', ONE_KB, USER_B);
-  await waitFor(
-    async () => isFinished(await fx.events(b)),
-    10_000,
-    () => `the 1 KB upload was not finished 10 s after it was received\n${processor.output()}`,
-  );
+  await waitFor('the 1 KB upload to finish', async () => isFinished(await fx.events(b)), {
+    timeoutMs: 10_000,
+    intervalMs: 50,
+    detail: () => `the 1 KB upload was not finished 10 s after it was received\n${processor.output()}`,
+  });
   const waited = Date.now() - received;
   expect(await fx.types(b)).toEqual([
     'UploadReceived',
@@ -90,16 +91,20 @@ test("a 1 KB upload completes within 10 s while another user's long inspection h
   ];
   let metrics = '';
   await waitFor(
+    '/metrics/ to show the queue',
     async () => {
       metrics = await fetch(`${processor.url}/metrics/`).then((res) => res.text());
       return expected.every((line) => line.test(metrics));
     },
-    5_000,
-    () =>
-      `metrics never showed the queue: ${metrics
-        .split('\n')
-        .filter((l) => l.startsWith('upload_'))
-        .join('\n')}`,
+    {
+      timeoutMs: 5_000,
+      intervalMs: 50,
+      detail: () =>
+        `metrics never showed the queue: ${metrics
+          .split('\n')
+          .filter((l) => l.startsWith('upload_'))
+          .join('\n')}`,
+    },
   );
 });
 

@@ -22,6 +22,7 @@ import { type RunningProcessor, startProcessor } from '#services/processor/start
 import { inspectionTimeLimitSeconds } from '#services/processor/timeLimit';
 import { workerInspector } from '#services/processor/workerInspector';
 import { createTestDatabase } from '#tests/support/testPostgres';
+import { waitFor } from '#tests/support/waitFor';
 
 export const TEST_INSPECTOR = path.join(__dirname, 'testInspector.ts');
 
@@ -163,12 +164,12 @@ export class ProcessorFixture {
   /** Resolves once every upload's stream ends completed, failed or deleted (bounded). */
   async waitUntilFinished(uploadIds: readonly string[], timeoutMs = 60_000): Promise<void> {
     await waitFor(
+      `uploads ${uploadIds.join(', ')} to finish`,
       async () => {
         for (const id of uploadIds) if (!isFinished(await this.events(id))) return false;
         return true;
       },
-      timeoutMs,
-      () => `uploads never finished: ${uploadIds.join(', ')}`,
+      { timeoutMs, intervalMs: 50 },
     );
   }
 
@@ -188,19 +189,6 @@ const FINAL: ReadonlySet<UploadEvent['type']> = new Set([
 
 export const isFinished = (events: readonly RecordedEvent[]): boolean =>
   events.some((e) => FINAL.has(e.type as UploadEvent['type']));
-
-/** Polls `condition` every 50 ms until true; fails with `describe()` after `timeoutMs`. */
-export async function waitFor(
-  condition: () => Promise<boolean> | boolean,
-  timeoutMs: number,
-  describe: () => string = () => 'condition never held',
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(describe());
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 /**
  * The processing history of one upload as the events tell it, checked for what must always hold:
