@@ -14,7 +14,8 @@ import { ProjectionRunner } from '#shared/projections/projectionRunner';
 import { dependencyHealthChecks } from '#shared/platform/dependencyHealthChecks';
 import { listenProjectionProgress } from '#shared/platform/listenProjectionProgress';
 import { type PrivatePostgres, startPrivatePostgres } from '#tests/support/privatePostgres';
-import { appendCounted, appliedCounts, countingProjection, waitUntil } from './support/countingProjection';
+import { waitFor } from '#tests/support/waitFor';
+import { appendCounted, appliedCounts, countingProjection } from './support/countingProjection';
 
 /**
  * The operator's report, on a PostgreSQL of this file's own: the database goes away for a while
@@ -105,33 +106,42 @@ test('PostgreSQL stops and starts again: the runner, the listener and the rate-l
   const before = await appendCounted(store, 20);
   expect(await progress.waitFor(before.position, 20_000)).toBe(true);
   expect(await remoteProgress.waitFor(before.position, 20_000)).toBe(true);
-  await waitUntil(async () => (await healthOf(base)).status === 200, '/health/ is 200 before the outage');
+  await waitFor('/health/ to be 200 before the outage', async () => (await healthOf(base)).status, {
+    timeoutMs: 20_000,
+    until: (status) => status === 200,
+  });
 
   await cluster.stop();
-  await waitUntil(async () => {
-    const health = await healthOf(base);
-    return health.status === 503 && failing(health, 'postgres') && failing(health, 'projection_runner');
-  }, '/health/ is 503 naming the database and the runner during the outage');
+  await waitFor(
+    '/health/ is 503 naming the database and the runner during the outage',
+    async () => {
+      const health = await healthOf(base);
+      return health.status === 503 && failing(health, 'postgres') && failing(health, 'projection_runner');
+    },
+    { timeoutMs: 20_000 },
+  );
   expect((await fetch(`${base}/health/live/`)).status).toBe(200);
   // Requests keep being counted during the outage: the rate limiter fails open.
   for (let i = 0; i < 5; i++) await rateLimits.hit('default', 'outage-client', 1000, 3_600_000);
   // The sync loop must have met the outage (a flush of those hits failed) before it ends; on a
   // loaded machine its next flush could otherwise come only after the restart, and see no outage.
-  await waitUntil(
-    () => Promise.resolve(rateLimits.syncStatus().state === 'retrying'),
-    'the rate-limit sync met the outage',
-  );
+  await waitFor('the rate-limit sync met the outage', () => rateLimits.syncStatus().state === 'retrying', {
+    timeoutMs: 20_000,
+  });
 
   await cluster.start();
-  await waitUntil(async () => (await healthOf(base)).status === 200, '/health/ is 200 again', 60_000);
+  await waitFor('/health/ to be 200 again', async () => (await healthOf(base)).status, {
+    timeoutMs: 60_000,
+    until: (status) => status === 200,
+  });
   const after = await appendCounted(store, 20);
   // Well within the read-your-writes timeout: the runner and the listener are back.
   expect(await progress.waitFor(after.position, 4_000)).toBe(true);
   expect(await remoteProgress.waitFor(after.position, 4_000)).toBe(true);
-  await waitUntil(
-    async () => (await rateLimitHits(pool)) === 5,
-    'rate-limit hits counted during the outage are sent',
-  );
+  await waitFor('rate-limit hits counted during the outage are sent', () => rateLimitHits(pool), {
+    timeoutMs: 20_000,
+    until: (hits) => hits === 5,
+  });
 
   const applied = await appliedCounts(pool, 'outage');
   expect([...applied.keys()].sort()).toEqual([...before.ids, ...after.ids].sort());

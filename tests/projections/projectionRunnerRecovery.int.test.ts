@@ -8,9 +8,9 @@ import {
   appliedCounts,
   countingProjection,
   leaderLockHolder,
-  waitUntil,
 } from './support/countingProjection';
 import { eventStoreDatabase } from '#tests/support/eventStoreDatabase';
+import { waitFor } from '#tests/support/waitFor';
 
 const FAST_RETRY = { initialMs: 50, maxMs: 500 };
 
@@ -38,9 +38,10 @@ test('after its leader connection is killed the runner leads again and resumes f
     await db.pool.query('SELECT pg_terminate_backend($1)', [firstLeader]);
     const after = await appendCounted(db.store, 30);
     expect(await progress.waitFor(after.position, 20_000)).toBe(true);
-    await waitUntil(
-      async () => ![undefined, firstLeader].includes(await leaderLockHolder(db.pool)),
+    await waitFor(
       'a new leader connection',
+      async () => ![undefined, firstLeader].includes(await leaderLockHolder(db.pool)),
+      { timeoutMs: 20_000 },
     );
     expect(failures).toBeGreaterThanOrEqual(1);
     expect(runner.status()).toMatchObject({ state: 'up', leading: true });
@@ -60,7 +61,7 @@ test('stop() gives the leader lock up: no advisory lock stays behind and another
     projections: [countingProjection('stopped')],
   });
   runner.start();
-  await waitUntil(() => runner.status().leading, 'the runner leads');
+  await waitFor('the runner leads', () => runner.status().leading, { timeoutMs: 20_000 });
   await runner.stop();
   // The connection went back to this pool: it must not keep the (session) lock there.
   expect(await leaderLockHolder(db.pool)).toBeUndefined();
@@ -82,7 +83,7 @@ test('a new version is swapped in when caught up, also when the catch-up ends on
     projections: [countingProjection('full_batch', 1)],
   });
   v1.start();
-  await waitUntil(() => v1.status().leading, 'v1 leads');
+  await waitFor('v1 leads', () => v1.status().leading, { timeoutMs: 20_000 });
   await v1.stop();
   // Nothing else is appended afterwards: a swap that waits for a short batch would never come.
   const events = await countEventsInStore();
@@ -101,10 +102,14 @@ test('a new version is swapped in when caught up, also when the catch-up ends on
   });
   v2.start();
   try {
-    await waitUntil(async () => {
-      const rows = (await readCheckpoints(db.pool)).filter((c) => c.projection === 'full_batch');
-      return rows.length === 1 && rows[0]!.version === 2 && rows[0]!.status === 'live';
-    }, 'v2 swapped in without a further append');
+    await waitFor(
+      'v2 swapped in without a further append',
+      async () => {
+        const rows = (await readCheckpoints(db.pool)).filter((c) => c.projection === 'full_batch');
+        return rows.length === 1 && rows[0]!.version === 2 && rows[0]!.status === 'live';
+      },
+      { timeoutMs: 20_000 },
+    );
     expect(await progress.waitFor(await db.store.headPosition(), 10_000)).toBe(true);
   } finally {
     await v2.stop();

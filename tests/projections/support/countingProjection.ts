@@ -71,16 +71,3 @@ export async function leaderLockHolder(db: pg.Pool): Promise<number | undefined>
   );
   return rows[0]?.pid;
 }
-
-/** Polls a condition until it holds; fails naming `what` after a generous bound. */
-export async function waitUntil(
-  condition: () => boolean | Promise<boolean>,
-  what: string,
-  boundMs = 20_000,
-): Promise<void> {
-  const deadline = Date.now() + boundMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`not reached within ${boundMs} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
