@@ -7,10 +7,13 @@ import type { GlobalPosition } from '#shared/eventStore/eventStore';
 export type JsonSchema = Record<string, unknown>;
 
 /**
- * What a handler receives for a schema: the TypeBox schema's static type, the same object ajv
- * validates with; `Otherwise` for a hand-written one (or a type given directly).
+ * The body a handler receives: a TypeBox schema's static type (the schema is the object ajv
+ * validates with), or the type given in its place. Distributes over `typeof Body | undefined`.
  */
-export type Validated<Schema, Otherwise> = Schema extends TSchema ? Static<Schema> : Otherwise;
+export type Validated<T> = T extends TSchema ? Static<T> : T;
+
+/** The query values a handler receives: the static type of a TypeBox `query` schema. */
+export type ValidatedQuery<Q> = Q extends TSchema ? Static<Q> : Record<string, unknown>;
 
 /** Named rate-limit buckets of decisions.md ("Limits"); 'default' applies to every request. */
 export type RateLimitBucket = 'login' | 'register' | 'tokenCreate' | 'upload';
@@ -56,7 +59,8 @@ export interface ResponseSpec {
 
 /**
  * A route. `Body` is the body's TypeBox schema (`RouteSpec<typeof AtlasBody>`), which types both
- * `body` and the handler's `ctx.body`, or the body's type itself; `Query` likewise for `query`.
+ * `body` and the handler's `ctx.body` (`| undefined` for a multipart route, whose streamed body the
+ * handler reads itself), or the body's type itself; `Query` likewise for `query`.
  */
 export interface RouteSpec<Body = unknown, Query extends JsonSchema = JsonSchema> {
   readonly method: 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -70,7 +74,7 @@ export interface RouteSpec<Body = unknown, Query extends JsonSchema = JsonSchema
   readonly auth: 'public' | 'required';
   readonly rateLimit?: RateLimitBucket;
   /** JSON body schema, validated with ajv (400 with field errors). */
-  readonly body?: [Body] extends [TSchema] ? Body : JsonSchema;
+  readonly body?: [Exclude<Body, undefined>] extends [TSchema] ? Exclude<Body, undefined> : JsonSchema;
   /**
    * Multipart fields (documented in OpenAPI; the handler parses the stream itself so files go
    * straight to the BlobStore). When set, multipart/form-data is accepted besides JSON.
@@ -79,9 +83,7 @@ export interface RouteSpec<Body = unknown, Query extends JsonSchema = JsonSchema
   /** Query parameters: an object schema; values arrive as strings and are coerced by ajv. */
   readonly query?: Query;
   readonly responses: Readonly<Record<number, ResponseSpec>>;
-  readonly handler: (
-    ctx: RequestContext<Validated<Body, Body>, Validated<Query, Record<string, unknown>>>,
-  ) => Promise<Reply>;
+  readonly handler: (ctx: RequestContext<Validated<Body>, ValidatedQuery<Query>>) => Promise<Reply>;
 }
 
 /** What names a route: enough to answer 405 with Allow for a path another app serves. */

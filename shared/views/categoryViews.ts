@@ -1,4 +1,7 @@
-/** JSON representation of a category (interface-spec 2.4, decisions.md "Catalogue"). */
+import { type Static, Type } from '@sinclair/typebox';
+import { Nullable } from './nullable';
+
+/** A row of the `categories` read model, as categoryJson reads it. */
 export interface CategoryRow {
   readonly id: number;
   readonly name: string;
@@ -15,7 +18,7 @@ export function categoryImageUrl(baseUrl: string, key: string | null): string | 
   return key ? `${baseUrl}/media/${key}/` : null;
 }
 
-export function categoryJson(c: CategoryRow, baseUrl: string) {
+export function categoryJson(c: CategoryRow, baseUrl: string): CategoryJson {
   const image = categoryImageUrl(baseUrl, c.image_key);
   return {
     id: c.id,
@@ -32,28 +35,15 @@ export function categoryJson(c: CategoryRow, baseUrl: string) {
 /** The columns categoryJson needs, for SELECTs over the `categories` read model. */
 export const CATEGORY_COLUMNS = 'id, name, description, image_key, image_url, brains_count, atlases_count';
 
-const nullableString = { type: ['string', 'null'] } as const;
-
-export const categorySchema = {
-  type: 'object',
-  required: [
-    'id',
-    'name',
-    'description',
-    'image',
-    'image_url',
-    'image_source',
-    'brains_count',
-    'atlases_count',
-  ],
-  properties: {
-    id: { type: 'integer' },
-    name: { type: 'string', description: 'Lowercase; unique.' },
-    description: { type: 'string' },
-    image: { ...nullableString, format: 'uri', description: 'Download URL of the uploaded image.' },
-    image_url: { ...nullableString, format: 'uri', description: 'External image address.' },
-    image_source: { ...nullableString, format: 'uri', description: 'image, else image_url, else null.' },
-    brains_count: { type: 'integer' },
-    atlases_count: { type: 'integer' },
-  },
-} as const;
+/** JSON representation of a category (interface-spec 2.4, decisions.md "Catalogue"). */
+export const categorySchema = Type.Object({
+  id: Type.Integer(),
+  name: Type.String({ description: 'Lowercase; unique.' }),
+  description: Type.String(),
+  image: Nullable(Type.String({ format: 'uri', description: 'Download URL of the uploaded image.' })),
+  image_url: Nullable(Type.String({ format: 'uri', description: 'External image address.' })),
+  image_source: Nullable(Type.String({ format: 'uri', description: 'image, else image_url, else null.' })),
+  brains_count: Type.Integer(),
+  atlases_count: Type.Integer(),
+});
+export type CategoryJson = Static<typeof categorySchema>;

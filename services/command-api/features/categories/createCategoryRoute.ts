@@ -17,12 +17,7 @@ import type { CommandDeps } from '#services/command-api/commandDeps';
 import { commandContext } from '#services/command-api/commandDeps';
 import { withStoredFile } from '#services/command-api/withStoredFile';
 import { requirePrincipal } from '#services/command-api/features/accounts/requirePrincipal';
-import {
-  type CategoryFields,
-  categoryFields,
-  categoryFormSchema,
-  readCategoryForm,
-} from './readCategoryForm';
+import { CategoryBody, categoryFormSchema, readCategoryForm } from './readCategoryForm';
 
 export const CATEGORY_NAME_TAKEN = 'category with this name already exists.';
 
@@ -38,7 +33,7 @@ function requireStaff(ctx: RequestContext<unknown>): { userId: number; isStaff: 
   return { userId: principal.userId, isStaff: true };
 }
 
-export const createCategoryRoute = (deps: CommandDeps): RouteSpec<CategoryFields | undefined> => ({
+export const createCategoryRoute = (deps: CommandDeps): RouteSpec<typeof CategoryBody | undefined> => ({
   method: 'post',
   path: '/api/categories/',
   operationId: 'createCategory',
@@ -47,7 +42,7 @@ export const createCategoryRoute = (deps: CommandDeps): RouteSpec<CategoryFields
     'JSON, or multipart/form-data with an `image` file (checked by content). The name is stored lowercase and is unique case-insensitively. Give an uploaded image or an image_url, not both (400 non_field_errors).',
   tags: ['categories'],
   auth: 'required',
-  body: { type: 'object', required: ['name'], properties: categoryFields },
+  body: CategoryBody,
   multipart: categoryFormSchema,
   responses: {
     201: { description: 'The new category', schema: categorySchema },

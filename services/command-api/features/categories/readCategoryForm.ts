@@ -1,43 +1,33 @@
 import { randomUUID } from 'node:crypto';
+import { type Static, Type } from '@sinclair/typebox';
 import type { RequestContext } from '#shared/http/routeSpec';
 import { ValidationError } from '#shared/errors/httpErrors';
 import { compileFormValidator } from '#shared/http/schemaValidator';
 import { httpUrlField } from '#shared/http/httpUrlField';
+import { Nullable } from '#shared/views/nullable';
 import { cleanupStoredFiles, parseMultipart } from '#shared/multipart/parseMultipart';
 import { checkImage } from '#shared/media/checkImage';
 import type { ImageFormat } from '#shared/media/sniffImage';
 import type { CommandDeps } from '#services/command-api/commandDeps';
 
-export interface CategoryFields {
-  name: string;
-  description?: string;
-  image_url?: string | null;
-}
-
 export const categoryFields = {
-  name: { type: 'string', minLength: 1, maxLength: 100 },
-  description: { type: 'string', maxLength: 5000 },
-  image_url: { ...httpUrlField, type: ['string', 'null'] },
-} as const;
-
-export const categoryFormSchema = {
-  type: 'object',
-  required: ['name'],
-  properties: {
-    ...categoryFields,
-    image: {
-      type: 'string',
-      format: 'binary',
-      description: 'PNG, JPEG, GIF, WebP or BMP; checked by content.',
-    },
-  },
+  name: Type.String({ minLength: 1, maxLength: 100 }),
+  description: Type.Optional(Type.String({ maxLength: 5000 })),
+  image_url: Type.Optional(Nullable(httpUrlField)),
 };
 
-const validateFormFields = compileFormValidator({
-  type: 'object',
-  required: ['name'],
-  properties: categoryFields,
+/** A category's fields, as a JSON body or as the fields of a form. */
+export const CategoryBody = Type.Object(categoryFields);
+export type CategoryFields = Static<typeof CategoryBody>;
+
+export const categoryFormSchema = Type.Object({
+  ...categoryFields,
+  image: Type.Optional(
+    Type.String({ format: 'binary', description: 'PNG, JPEG, GIF, WebP or BMP; checked by content.' }),
+  ),
 });
+
+const validateFormFields = compileFormValidator(CategoryBody);
 
 const IMAGE_FORMATS: ReadonlySet<ImageFormat> = new Set(['png', 'jpeg', 'gif', 'webp', 'bmp']);
 const EXTENSION = /\.(png|jpe?g|gif|webp|bmp)$/i;

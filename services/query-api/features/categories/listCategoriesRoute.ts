@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import type { RouteSpec } from '#shared/http/routeSpec';
 import { listQueryProperties, listReply, listResponseSchema, orderBy } from '#shared/query/listResponse';
 import { sqlListSource } from '#shared/query/sqlListSource';
@@ -13,7 +14,12 @@ import type { QueryDeps } from '#services/query-api/queryDeps';
 
 const ORDERING = { name: 'name', id: 'id', brains_count: 'brains_count', atlases_count: 'atlases_count' };
 
-export const listCategoriesRoute = (deps: QueryDeps): RouteSpec => ({
+const CategoriesQuery = Type.Object({
+  ...listQueryProperties,
+  name: Type.Optional(Type.String({ description: 'Exact name, case-insensitive.' })),
+});
+
+export const listCategoriesRoute = (deps: QueryDeps): RouteSpec<unknown, typeof CategoriesQuery> => ({
   method: 'get',
   path: '/api/categories/',
   operationId: 'listCategories',
@@ -22,13 +28,7 @@ export const listCategoriesRoute = (deps: QueryDeps): RouteSpec => ({
     'An array by default; {count, next, previous, results} when page or page_size is given. `ordering` accepts name, id, brains_count, atlases_count.',
   tags: ['categories'],
   auth: 'public',
-  query: {
-    type: 'object',
-    properties: {
-      ...listQueryProperties,
-      name: { type: 'string', description: 'Exact name, case-insensitive.' },
-    },
-  },
+  query: CategoriesQuery,
   responses: { 200: { description: 'Categories', schema: listResponseSchema(categorySchema) } },
   async handler(ctx) {
     const filter = new SqlConditions();
