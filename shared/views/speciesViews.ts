@@ -1,16 +1,34 @@
+import { type Static, Type } from '@sinclair/typebox';
+
+/** decisions.md: a species carries at most 100 compact brains and atlases. */
+export const COMPACT_LIMIT = 100;
+
+const compactBrainSchema = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  readable_id: Type.String(),
+});
+export type CompactBrain = Static<typeof compactBrainSchema>;
+
+const compactAtlasSchema = Type.Object({ id: Type.Integer(), name: Type.String(), slug: Type.String() });
+export type CompactAtlas = Static<typeof compactAtlasSchema>;
+
 /** JSON representation of a species (interface-spec 2.5, decisions.md "Catalogue"). */
-export interface CompactBrain {
-  readonly id: number;
-  readonly name: string;
-  readonly readable_id: string;
-}
+export const speciesSchema = Type.Object({
+  id: Type.Integer(),
+  name: Type.String({ description: 'Lowercase; unique.' }),
+  scientific_name: Type.String({ description: 'First word capitalised, the others lowercase; unique.' }),
+  description: Type.String(),
+  category: Type.Object({ id: Type.Integer(), name: Type.String() }),
+  category_name: Type.String(),
+  brains: Type.Array(compactBrainSchema, { maxItems: COMPACT_LIMIT }),
+  atlases: Type.Array(compactAtlasSchema, { maxItems: COMPACT_LIMIT }),
+  brains_count: Type.Integer(),
+  atlases_count: Type.Integer(),
+});
+export type SpeciesJson = Static<typeof speciesSchema>;
 
-export interface CompactAtlas {
-  readonly id: number;
-  readonly name: string;
-  readonly slug: string;
-}
-
+/** A row of the `species` read model with its compact brains and atlases, as speciesJson reads it. */
 export interface SpeciesRow {
   readonly id: number;
   readonly name: string;
@@ -25,66 +43,15 @@ export interface SpeciesRow {
   readonly atlases_count: number;
 }
 
-/** decisions.md: a species carries at most 100 compact brains and atlases. */
-export const COMPACT_LIMIT = 100;
-
-export const speciesJson = (s: SpeciesRow) => ({
+export const speciesJson = (s: SpeciesRow): SpeciesJson => ({
   id: s.id,
   name: s.name,
   scientific_name: s.scientific_name,
   description: s.description,
   category: { id: s.category_id, name: s.category_name },
   category_name: s.category_name,
-  brains: s.brains,
-  atlases: s.atlases,
+  brains: [...s.brains],
+  atlases: [...s.atlases],
   brains_count: s.brains_count,
   atlases_count: s.atlases_count,
 });
-
-const idName = {
-  type: 'object',
-  required: ['id', 'name'],
-  properties: { id: { type: 'integer' }, name: { type: 'string' } },
-} as const;
-
-export const speciesSchema = {
-  type: 'object',
-  required: [
-    'id',
-    'name',
-    'scientific_name',
-    'description',
-    'category',
-    'category_name',
-    'brains',
-    'atlases',
-    'brains_count',
-    'atlases_count',
-  ],
-  properties: {
-    id: { type: 'integer' },
-    name: { type: 'string', description: 'Lowercase; unique.' },
-    scientific_name: { type: 'string', description: 'First word capitalised, the others lowercase; unique.' },
-    description: { type: 'string' },
-    category: idName,
-    category_name: { type: 'string' },
-    brains: {
-      type: 'array',
-      maxItems: COMPACT_LIMIT,
-      items: {
-        type: 'object',
-        properties: { id: { type: 'integer' }, name: { type: 'string' }, readable_id: { type: 'string' } },
-      },
-    },
-    atlases: {
-      type: 'array',
-      maxItems: COMPACT_LIMIT,
-      items: {
-        type: 'object',
-        properties: { id: { type: 'integer' }, name: { type: 'string' }, slug: { type: 'string' } },
-      },
-    },
-    brains_count: { type: 'integer' },
-    atlases_count: { type: 'integer' },
-  },
-} as const;

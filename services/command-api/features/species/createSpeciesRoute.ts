@@ -1,3 +1,4 @@
+import { type Static, Type } from '@sinclair/typebox';
 import type { RouteSpec } from '#shared/http/routeSpec';
 import { PermissionDeniedError } from '#shared/errors/httpErrors';
 import { handleCommand } from '#shared/commandHandling/handleCommand';
@@ -18,17 +19,23 @@ import { commandContext } from '#services/command-api/commandDeps';
 import { requirePrincipal } from '#services/command-api/features/accounts/requirePrincipal';
 import { resolveCategory } from './resolveCategory';
 
-export interface SpeciesBody {
-  name: string;
-  scientific_name: string;
-  description?: string;
-  category: number | string;
-}
+export const SpeciesBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 100 }),
+  scientific_name: Type.String({ minLength: 1, maxLength: 200 }),
+  description: Type.Optional(Type.String({ maxLength: 5000 })),
+  category: Type.Unsafe<number | string>({
+    type: ['integer', 'string'],
+    minLength: 1,
+    maxLength: 100,
+    description: 'Category id, or its name (case-insensitive).',
+  }),
+});
+export type SpeciesBody = Static<typeof SpeciesBody>;
 
 export const SPECIES_NAME_TAKEN = 'species with this name already exists.';
 export const SCIENTIFIC_NAME_TAKEN = 'species with this scientific name already exists.';
 
-export const createSpeciesRoute = (deps: CommandDeps): RouteSpec<SpeciesBody> => ({
+export const createSpeciesRoute = (deps: CommandDeps): RouteSpec<typeof SpeciesBody> => ({
   method: 'post',
   path: '/api/species/',
   operationId: 'createSpecies',
@@ -37,21 +44,7 @@ export const createSpeciesRoute = (deps: CommandDeps): RouteSpec<SpeciesBody> =>
     'Beyond the interface spec. name is stored lowercase, scientific_name as "Genus species"; both are unique case-insensitively. category is a category id or name.',
   tags: ['species'],
   auth: 'required',
-  body: {
-    type: 'object',
-    required: ['name', 'scientific_name', 'category'],
-    properties: {
-      name: { type: 'string', minLength: 1, maxLength: 100 },
-      scientific_name: { type: 'string', minLength: 1, maxLength: 200 },
-      description: { type: 'string', maxLength: 5000 },
-      category: {
-        type: ['integer', 'string'],
-        minLength: 1,
-        maxLength: 100,
-        description: 'Category id, or its name (case-insensitive).',
-      },
-    },
-  },
+  body: SpeciesBody,
   responses: {
     201: { description: 'The new species', schema: speciesSchema },
     400: { description: 'Invalid fields, a taken name or scientific name, or an unknown category' },

@@ -1,3 +1,4 @@
+import { type Static, Type } from '@sinclair/typebox';
 import { databaseIdOf } from '#shared/http/ids';
 import type { RouteSpec } from '#shared/http/routeSpec';
 import { listQueryProperties, listReply, listResponseSchema, orderBy } from '#shared/query/listResponse';
@@ -16,7 +17,14 @@ const ORDERING = {
   atlases_count: 's.atlases_count',
 };
 
-function filters(query: Record<string, unknown>): SqlConditions {
+const SpeciesQuery = Type.Object({
+  ...listQueryProperties,
+  category: Type.Optional(Type.String({ description: 'Category name (case-insensitive) or id.' })),
+  scientific_name: Type.Optional(Type.String({ description: 'Exact scientific name, case-insensitive.' })),
+});
+type SpeciesQuery = Static<typeof SpeciesQuery>;
+
+function filters(query: SpeciesQuery): SqlConditions {
   const filter = new SqlConditions();
   if (typeof query.category === 'string') {
     const byName = `c.name = ${filter.param(normaliseName(query.category))}`;
@@ -28,7 +36,7 @@ function filters(query: Record<string, unknown>): SqlConditions {
   return filter;
 }
 
-export const listSpeciesRoute = (deps: QueryDeps): RouteSpec => ({
+export const listSpeciesRoute = (deps: QueryDeps): RouteSpec<unknown, typeof SpeciesQuery> => ({
   method: 'get',
   path: '/api/species/',
   operationId: 'listSpecies',
@@ -37,14 +45,7 @@ export const listSpeciesRoute = (deps: QueryDeps): RouteSpec => ({
     'An array by default; {count, next, previous, results} when page or page_size is given. Each species carries at most 100 compact brains and atlases; the counts are exact. `ordering` accepts name, id, scientific_name, brains_count, atlases_count.',
   tags: ['species'],
   auth: 'public',
-  query: {
-    type: 'object',
-    properties: {
-      ...listQueryProperties,
-      category: { type: 'string', description: 'Category name (case-insensitive) or id.' },
-      scientific_name: { type: 'string', description: 'Exact scientific name, case-insensitive.' },
-    },
-  },
+  query: SpeciesQuery,
   responses: { 200: { description: 'Species', schema: listResponseSchema(speciesSchema) } },
   async handler(ctx) {
     const filter = filters(ctx.query);
