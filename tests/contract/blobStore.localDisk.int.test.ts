@@ -7,6 +7,7 @@ import { Readable } from 'node:stream';
 import { BATCH_BYTES } from '#shared/blobStore/offThreadSha256';
 import { createLocalDiskBlobStore } from '#shared/blobStore/localDisk/createLocalDiskBlobStore';
 import { TEMP_FILE_PATTERN } from '#shared/blobStore/localDisk/blobPaths';
+import { waitFor } from '#tests/support/waitFor';
 import { describeBlobStoreContract } from './blobStore.contract';
 
 let rootDir: string;
@@ -97,11 +98,11 @@ describe.each([true, false])('streaming into a file (directIo %s)', (directIo) =
     body.push(randomBytes(2 * BATCH_BYTES));
     // The file is opened once for the page cache and, with directIo, once more with O_DIRECT.
     const descriptors = directIo ? 2 : 1;
-    let flags: number[] = [];
-    for (let i = 0; i < 100 && flags.length < descriptors; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-      flags = await openFlagsOf('watched');
-    }
+    const flags = await waitFor(`${descriptors} open descriptors of the file`, () => openFlagsOf('watched'), {
+      timeoutMs: 1000,
+      intervalMs: 10,
+      until: (open) => open.length >= descriptors,
+    }).catch(() => openFlagsOf('watched')); // the assertions below say what is missing
     body.push(null);
     await put;
     const direct = flags.filter((flag) => (flag & constants.O_DIRECT) !== 0);

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { waitFor } from './waitFor';
 
 const REPO_ROOT = path.resolve(__dirname, '../..');
 const KEPT_OUTPUT_LINES = 80;
@@ -79,18 +80,19 @@ function keepOutput(child: ChildProcess): string[] {
 export async function waitForHealth(url: string, exited: Promise<void>, timeoutMs: number): Promise<void> {
   let gone = false;
   void exited.then(() => (gone = true));
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (gone) throw new Error('the service exited before it became healthy');
-    const status = await fetch(`${url}/health/`, { signal: AbortSignal.timeout(2000) }).then(
-      async (response) => {
-        await response.arrayBuffer(); // frees the connection
-        return response.status;
-      },
-      () => 0,
-    );
-    if (status === 200) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`the service was not healthy within ${timeoutMs} ms`);
+  const status = await waitFor(
+    `${url}/health/ to answer 200`,
+    async () =>
+      gone
+        ? 'exited'
+        : fetch(`${url}/health/`, { signal: AbortSignal.timeout(2000) }).then(
+            async (response) => {
+              await response.arrayBuffer(); // frees the connection
+              return response.status;
+            },
+            () => 0,
+          ),
+    { timeoutMs, intervalMs: 100, until: (answer) => answer === 200 || answer === 'exited' },
+  );
+  if (status === 'exited') throw new Error('the service exited before it became healthy');
 }

@@ -3,6 +3,7 @@ import type { Client } from '#tests/support/httpClient';
 import { client, newUser } from '#tests/support/httpClient';
 import type { TestService } from '#tests/support/testService';
 import { startTestService } from '#tests/support/testService';
+import { waitFor } from '#tests/support/waitFor';
 
 let service: TestService;
 let api: Client;
@@ -138,11 +139,12 @@ describe('GET /api/tokens/', () => {
     const user = await newUser(api);
     const pat = (await api.post('/api/tokens/', { token: user.token, json: { name: 'used' } })).body;
     await api.get('/api/auth/me/', { token: pat.token, scheme: 'Bearer' });
-    let lastUsed: string | null = null;
-    for (let i = 0; i < 50 && !lastUsed; i++) {
-      lastUsed = (await api.get('/api/tokens/', { token: user.token })).body[0].last_used_at;
-      if (!lastUsed) await new Promise((r) => setTimeout(r, 100));
-    }
+    const lastUsed = await waitFor(
+      'the token list to show last_used_at',
+      async (): Promise<string | null> =>
+        (await api.get('/api/tokens/', { token: user.token })).body[0].last_used_at,
+      { timeoutMs: 5000, intervalMs: 100 },
+    );
     expect(Date.parse(lastUsed!)).toBeGreaterThanOrEqual(Date.parse(pat.created_at));
   });
 

@@ -1,3 +1,4 @@
+import { waitFor } from '#tests/support/waitFor';
 import { abortableSleep } from './abortableSleep';
 
 const POLL_INTERVAL_MS = 250;
@@ -38,9 +39,11 @@ export function watchHealth(baseUrl: string): HealthWatch {
   return {
     samples: (path) => samples.filter((s) => s.path === path),
     async firstHealthyAfter(since, timeoutMs) {
-      const deadline = Date.now() + timeoutMs;
-      while (!healthyAfter(since) && Date.now() < deadline && !stopping.signal.aborted)
-        await abortableSleep(POLL_INTERVAL_MS / 2, stopping.signal);
+      await waitFor('a /health/ 200', () => healthyAfter(since), {
+        timeoutMs,
+        intervalMs: POLL_INTERVAL_MS / 2,
+        until: (sample) => sample !== undefined || stopping.signal.aborted,
+      }).catch(() => undefined); // none in time: reported as undefined
       const found = healthyAfter(since);
       return found && found.at - since <= timeoutMs ? found : undefined;
     },
