@@ -1,4 +1,7 @@
-/** A personal access token as listed (never with its secret). */
+import { type Static, Type } from '@sinclair/typebox';
+import { Nullable } from './nullable';
+
+/** A row of the `access_tokens` read model (never with its secret). */
 export interface TokenRow {
   readonly id: string;
   readonly name: string;
@@ -8,7 +11,7 @@ export interface TokenRow {
   readonly revoked_at: Date | null;
 }
 
-export const tokenJson = (t: TokenRow) => ({
+export const tokenJson = (t: TokenRow): TokenJson => ({
   id: t.id,
   name: t.name,
   created_at: t.created_at.toISOString(),
@@ -17,15 +20,13 @@ export const tokenJson = (t: TokenRow) => ({
   is_revoked: t.revoked_at !== null,
 });
 
-export const tokenSchema = {
-  type: 'object',
-  required: ['id', 'name', 'created_at', 'last_used_at', 'expires_at', 'is_revoked'],
-  properties: {
-    id: { type: 'string', format: 'uuid' },
-    name: { type: 'string' },
-    created_at: { type: 'string', format: 'date-time' },
-    last_used_at: { type: ['string', 'null'], format: 'date-time' },
-    expires_at: { type: ['string', 'null'], format: 'date-time' },
-    is_revoked: { type: 'boolean' },
-  },
-} as const;
+/** A personal access token as answered. */
+export const tokenSchema = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  name: Type.String(),
+  created_at: Type.String({ format: 'date-time' }),
+  last_used_at: Nullable(Type.String({ format: 'date-time' })),
+  expires_at: Nullable(Type.String({ format: 'date-time' })),
+  is_revoked: Type.Boolean(),
+});
+export type TokenJson = Static<typeof tokenSchema>;

@@ -1,3 +1,6 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { Nullable } from './nullable';
+
 /** JSON representations of a user, per interface-spec 2.2 (which fields appear where). */
 export interface UserRecord {
   readonly id: number;
@@ -19,7 +22,7 @@ export function avatarUrl(baseUrl: string, key: string | null): string | null {
 }
 
 /** Registration response. */
-export const registeredUserJson = (u: UserRecord, baseUrl: string) => ({
+export const registeredUserJson = (u: UserRecord, baseUrl: string): RegisteredUserJson => ({
   id: u.id,
   username: u.username,
   email: u.email,
@@ -54,19 +57,18 @@ export const profileJson = (u: UserRecord, baseUrl: string) => ({
   group: u.isStaff ? STAFF_GROUP : DEFAULT_GROUP,
 });
 
+/** Registration response. */
+export const registeredUserSchema = Type.Object({
+  id: Type.Integer(),
+  username: Type.String(),
+  email: Type.String({ format: 'email' }),
+  first_name: Type.String(),
+  last_name: Type.String(),
+  avatar: Nullable(Type.String({ format: 'uri' })),
+});
+export type RegisteredUserJson = Static<typeof registeredUserSchema>;
+
 export const userSchemas = {
-  registered: {
-    type: 'object',
-    required: ['id', 'username', 'email', 'first_name', 'last_name', 'avatar'],
-    properties: {
-      id: { type: 'integer' },
-      username: { type: 'string' },
-      email: { type: 'string', format: 'email' },
-      first_name: { type: 'string' },
-      last_name: { type: 'string' },
-      avatar: { type: ['string', 'null'], format: 'uri' },
-    },
-  },
   group: { type: 'object', properties: { id: { type: 'integer' }, name: { type: 'string' } } },
   /** GET /api/auth/me/; the profile adds `group`. */
   current: {

@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import type { RouteSpec } from '#shared/http/routeSpec';
 import { handleCommand } from '#shared/commandHandling/handleCommand';
 import { decideUser } from '#shared/domain/accounts/decide';
@@ -7,12 +8,12 @@ import { commandContext } from '#services/command-api/commandDeps';
 import { passwordField } from './registerRoute';
 import { requirePrincipal } from './requirePrincipal';
 
-interface ChangePasswordBody {
-  old_password: string;
-  new_password: string;
-}
+const ChangePasswordBody = Type.Object({
+  old_password: Type.String({ minLength: 1, maxLength: 1024 }),
+  new_password: passwordField,
+});
 
-export const changePasswordRoute = (deps: CommandDeps): RouteSpec<ChangePasswordBody> => ({
+export const changePasswordRoute = (deps: CommandDeps): RouteSpec<typeof ChangePasswordBody> => ({
   method: 'post',
   path: '/api/auth/password/change/',
   operationId: 'changePassword',
@@ -22,14 +23,7 @@ export const changePasswordRoute = (deps: CommandDeps): RouteSpec<ChangePassword
   tags: ['auth'],
   auth: 'required',
   rateLimit: 'login',
-  body: {
-    type: 'object',
-    required: ['old_password', 'new_password'],
-    properties: {
-      old_password: { type: 'string', minLength: 1, maxLength: 1024 },
-      new_password: passwordField,
-    },
-  },
+  body: ChangePasswordBody,
   responses: {
     200: {
       description: 'Password updated.',

@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import { randomUUID } from 'node:crypto';
 import type { RouteSpec } from '#shared/http/routeSpec';
 import { handleCommand } from '#shared/commandHandling/handleCommand';
@@ -9,13 +10,16 @@ import type { CommandDeps } from '#services/command-api/commandDeps';
 import { commandContext } from '#services/command-api/commandDeps';
 import { requirePrincipal } from '#services/command-api/features/accounts/requirePrincipal';
 import { tokenSchema } from '#shared/views/tokenViews';
+import { Nullable } from '#shared/views/nullable';
 
-interface CreateTokenBody {
-  name: string;
-  expires_at?: string | null;
-}
+const CreateTokenBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 100 }),
+  expires_at: Type.Optional(
+    Nullable(Type.String({ format: 'date-time', description: 'Optional; must be in the future.' })),
+  ),
+});
 
-export const createTokenRoute = (deps: CommandDeps): RouteSpec<CreateTokenBody> => ({
+export const createTokenRoute = (deps: CommandDeps): RouteSpec<typeof CreateTokenBody> => ({
   method: 'post',
   path: '/api/tokens/',
   operationId: 'createToken',
@@ -25,18 +29,7 @@ export const createTokenRoute = (deps: CommandDeps): RouteSpec<CreateTokenBody> 
   tags: ['tokens'],
   auth: 'required',
   rateLimit: 'tokenCreate',
-  body: {
-    type: 'object',
-    required: ['name'],
-    properties: {
-      name: { type: 'string', minLength: 1, maxLength: 100 },
-      expires_at: {
-        type: ['string', 'null'],
-        format: 'date-time',
-        description: 'Optional; must be in the future.',
-      },
-    },
-  },
+  body: CreateTokenBody,
   responses: {
     201: {
       description: 'The token, with its secret',

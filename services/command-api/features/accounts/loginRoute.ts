@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import { randomUUID } from 'node:crypto';
 import type { RouteSpec } from '#shared/http/routeSpec';
 import { ValidationError } from '#shared/errors/httpErrors';
@@ -11,12 +12,12 @@ import type { CommandDeps } from '#services/command-api/commandDeps';
 import { commandContext } from '#services/command-api/commandDeps';
 import { userRecordFromState } from './userRecord';
 
-interface LoginBody {
-  email: string;
-  password: string;
-}
+const LoginBody = Type.Object({
+  email: Type.String({ minLength: 1, maxLength: 254 }),
+  password: Type.String({ minLength: 1, maxLength: 1024 }),
+});
 
-export const loginRoute = (deps: CommandDeps): RouteSpec<LoginBody> => ({
+export const loginRoute = (deps: CommandDeps): RouteSpec<typeof LoginBody> => ({
   method: 'post',
   path: '/api/auth/login/',
   operationId: 'login',
@@ -25,14 +26,7 @@ export const loginRoute = (deps: CommandDeps): RouteSpec<LoginBody> => ({
   tags: ['auth'],
   auth: 'public',
   rateLimit: 'login',
-  body: {
-    type: 'object',
-    required: ['email', 'password'],
-    properties: {
-      email: { type: 'string', minLength: 1, maxLength: 254 },
-      password: { type: 'string', minLength: 1, maxLength: 1024 },
-    },
-  },
+  body: LoginBody,
   responses: {
     200: {
       description: 'A token and the user',

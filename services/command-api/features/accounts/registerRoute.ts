@@ -1,24 +1,26 @@
+import { type Static, Type } from '@sinclair/typebox';
 import type { RouteSpec } from '#shared/http/routeSpec';
 import { ValidationError } from '#shared/errors/httpErrors';
 import { registerUser } from './registerUser';
-import { registeredUserJson, userSchemas } from '#shared/views/userViews';
+import { registeredUserJson, registeredUserSchema } from '#shared/views/userViews';
 import type { CommandDeps } from '#services/command-api/commandDeps';
 import { commandContext } from '#services/command-api/commandDeps';
 import { userRecordFromState } from './userRecord';
 
-export interface RegisterBody {
-  email: string;
-  username: string;
-  password: string;
-  password_confirm: string;
-  first_name: string;
-  last_name: string;
-}
+export const nameField = Type.String({ minLength: 1, maxLength: 150 });
+export const passwordField = Type.String({ minLength: 8, maxLength: 1024 });
 
-export const nameField = { type: 'string', minLength: 1, maxLength: 150 } as const;
-export const passwordField = { type: 'string', minLength: 8, maxLength: 1024 } as const;
+export const RegisterBody = Type.Object({
+  email: Type.String({ format: 'email', maxLength: 254 }),
+  username: Type.String({ minLength: 1, maxLength: 150, pattern: '^[\\w.@+-]+$' }),
+  password: passwordField,
+  password_confirm: Type.String(),
+  first_name: nameField,
+  last_name: nameField,
+});
+export type RegisterBody = Static<typeof RegisterBody>;
 
-export const registerRoute = (deps: CommandDeps): RouteSpec<RegisterBody> => ({
+export const registerRoute = (deps: CommandDeps): RouteSpec<typeof RegisterBody> => ({
   method: 'post',
   path: '/api/auth/register/',
   operationId: 'register',
@@ -27,20 +29,9 @@ export const registerRoute = (deps: CommandDeps): RouteSpec<RegisterBody> => ({
   tags: ['auth'],
   auth: 'public',
   rateLimit: 'register',
-  body: {
-    type: 'object',
-    required: ['email', 'username', 'password', 'password_confirm', 'first_name', 'last_name'],
-    properties: {
-      email: { type: 'string', format: 'email', maxLength: 254 },
-      username: { type: 'string', minLength: 1, maxLength: 150, pattern: '^[\\w.@+-]+$' },
-      password: passwordField,
-      password_confirm: { type: 'string' },
-      first_name: nameField,
-      last_name: nameField,
-    },
-  },
+  body: RegisterBody,
   responses: {
-    201: { description: 'The new user', schema: userSchemas.registered },
+    201: { description: 'The new user', schema: registeredUserSchema },
     400: { description: 'Invalid or taken fields' },
   },
   async handler(ctx) {

@@ -1,3 +1,4 @@
+import { type Static, Type } from '@sinclair/typebox';
 import { randomUUID } from 'node:crypto';
 import type { RouteSpec, RequestContext } from '#shared/http/routeSpec';
 import { ValidationError } from '#shared/errors/httpErrors';
@@ -17,33 +18,24 @@ import { nameField } from './registerRoute';
 import { requirePrincipal } from './requirePrincipal';
 import { userRecordFromState } from './userRecord';
 
-interface ProfileChanges {
-  first_name?: string;
-  last_name?: string;
-  bio?: string;
-  location?: string;
-  avatar?: null;
-}
-
 const fields = {
-  first_name: nameField,
-  last_name: nameField,
-  bio: { type: 'string', maxLength: 5000 },
-  location: { type: 'string', maxLength: 200 },
-} as const;
-
-const multipartSchema = {
-  type: 'object',
-  properties: {
-    ...fields,
-    avatar: {
-      type: 'string',
-      format: 'binary',
-      description: 'PNG, JPEG, GIF, WebP or BMP; checked by content.',
-    },
-  },
+  first_name: Type.Optional(nameField),
+  last_name: Type.Optional(nameField),
+  bio: Type.Optional(Type.String({ maxLength: 5000 })),
+  location: Type.Optional(Type.String({ maxLength: 200 })),
 };
-const validateFormFields = compileFormValidator({ type: 'object', properties: fields });
+
+/** The JSON body; "avatar": null removes the avatar. */
+const ProfileChanges = Type.Object({ ...fields, avatar: Type.Optional(Type.Null()) });
+type ProfileChanges = Static<typeof ProfileChanges>;
+
+const multipartSchema = Type.Object({
+  ...fields,
+  avatar: Type.Optional(
+    Type.String({ format: 'binary', description: 'PNG, JPEG, GIF, WebP or BMP; checked by content.' }),
+  ),
+});
+const validateFormFields = compileFormValidator(Type.Object(fields));
 
 const AVATAR_FORMATS: ReadonlySet<ImageFormat> = new Set(['png', 'jpeg', 'gif', 'webp', 'bmp']);
 
@@ -71,7 +63,7 @@ async function readMultipart(ctx: RequestContext<unknown>, deps: CommandDeps, us
   return { changes: parsed.fields as ProfileChanges, avatarKey: avatar?.key };
 }
 
-export const updateProfileRoute = (deps: CommandDeps): RouteSpec<ProfileChanges | undefined> => ({
+export const updateProfileRoute = (deps: CommandDeps): RouteSpec<typeof ProfileChanges | undefined> => ({
   method: 'patch',
   path: '/api/profile/',
   operationId: 'updateProfile',
@@ -80,7 +72,7 @@ export const updateProfileRoute = (deps: CommandDeps): RouteSpec<ProfileChanges 
     'JSON, or multipart/form-data with an avatar image. Send "avatar": null (JSON) to remove the avatar. With If-Match (the ETag of GET), a concurrent change in between gives 409.',
   tags: ['profile'],
   auth: 'required',
-  body: { type: 'object', properties: { ...fields, avatar: { type: 'null' } } },
+  body: ProfileChanges,
   multipart: multipartSchema,
   responses: {
     200: { description: 'The updated profile (same shape as GET)' },

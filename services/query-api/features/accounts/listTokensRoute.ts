@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import type { RouteSpec } from '#shared/http/routeSpec';
 import { listQueryProperties, listReply, orderBy } from '#shared/query/listResponse';
 import type { TokenRow } from '#shared/views/tokenViews';
@@ -19,7 +20,7 @@ export const listTokensRoute = (deps: QueryDeps): RouteSpec => ({
   description: 'An array by default; {count, next, previous, results} when page or page_size is given.',
   tags: ['tokens'],
   auth: 'required',
-  query: { type: 'object', properties: listQueryProperties },
+  query: Type.Object(listQueryProperties),
   responses: {
     200: {
       description: 'Tokens (never their secrets)',
