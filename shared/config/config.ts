@@ -6,65 +6,72 @@ export type { RateLimitRule } from './envVariable';
 
 /**
  * The one place where environment variables become configuration. Every service's main.ts calls
- * loadConfig(process.env); the variables are declared, bounded and described once in
- * ./configSchema, and a bad value stops start-up with a message naming the variable.
+ * loadConfig(process.env). Each variable's type, bounds, default and meaning are written once, in
+ * ./configSchema (and docs/configuration.md is generated from it); these types are the shape the
+ * services read, each field naming the variable it comes from.
  */
-
 export interface Config {
+  /** HOST, PORT */
   readonly host: string;
   readonly port: number;
+  /** DATA_DIR, resolved against the working directory. */
   readonly dataDir: string;
-  /**
-   * BLOB_DIRECT_IO: the local disk BlobStore writes uploads around the page cache (O_DIRECT) where
-   * the file system allows; true by default.
-   */
+  /** BLOB_DIRECT_IO */
   readonly blobDirectIo: boolean;
-  /** BLOB_SWEEP_*: the sweep of leftovers of killed writes and of orphaned blobs (shared/blobSweep). */
+  /** BLOB_SWEEP_* (shared/blobSweep) */
   readonly blobSweep: BlobSweepConfig;
-  /** External PostgreSQL; when absent the all-in-one starts an embedded one in dataDir/postgres. */
+  /** DATABASE_URL; absent: the all-in-one starts an embedded PostgreSQL in dataDir/postgres. */
   readonly databaseUrl: string | undefined;
-  /**
-   * The role that owns the event store and runs its migrations, when DATABASE_URL's role should not
-   * (least privilege); absent: DATABASE_URL migrates too.
-   */
+  /** MIGRATION_DATABASE_URL; absent: DATABASE_URL migrates too. */
   readonly migrationDatabaseUrl: string | undefined;
-  /** Absent: a free port is chosen at each start, so several all-in-ones can run side by side. */
+  /** EMBEDDED_PG_PORT; absent: a free port at each start, so several all-in-ones can run side by side. */
   readonly embeddedPostgresPort: number | undefined;
+  /** EVENTSTORE_CONNECTION_STRING */
   readonly eventStoreConnectionString: string | undefined;
+  /** S3_*; absent: files on the local disk. */
   readonly s3: S3Config | undefined;
+  /** ELASTICSEARCH_URL, SEARCH_BACKEND */
   readonly elasticsearchUrl: string | undefined;
-  /** SEARCH_BACKEND: where the brains list searches (postgres, the default, or elasticsearch). */
   readonly searchBackend: 'postgres' | 'elasticsearch';
-  /** Who sees an uploader's email on brains (shape A): everyone (the spec), or the uploader and staff. */
+  /** UPLOADER_EMAIL_VISIBILITY */
   readonly uploaderEmailVisibility: 'everyone' | 'owner';
-  /** LIST_CACHE_MB: memory for brains list answers kept until a change they show (0: none). */
+  /** LIST_CACHE_MB, in bytes */
   readonly listCacheBytes: number;
-  /** KAFKA_BROKERS: the relay publishes events to Kafka (unset: no relay runs). */
+  /** KAFKA_*; absent: no relay runs. */
   readonly kafka: KafkaConfig | undefined;
+  /** ADMIN_EMAIL, ADMIN_PASSWORD, ADMIN_USERNAME */
   readonly admin: { email: string; password: string; username: string } | undefined;
+  /** LOGIN_TOKEN_TTL_DAYS, in milliseconds */
   readonly loginTokenTtlMs: number;
+  /** PASSWORD_HASH_LOG_N */
   readonly passwordHashLogN: number;
+  /** JSON_BODY_LIMIT_BYTES, MAX_UPLOAD_BYTES, MAX_AVATAR_BYTES, MAX_IMAGE_PIXELS */
   readonly jsonBodyLimitBytes: number;
   readonly maxUploadBytes: number;
   readonly maxAvatarBytes: number;
-  /** Bound of an uploaded image's width × height (a small file can announce gigapixels). */
   readonly maxImagePixels: number;
+  /** TRUST_PROXY, as Express's `trust proxy` takes it */
   readonly trustProxy: boolean | number | string;
+  /** PUBLIC_BASE_URL, without a trailing slash */
   readonly publicBaseUrl: string | undefined;
-  /** ALLOWED_HOSTS: host names the API answers to; empty means any, with links kept to this machine. */
+  /** ALLOWED_HOSTS, lowercased; empty: any, with links kept to this machine. */
   readonly allowedHosts: readonly string[];
+  /** LOG_LEVEL */
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  /** READ_YOUR_WRITES_TIMEOUT_MS */
   readonly readYourWritesTimeoutMs: number;
-  /** HTTP_HEADERS_TIMEOUT_MS, HTTP_BODY_TIMEOUT_MS, HTTP_KEEP_ALIVE_TIMEOUT_MS (shared/http/connectionTimeouts). */
+  /** HTTP_HEADERS_TIMEOUT_MS, HTTP_BODY_TIMEOUT_MS, HTTP_KEEP_ALIVE_TIMEOUT_MS (shared/http/connectionTimeouts) */
   readonly httpTimeouts: HttpTimeoutsConfig;
   /**
-   * TEST-ONLY (FAULT_INJECT_CRASH_AFTER_COMMIT=1): the process SIGKILLs itself right after a write
+   * TEST-ONLY (FAULT_INJECT_CRASH_AFTER_COMMIT): the process SIGKILLs itself right after a write
    * carrying an Idempotency-Key has committed, before answering, to prove that a retry replays it.
    */
   readonly faultInjectCrashAfterCommit: boolean;
-  /** /health/ fails when the oldest event the live read models have not applied is older than this. */
+  /** HEALTH_MAX_PROJECTION_LAG_SECONDS */
   readonly healthMaxProjectionLagSeconds: number;
+  /** PROCESSOR_* */
   readonly processor: ProcessorConfig;
+  /** RATE_LIMIT_* */
   readonly rateLimits: {
     readonly login: RateLimitRule;
     readonly register: RateLimitRule;
@@ -81,20 +88,20 @@ export interface HttpTimeoutsConfig {
   readonly keepAliveTimeoutMs: number;
 }
 
-/** The upload processor (services/processor), alone or inside the all-in-one. */
+/** The upload processor (services/processor), alone or inside the all-in-one: PROCESSOR_*. */
 export interface ProcessorConfig {
-  /** PROCESSOR_ENABLED: whether the all-in-one runs a processor (the standalone one always does). */
+  /** PROCESSOR_ENABLED: whether the all-in-one runs one (the standalone processor always does). */
   readonly enabled: boolean;
-  /** A claim holds an upload this long unless renewed; then another processor may take it back. */
+  /** PROCESSOR_LEASE_SECONDS: a claim holds an upload this long unless renewed. */
   readonly leaseSeconds: number;
-  /** Uploads of any size processed at once, each in its own worker thread (default: cores − 1). */
+  /** PROCESSOR_CONCURRENCY: uploads of any size processed at once, each in its own worker thread. */
   readonly concurrency: number;
   /**
    * PROCESSOR_SMALL_UPLOAD_SLOTS: slots beside `concurrency` for small uploads, one open for each slot
-   * a big upload holds, so that a small upload never waits behind big ones (0: none).
+   * a big upload holds, so that a small upload never waits behind big ones.
    */
   readonly smallUploadSlots: number;
-  /** PROCESSOR_SMALL_UPLOAD_MB: an upload up to this size is small. */
+  /** PROCESSOR_SMALL_UPLOAD_MB, in bytes: an upload up to this size is small. */
   readonly smallUploadMaxBytes: number;
   /**
    * An inspection's time limit is `timeoutBaseSeconds` plus `timeoutPerGibSeconds` per GiB of the
@@ -103,13 +110,13 @@ export interface ProcessorConfig {
   readonly timeoutSeconds: number;
   readonly timeoutBaseSeconds: number;
   readonly timeoutPerGibSeconds: number;
-  /** Runs of a crashed worker, or claims taken back from a dead processor, before the upload fails. */
+  /** PROCESSOR_MAX_ATTEMPTS: runs of a crashed worker, or claims taken back, before the upload fails. */
   readonly maxAttempts: number;
-  /** Heap limit of each worker thread. */
+  /** PROCESSOR_WORKER_MEMORY_MB: heap limit of each worker thread. */
   readonly workerMemoryMb: number;
   /**
-   * Nice value of the worker threads, 0 to 19: under contention requests go first, and processing
-   * still gets a share (19 would all but stop it while the cores are busy with requests).
+   * PROCESSOR_NICE: nice value of the worker threads: under contention requests go first, and
+   * processing still gets a share (19 would all but stop it while the cores are busy with requests).
    */
   readonly workerNice: number;
   /**
@@ -119,32 +126,23 @@ export interface ProcessorConfig {
   readonly inspectorModule: string | undefined;
 }
 
+/** BLOB_SWEEP_*: the sweep of leftovers of killed writes and of orphaned blobs, in milliseconds. */
 export interface BlobSweepConfig {
-  /** BLOB_SWEEP_ENABLED (default true): the all-in-one and the command API sweep the blob store. */
   readonly enabled: boolean;
-  /** BLOB_SWEEP_INTERVAL_SECONDS (default 3600): between sweeps; the first runs at start. */
   readonly intervalMs: number;
-  /** BLOB_SWEEP_LEFTOVER_GRACE_SECONDS (default 3600): a temp file untouched this long is no write in progress. */
   readonly leftoverGraceMs: number;
-  /**
-   * BLOB_SWEEP_ORPHAN_GRACE_SECONDS (default 86400): a blob no record names is removed once stored
-   * this long ago; longer than any upload takes (on S3 a blob's age runs from its upload's start).
-   */
   readonly orphanGraceMs: number;
 }
 
 export interface KafkaConfig {
   readonly brokers: readonly string[];
-  /** KAFKA_CLIENT_ID (default brain-catalogue). */
   readonly clientId: string;
-  /** KAFKA_TOPIC_PREFIX (default catalogue): topics catalogue.brains, catalogue.uploads, … */
+  /** Topics are `<prefix>.brains`, `<prefix>.uploads`, … */
   readonly topicPrefix: string;
 }
 
-export interface S3Config {
-  readonly endPoint: string;
-  readonly port: number;
-  readonly useSSL: boolean;
+/** S3_ENDPOINT taken apart, the credentials and the bucket. */
+export interface S3Config extends Endpoint {
   readonly accessKey: string;
   readonly secretKey: string;
   readonly bucket: string;
