@@ -59,6 +59,9 @@ export function fileUploadJson(row: FileUploadRow, baseUrl: string, s3Url: strin
   };
 }
 
+/** What an upload's status may be. */
+export const UPLOAD_STATUSES = ['uploaded', 'processing', 'completed', 'failed'] as const;
+
 const dateTime = { type: 'string', format: 'date-time' } as const;
 const nullableDateTime = { type: ['string', 'null'], format: 'date-time' } as const;
 
@@ -90,7 +93,7 @@ export const fileUploadSchema = {
       type: 'object',
       properties: { id: { type: 'integer' }, username: { type: 'string' }, email: { type: 'string' } },
     },
-    status: { type: 'string', enum: ['uploaded', 'processing', 'completed', 'failed'] },
+    status: { type: 'string', enum: UPLOAD_STATUSES },
     processing_started: { ...nullableDateTime, description: 'null until processing starts.' },
     processing_completed: { ...nullableDateTime, description: 'null until it completes or fails.' },
     file_size_mb: { type: 'number', description: 'bytes / 2^20, rounded to 2 decimals.' },

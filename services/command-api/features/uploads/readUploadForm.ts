@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import type { RequestContext } from '#shared/http/routeSpec';
 import { ValidationError } from '#shared/errors/httpErrors';
 import { compileFormValidator } from '#shared/http/schemaValidator';
@@ -7,27 +8,25 @@ import { uploadFileSpec } from './uploadFileSpec';
 
 export const FILE_REQUIRED = 'No file was submitted: send it as `file` (.nii, .nii.gz, .zarr, .tif, .tiff).';
 
-const nameField = {
-  type: 'string',
-  minLength: 1,
-  maxLength: 255,
-  description: 'A name for the upload; default: the file name.',
-} as const;
-
-export const uploadFormSchema = {
-  type: 'object',
-  required: ['file'],
-  properties: {
-    file: {
-      type: 'string',
-      format: 'binary',
-      description: '.nii, .nii.gz, .zarr (a zip of the store), .tif or .tiff.',
-    },
-    name: nameField,
-  },
+const uploadFields = {
+  name: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      description: 'A name for the upload; default: the file name.',
+    }),
+  ),
 };
 
-const validateFields = compileFormValidator({ type: 'object', properties: { name: nameField } });
+export const uploadFormSchema = Type.Object({
+  file: Type.String({
+    format: 'binary',
+    description: '.nii, .nii.gz, .zarr (a zip of the store), .tif or .tiff.',
+  }),
+  ...uploadFields,
+});
+
+const validateFields = compileFormValidator(Type.Object(uploadFields));
 
 /**
  * Streams an upload form: `file` goes straight to the BlobStore (extension checked before the

@@ -1,9 +1,11 @@
+import { Type } from '@sinclair/typebox';
 import { databaseIdOf } from '#shared/http/ids';
 import type { RouteSpec } from '#shared/http/routeSpec';
 import { ValidationError } from '#shared/errors/httpErrors';
 import { listQueryProperties, listReply, listResponseSchema, orderBy } from '#shared/query/listResponse';
 import { SqlConditions } from '#shared/query/sqlConditions';
-import { fileUploadSchema } from '#shared/views/fileUploadViews';
+import { UPLOAD_STATUSES, fileUploadSchema } from '#shared/views/fileUploadViews';
+import { StringEnum } from '#shared/views/stringEnum';
 import type { QueryDeps } from '#services/query-api/queryDeps';
 import { UPLOAD_FROM, findUploads } from './fileUploadSql';
 import { uploadJsonFor } from './uploadJsonFor';
@@ -30,7 +32,15 @@ function brainFilter(value: unknown, filter: SqlConditions): void {
   filter.where(`f.associated_brain_id = ${filter.param(id)}`);
 }
 
-export const listFileUploadsRoute = (deps: QueryDeps): RouteSpec => ({
+const UploadsQuery = Type.Object({
+  ...listQueryProperties,
+  status: Type.Optional(StringEnum(UPLOAD_STATUSES)),
+  associated_brain: Type.Optional(
+    Type.String({ description: 'A brain id, or "none" for standalone uploads.' }),
+  ),
+});
+
+export const listFileUploadsRoute = (deps: QueryDeps): RouteSpec<unknown, typeof UploadsQuery> => ({
   method: 'get',
   path: '/api/file-uploads/',
   operationId: 'listFileUploads',
@@ -39,14 +49,7 @@ export const listFileUploadsRoute = (deps: QueryDeps): RouteSpec => ({
     'Only your own (staff too). An array by default (at most 1000, Link and X-Total-Count when more); {count, next, previous, results} when page or page_size is given. Filters combine with AND. `ordering` accepts date_uploaded, name, filename, status, file_size.',
   tags: ['file uploads'],
   auth: 'required',
-  query: {
-    type: 'object',
-    properties: {
-      ...listQueryProperties,
-      status: { type: 'string', enum: ['uploaded', 'processing', 'completed', 'failed'] },
-      associated_brain: { type: 'string', description: 'A brain id, or "none" for standalone uploads.' },
-    },
-  },
+  query: UploadsQuery,
   responses: {
     200: { description: 'Uploads', schema: listResponseSchema(fileUploadSchema) },
     400: { description: 'An invalid status or associated_brain' },
