@@ -19,8 +19,7 @@ import { PROCESSOR_LOOP } from '#services/processor/startProcessor';
 import { serviceRoutes } from './serviceRoutes';
 import { openSearchBackend } from '#shared/search/searchBackend';
 import { createRelay } from '#services/relay/createRelay';
-import { BLOB_SWEEPER_LOOP, startBlobSweeper } from '#shared/blobSweep/startBlobSweeper';
-import { loopHealthCheck } from '#shared/platform/loopHealthCheck';
+import { startConfiguredBlobSweeper } from '#shared/platform/startConfiguredBlobSweeper';
 
 export interface RunningService {
   readonly url: string;
@@ -68,17 +67,7 @@ export async function startAllInOne(
   const relay = config.kafka ? createRelay(config.kafka, infra, platform.store, logger, metrics) : undefined;
   for (const [name, check] of Object.entries(relay?.healthChecks ?? {})) platform.addHealthCheck(name, check);
   // Leftovers of killed writes and blobs no record names, swept by one process at a time.
-  const blobSweeper = config.blobSweep.enabled
-    ? startBlobSweeper(
-        { blobs: infra.blobs, pool: infra.readModels, store: platform.store, logger, metrics },
-        config.blobSweep,
-      )
-    : undefined;
-  if (blobSweeper)
-    platform.addHealthCheck(
-      BLOB_SWEEPER_LOOP,
-      loopHealthCheck(() => blobSweeper.status()),
-    );
+  const blobSweeper = startConfiguredBlobSweeper(config, infra, platform, logger, metrics);
   const commandDeps = createCommandDeps(config, infra, platform.store, logger, clock);
   await ensureConfiguredStaff(config.admin, commandDeps, logger);
 

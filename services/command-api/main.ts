@@ -10,8 +10,7 @@ import { createCommandDeps } from './commandDeps';
 import { commandRoutes } from './commandRoutes';
 import { createCommandApp } from './createCommandApp';
 import { ensureConfiguredStaff } from './features/accounts/ensureStaffAccount';
-import { BLOB_SWEEPER_LOOP, startBlobSweeper } from '#shared/blobSweep/startBlobSweeper';
-import { loopHealthCheck } from '#shared/platform/loopHealthCheck';
+import { startConfiguredBlobSweeper } from '#shared/platform/startConfiguredBlobSweeper';
 
 /**
  * The command API alone (distributed mode): needs DATABASE_URL (read models, and the event store
@@ -25,17 +24,7 @@ void runUntilSignal('command-api', async () => {
   const platform = await createServicePlatform(config, infra, logger, metrics);
   const deps = createCommandDeps(config, infra, platform.store, logger);
   // The command API stores uploads, avatars and category images: it sweeps what crashes left.
-  const blobSweeper = config.blobSweep.enabled
-    ? startBlobSweeper(
-        { blobs: infra.blobs, pool: infra.readModels, store: platform.store, logger, metrics },
-        config.blobSweep,
-      )
-    : undefined;
-  if (blobSweeper)
-    platform.addHealthCheck(
-      BLOB_SWEEPER_LOOP,
-      loopHealthCheck(() => blobSweeper.status()),
-    );
+  const blobSweeper = startConfiguredBlobSweeper(config, infra, platform, logger, metrics);
   await ensureConfiguredStaff(config.admin, deps, logger);
 
   const app = createCommandApp(
