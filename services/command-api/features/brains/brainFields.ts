@@ -1,37 +1,40 @@
+import { type Static, Type } from '@sinclair/typebox';
 import { ValidationError } from '#shared/errors/httpErrors';
 import { httpUrlField } from '#shared/http/httpUrlField';
+import { Nullable } from '#shared/views/nullable';
 import { normaliseHexColour } from '#shared/domain/naming/naming';
 
-/** A brain's writable fields as a request sends them (multipart text, url-encoded or JSON). */
-export interface BrainBody {
-  name?: string;
-  description?: string;
-  atlas?: number | null;
-  category?: number;
-  is_reference?: boolean;
-  extra_link?: string;
-  website?: string;
-  color?: string;
-  verified?: boolean;
-}
+/** A brain's name: required by create and PUT, optional in PATCH. */
+export const brainName = Type.String({ minLength: 1, maxLength: 200 });
 
+/** A brain's writable fields as a form sends them (multipart text or url-encoded). */
 export const brainFields = {
-  name: { type: 'string', minLength: 1, maxLength: 200 },
-  description: { type: 'string', maxLength: 5000 },
-  atlas: { type: 'integer', description: 'Atlas id; species and category are derived from it.' },
-  category: {
-    type: 'integer',
-    description: "Category id; required without an atlas, and must match the atlas's category.",
-  },
-  is_reference: { type: 'boolean' },
-  extra_link: httpUrlField,
-  website: httpUrlField,
-  color: { type: 'string', maxLength: 7, description: '#rrggbb or #rgb (stored lowercase #rrggbb).' },
-  verified: { type: 'boolean', description: 'Staff only (403 otherwise).' },
-} as const;
+  name: Type.Optional(brainName),
+  description: Type.Optional(Type.String({ maxLength: 5000 })),
+  atlas: Type.Optional(Type.Integer({ description: 'Atlas id; species and category are derived from it.' })),
+  category: Type.Optional(
+    Type.Integer({
+      description: "Category id; required without an atlas, and must match the atlas's category.",
+    }),
+  ),
+  is_reference: Type.Optional(Type.Boolean()),
+  extra_link: Type.Optional(httpUrlField),
+  website: Type.Optional(httpUrlField),
+  color: Type.Optional(
+    Type.String({ maxLength: 7, description: '#rrggbb or #rgb (stored lowercase #rrggbb).' }),
+  ),
+  verified: Type.Optional(Type.Boolean({ description: 'Staff only (403 otherwise).' })),
+};
 
 /** The JSON form of an update: atlas null files the brain under its category alone. */
-export const brainJsonFields = { ...brainFields, atlas: { type: ['integer', 'null'] } } as const;
+export const brainJsonFields = { ...brainFields, atlas: Type.Optional(Nullable(Type.Integer())) };
+
+/** A brain's writable fields as a request sends them (multipart text, url-encoded or JSON). */
+export const BrainBody = Type.Object(brainJsonFields);
+export type BrainBody = Static<typeof BrainBody>;
+
+/** PUT's JSON body: every field of create but the file, so the name is required. */
+export const BrainReplaceBody = Type.Object({ ...brainJsonFields, name: brainName });
 
 /** `#rgb`/`#rrggbb` → `#rrggbb`; "" stays "" (no colour); undefined when not sent. */
 export function colourOf(color: string | undefined): string | undefined {

@@ -1,31 +1,27 @@
+import { Type } from '@sinclair/typebox';
 import type { RequestContext } from '#shared/http/routeSpec';
 import { ValidationError } from '#shared/errors/httpErrors';
 import { compileFormValidator } from '#shared/http/schemaValidator';
 import { type StoredFile, cleanupStoredFiles, parseMultipart } from '#shared/multipart/parseMultipart';
 import type { CommandDeps } from '#services/command-api/commandDeps';
 import { uploadFileSpec } from '#services/command-api/features/uploads/uploadFileSpec';
-import { type BrainBody, brainFields } from './brainFields';
+import { type BrainBody, brainFields, brainName } from './brainFields';
 
 export const FILE_REQUIRED =
   'Provide the brain file as `file` (.nii, .nii.gz, .zarr, .tif, .tiff) or `image` (TIFF).';
 export const ONE_FILE = 'Send one file, as `file` or `image`, not both.';
 
-export const brainFormSchema = {
-  type: 'object',
-  required: ['name'],
-  properties: {
-    ...brainFields,
-    file: { type: 'string', format: 'binary', description: '.nii, .nii.gz, .zarr (zip), .tif or .tiff.' },
-    image: { type: 'string', format: 'binary', description: 'TIFF only (.tif, .tiff).' },
-  },
-};
-
-const validateCreateFields = compileFormValidator({
-  type: 'object',
-  required: ['name'],
-  properties: brainFields,
+export const brainFormSchema = Type.Object({
+  ...brainFields,
+  name: brainName,
+  file: Type.Optional(
+    Type.String({ format: 'binary', description: '.nii, .nii.gz, .zarr (zip), .tif or .tiff.' }),
+  ),
+  image: Type.Optional(Type.String({ format: 'binary', description: 'TIFF only (.tif, .tiff).' })),
 });
-const validateUpdateFields = compileFormValidator({ type: 'object', properties: brainFields });
+
+const validateCreateFields = compileFormValidator(Type.Object({ ...brainFields, name: brainName }));
+const validateUpdateFields = compileFormValidator(Type.Object(brainFields));
 
 /**
  * Streams a brain's create form: its file goes straight to the BlobStore (hashed and size-limited

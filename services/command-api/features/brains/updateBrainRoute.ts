@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import type { RouteSpec } from '#shared/http/routeSpec';
 import { NotFoundError, ValidationError } from '#shared/errors/httpErrors';
 import { handleCommand } from '#shared/commandHandling/handleCommand';
@@ -9,7 +10,7 @@ import type { CommandDeps } from '#services/command-api/commandDeps';
 import { commandContext } from '#services/command-api/commandDeps';
 import { requirePrincipal } from '#services/command-api/features/accounts/requirePrincipal';
 import { brainShapeBFromState } from './brainShapeBFromState';
-import { type BrainBody, brainFields, brainJsonFields, colourOf } from './brainFields';
+import { BrainBody, BrainReplaceBody, brainFields, brainName, colourOf } from './brainFields';
 import { brainIdForKey, keyMatches } from './brainIdForKey';
 import { resolveAtlas, resolveCategory } from './resolvePlacement';
 import { readUpdateForm } from './readBrainForm';
@@ -48,7 +49,10 @@ async function commandData(
   };
 }
 
-export const updateBrainRoute = (deps: CommandDeps, mode: Mode): RouteSpec<BrainBody | undefined> => ({
+export const updateBrainRoute = (
+  deps: CommandDeps,
+  mode: Mode,
+): RouteSpec<typeof BrainBody | typeof BrainReplaceBody | undefined> => ({
   method: mode,
   path: '/api/brains/{key}/',
   operationId: mode === 'put' ? 'replaceBrain' : 'updateBrain',
@@ -60,12 +64,8 @@ export const updateBrainRoute = (deps: CommandDeps, mode: Mode): RouteSpec<Brain
   } JSON, url-encoded or multipart/form-data (text fields only). Only the uploader or staff (403); only staff may change verified (403). With If-Match (the ETag of GET), a change in between is 409. Answers shape B.`,
   tags: ['brains'],
   auth: 'required',
-  body: {
-    type: 'object',
-    ...(mode === 'put' ? { required: ['name'] } : {}),
-    properties: brainJsonFields,
-  },
-  multipart: { type: 'object', ...(mode === 'put' ? { required: ['name'] } : {}), properties: brainFields },
+  body: mode === 'put' ? BrainReplaceBody : BrainBody,
+  multipart: Type.Object(mode === 'put' ? { ...brainFields, name: brainName } : brainFields),
   responses: {
     200: { description: 'The brain, in shape B', schema: brainShapeBSchema },
     400: { description: 'Invalid fields, unknown or contradicting atlas and category' },
