@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import type { RouteSpec } from '#shared/http/routeSpec';
 import { SqlConditions } from '#shared/query/sqlConditions';
 import { brainSchema } from '#shared/views/brainViews';
@@ -12,11 +13,7 @@ export const brainByAtlasSlugRoute = (deps: QueryDeps): RouteSpec => ({
   summary: "An atlas's reference brain, else its oldest (shape B)",
   tags: ['brains'],
   auth: 'public',
-  query: {
-    type: 'object',
-    required: ['slug'],
-    properties: { slug: { type: 'string', minLength: 1 }, shape: shapeQueryProperty },
-  },
+  query: Type.Object({ slug: Type.String({ minLength: 1 }), shape: shapeQueryProperty }),
   responses: {
     200: { description: 'The brain', schema: brainSchema },
     400: { description: 'No slug' },

@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import type { RouteSpec } from '#shared/http/routeSpec';
 import { SqlConditions } from '#shared/query/sqlConditions';
 import { brainSchema } from '#shared/views/brainViews';
@@ -12,11 +13,7 @@ export const brainByReadableIdRoute = (deps: QueryDeps): RouteSpec => ({
   summary: 'A brain by readable_id (shape A)',
   tags: ['brains'],
   auth: 'public',
-  query: {
-    type: 'object',
-    required: ['readable_id'],
-    properties: { readable_id: { type: 'string', minLength: 1 }, shape: shapeQueryProperty },
-  },
+  query: Type.Object({ readable_id: Type.String({ minLength: 1 }), shape: shapeQueryProperty }),
   responses: {
     200: { description: 'The brain', schema: brainSchema },
     400: { description: 'No readable_id' },

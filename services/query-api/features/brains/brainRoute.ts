@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import type { RouteSpec } from '#shared/http/routeSpec';
 import { NotFoundError } from '#shared/errors/httpErrors';
 import { SqlConditions } from '#shared/query/sqlConditions';
@@ -25,7 +26,7 @@ export const brainRoute = (deps: QueryDeps): RouteSpec => ({
     'A numeric key is the id and answers shape B; any other key is the readable_id and answers shape A. `shape` overrides. The weak ETag is for If-Match on PUT, PATCH and DELETE.',
   tags: ['brains'],
   auth: 'public',
-  query: { type: 'object', properties: { shape: shapeQueryProperty } },
+  query: Type.Object({ shape: shapeQueryProperty }),
   responses: {
     200: { description: 'The brain', schema: brainSchema },
     404: { description: 'No brain with this key' },

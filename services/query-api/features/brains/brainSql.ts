@@ -1,3 +1,5 @@
+import { Type } from '@sinclair/typebox';
+import { StringEnum } from '#shared/views/stringEnum';
 import { databaseIdOf } from '#shared/http/ids';
 import type { Pool, QueryConfig } from 'pg';
 import type { BrainARow, BrainShape } from '#shared/views/brainViews';
@@ -157,8 +159,8 @@ export function shapeOf(query: Record<string, unknown>, fallback: BrainShape): B
   return query.shape === 'a' || query.shape === 'b' ? query.shape : fallback;
 }
 
-export const shapeQueryProperty = {
-  type: 'string',
-  enum: ['a', 'b'],
-  description: 'Overrides the shape of the answer: a (catalogue form) or b (detail form).',
-} as const;
+export const shapeQueryProperty = Type.Optional(
+  StringEnum(['a', 'b'], {
+    description: 'Overrides the shape of the answer: a (catalogue form) or b (detail form).',
+  }),
+);

@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import type { GlobalPosition } from '#shared/eventStore/eventStore';
 import type { Reply, RequestContext, RouteSpec } from '#shared/http/routeSpec';
 import { listQueryProperties, listReply, orderBy } from '#shared/query/listResponse';
@@ -54,7 +55,18 @@ async function filters(
   return { conditions: filter, countable: query.uploader === undefined };
 }
 
-export const listBrainsRoute = (deps: QueryDeps): RouteSpec => ({
+const BrainsQuery = Type.Object({
+  ...listQueryProperties,
+  shape: shapeQueryProperty,
+  species: Type.Optional(Type.String({ description: 'Scientific name, case-insensitive.' })),
+  verified: Type.Optional(Type.Boolean()),
+  uploader: Type.Optional(Type.Integer({ minimum: 1, description: 'Uploader user id.' })),
+  atlas: Type.Optional(Type.String({ description: 'Atlas id or slug.' })),
+  category: Type.Optional(Type.String({ description: 'Category id or name (case-insensitive).' })),
+  ...searchQueryProperties,
+});
+
+export const listBrainsRoute = (deps: QueryDeps): RouteSpec<unknown, typeof BrainsQuery> => ({
   method: 'get',
   path: '/api/brains/',
   operationId: 'listBrains',
@@ -63,19 +75,7 @@ export const listBrainsRoute = (deps: QueryDeps): RouteSpec => ({
     'Without page and page_size: an array in shape A. With either: {count, next, previous, results} in shape B. `shape` overrides. Filters combine with AND. `ordering` accepts date_uploaded, id, name, readable_id. `search` and `facets` go through the search index (see README, Search).',
   tags: ['brains'],
   auth: 'public',
-  query: {
-    type: 'object',
-    properties: {
-      ...listQueryProperties,
-      shape: shapeQueryProperty,
-      species: { type: 'string', description: 'Scientific name, case-insensitive.' },
-      verified: { type: 'boolean' },
-      uploader: { type: 'integer', minimum: 1, description: 'Uploader user id.' },
-      atlas: { type: 'string', description: 'Atlas id or slug.' },
-      category: { type: 'string', description: 'Category id or name (case-insensitive).' },
-      ...searchQueryProperties,
-    },
-  },
+  query: BrainsQuery,
   responses: { 200: { description: 'Brains', schema: brainListSchema(brainSchema) } },
   handler: (ctx) => cachedReply(deps, ctx, (now) => brainList(deps, ctx, now)),
 });

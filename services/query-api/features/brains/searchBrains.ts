@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import type { GlobalPosition } from '#shared/eventStore/eventStore';
 import type { Reply, RequestContext } from '#shared/http/routeSpec';
 import { ValidationError } from '#shared/errors/httpErrors';
@@ -19,16 +20,18 @@ import { brainFacets, facetsSchema } from './searchFacets';
 const FACETS: readonly SearchFacet[] = ['species', 'atlas', 'category', 'verified'];
 
 export const searchQueryProperties = {
-  search: {
-    type: 'string',
-    description:
-      'Matches any substring of the name (case-insensitive), an exact id or readable_id, words of the description, the species (common or scientific name), atlas and category names, and a name with a typo. Best matches first unless `ordering` is given.',
-  },
-  facets: {
-    type: 'string',
-    description: `Comma-separated subset of ${FACETS.join(', ')}: adds "facets" to the envelope, the matching brains counted per value under the same search and filters. Envelope mode only (page or page_size): 400 without it.`,
-  },
-} as const;
+  search: Type.Optional(
+    Type.String({
+      description:
+        'Matches any substring of the name (case-insensitive), an exact id or readable_id, words of the description, the species (common or scientific name), atlas and category names, and a name with a typo. Best matches first unless `ordering` is given.',
+    }),
+  ),
+  facets: Type.Optional(
+    Type.String({
+      description: `Comma-separated subset of ${FACETS.join(', ')}: adds "facets" to the envelope, the matching brains counted per value under the same search and filters. Envelope mode only (page or page_size): 400 without it.`,
+    }),
+  ),
+};
 
 /** The list's 200 schema, the envelope with its optional `facets`. */
 export function brainListSchema(item: Readonly<Record<string, unknown>>) {
