@@ -7,10 +7,9 @@ import { createLocalDiskBlobStore } from '#shared/blobStore/localDisk/createLoca
 import { TEMP_FILE_PATTERN } from '#shared/blobStore/localDisk/blobPaths';
 import { waitFor } from '#tests/support/waitFor';
 import { upload } from './uploads/uploadFixtures';
-import { freePort } from '#tests/support/freePort';
 import { client, newUser } from '#tests/support/httpClient';
+import { spawnedServiceEnv } from '#tests/support/serviceEnv';
 import { spawnAllInOne, type ServiceProcess } from '#tests/support/spawnService';
-import { createTestDatabase } from '#tests/support/testPostgres';
 
 /**
  * The all-in-one is SIGKILLed while an upload streams in: the temp file it was writing stays on
@@ -68,18 +67,12 @@ function streamingUpload(url: string, token: string) {
 }
 
 test('a temp file left by a SIGKILL mid-upload is swept after restart; recorded uploads stay downloadable', async () => {
-  const env = {
-    DATABASE_URL: await createTestDatabase('sweepcrash'),
-    DATA_DIR: dataDir,
-    HOST: '127.0.0.1',
-    PORT: String(await freePort()),
-    PASSWORD_HASH_LOG_N: '10',
-    LOG_LEVEL: 'warn',
+  const env = await spawnedServiceEnv('sweepcrash', dataDir, {
     PROCESSOR_ENABLED: 'false',
     BLOB_SWEEP_INTERVAL_SECONDS: '1',
     BLOB_SWEEP_LEFTOVER_GRACE_SECONDS: '1',
     BLOB_SWEEP_ORPHAN_GRACE_SECONDS: '1',
-  };
+  });
   service = await spawnAllInOne(env);
   const api = client(service.url);
   const user = await newUser(api);

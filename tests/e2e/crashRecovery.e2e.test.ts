@@ -4,7 +4,6 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { eventTypeCountsProjection } from '#services/projector/projections/eventTypeCountsProjection';
 import { accountsThatCannotLogIn, brokenPromises } from '#tests/support/acknowledgedWrites';
-import { freePort } from '#tests/support/freePort';
 import {
   appliedEventCounts,
   identityTotals,
@@ -12,6 +11,7 @@ import {
   storedEventCounts,
   waitUntilCaughtUp,
 } from '#tests/support/readModelAudit';
+import { spawnedServiceEnv } from '#tests/support/serviceEnv';
 import { spawnAllInOne, type ServiceProcess } from '#tests/support/spawnService';
 import { client } from '#tests/support/httpClient';
 import { differencesFromFreshRebuild } from '#tests/support/faults/freshRebuild';
@@ -41,26 +41,15 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function serviceEnv(): Promise<Record<string, string>> {
-  return {
-    // PostgreSQL is the harness's: it outlives every kill, as a real database server would.
-    DATABASE_URL: await createTestDatabase('crash'),
-    DATA_DIR: dataDir,
-    HOST: '127.0.0.1',
-    PORT: String(await freePort()),
-    PASSWORD_HASH_LOG_N: '10',
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_DEFAULT: '1000000/minute',
-    RATE_LIMIT_REGISTER: '1000000/hour',
-    RATE_LIMIT_LOGIN: '1000000/minute',
-    RATE_LIMIT_TOKEN_CREATE: '1000000/hour',
+function serviceEnv(): Promise<Record<string, string>> {
+  return spawnedServiceEnv('crash', dataDir, {
     ADMIN_EMAIL: STAFF.email,
     ADMIN_PASSWORD: STAFF.password,
     ADMIN_USERNAME: 'curator',
     // Brains' files are processed under the kills too; a claim a kill interrupted is taken back
     // once its lease has run out, so the lease is short here.
     PROCESSOR_LEASE_SECONDS: '2',
-  };
+  });
 }
 
 const STAFF = { email: 'curator@crash.example.org', password: 'curator-password' };

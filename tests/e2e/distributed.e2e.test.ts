@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { client, newUser } from '#tests/support/httpClient';
 import { freePort } from '#tests/support/freePort';
+import { serviceEnv } from '#tests/support/serviceEnv';
 import type { ServiceProcess } from '#tests/support/spawnService';
 import { spawnService } from '#tests/support/spawnService';
 import { createTestDatabase } from '#tests/support/testPostgres';
@@ -19,17 +20,13 @@ let queries: ReturnType<typeof client>;
 
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'catalogue-distributed-'));
-  const shared = {
-    DATABASE_URL: await createTestDatabase('dist'),
-    DATA_DIR: dataDir,
-    HOST: '127.0.0.1',
-    PASSWORD_HASH_LOG_N: '10',
-    LOG_LEVEL: 'warn',
-    ADMIN_EMAIL: 'ops@example.org',
-    ADMIN_PASSWORD: 'operations-password',
-  };
+  const databaseUrl = await createTestDatabase('dist');
+  const admin = { ADMIN_EMAIL: 'ops@example.org', ADMIN_PASSWORD: 'operations-password' };
   const start = async (entry: string) => {
-    const service = await spawnService(entry, { ...shared, PORT: String(await freePort()) });
+    const service = await spawnService(
+      entry,
+      serviceEnv(databaseUrl, dataDir, String(await freePort()), admin),
+    );
     running.push(service);
     return service;
   };

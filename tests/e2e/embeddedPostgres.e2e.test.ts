@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { client, newUser } from '#tests/support/httpClient';
 import { freePort } from '#tests/support/freePort';
+import { serviceEnv } from '#tests/support/serviceEnv';
 import { spawnAllInOne, type ServiceProcess } from '#tests/support/spawnService';
 import { waitFor } from '#tests/support/waitFor';
 
@@ -23,18 +24,9 @@ async function startInstance(): Promise<Instance> {
   chmodSync(dataDir, 0o755); // as root the cluster runs as `postgres`, which must reach its data dir
   const instance: Instance = { dataDir, service: undefined as unknown as ServiceProcess };
   instances.push(instance);
-  instance.service = await spawnAllInOne(
-    {
-      DATA_DIR: dataDir,
-      DATABASE_URL: '', // even if the environment running the tests has one
-      EMBEDDED_PG_PORT: '',
-      HOST: '127.0.0.1',
-      PORT: String(await freePort()),
-      PASSWORD_HASH_LOG_N: '10',
-      LOG_LEVEL: 'info',
-    },
-    120_000,
-  );
+  // No DATABASE_URL, even if the environment running the tests has one.
+  const env = serviceEnv('', dataDir, String(await freePort()), { EMBEDDED_PG_PORT: '', LOG_LEVEL: 'info' });
+  instance.service = await spawnAllInOne(env, 120_000);
   return instance;
 }
 

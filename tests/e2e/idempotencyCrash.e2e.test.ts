@@ -4,10 +4,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client as PgClient } from 'pg';
 import { hashTokenSecret } from '#shared/auth/tokens';
-import { freePort } from '#tests/support/freePort';
 import { client, newUser } from '#tests/support/httpClient';
+import { spawnedServiceEnv } from '#tests/support/serviceEnv';
 import { spawnAllInOne, type ServiceProcess } from '#tests/support/spawnService';
-import { createTestDatabase } from '#tests/support/testPostgres';
 
 /**
  * The response to a write can be lost to a crash after its effect is durable. A retry with the same
@@ -26,16 +25,8 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function serviceEnv(): Promise<Record<string, string>> {
-  return {
-    DATABASE_URL: await createTestDatabase('idem_crash'),
-    DATA_DIR: dataDir,
-    HOST: '127.0.0.1',
-    PORT: String(await freePort()),
-    PASSWORD_HASH_LOG_N: '10',
-    LOG_LEVEL: 'warn',
-    FAULT_INJECT_CRASH_AFTER_COMMIT: '1',
-  };
+function serviceEnv(): Promise<Record<string, string>> {
+  return spawnedServiceEnv('idem_crash', dataDir, { FAULT_INJECT_CRASH_AFTER_COMMIT: '1' });
 }
 
 /** The request whose answer never comes: the process dies first. */

@@ -2,10 +2,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { deflateStripTiff, niftiGzipBomb, zarrZlibChunkBomb } from '#tests/formats/craft/bombs';
-import { freePort } from '#tests/support/freePort';
 import { client, newUser, type Client } from '#tests/support/httpClient';
+import { spawnedServiceEnv } from '#tests/support/serviceEnv';
 import { spawnAllInOne, type ServiceProcess } from '#tests/support/spawnService';
-import { createTestDatabase } from '#tests/support/testPostgres';
 import { waitFor } from '#tests/support/waitFor';
 import { upload } from './uploads/uploadFixtures';
 
@@ -55,17 +54,7 @@ function finished(api: Client, token: string, id: string): Promise<Finished> {
 }
 
 test('1 GiB bombs in a TIFF strip, a Zarr chunk and a gzipped NIfTI: bounded memory, each finished with a reason', async () => {
-  service = await spawnAllInOne({
-    DATABASE_URL: await createTestDatabase('bombs'),
-    DATA_DIR: dataDir,
-    HOST: '127.0.0.1',
-    PORT: String(await freePort()),
-    PASSWORD_HASH_LOG_N: '10',
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_DEFAULT: '1000000/minute',
-    RATE_LIMIT_REGISTER: '1000000/hour',
-    RATE_LIMIT_LOGIN: '1000000/minute',
-  });
+  service = await spawnAllInOne(await spawnedServiceEnv('bombs', dataDir));
   const pid = service.pid;
   const api = client(service.url);
   const user = await newUser(api);

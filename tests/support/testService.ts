@@ -4,6 +4,7 @@ import path from 'node:path';
 import { loadConfig } from '#shared/config/config';
 import { createLogger } from '#shared/logging/logger';
 import { startAllInOne } from '#services/all-in-one/startAllInOne';
+import { serviceEnv } from './serviceEnv';
 import { createTestDatabase } from './testPostgres';
 
 export interface TestService {
@@ -12,15 +13,6 @@ export interface TestService {
   readonly dataDir: string;
   close(): Promise<void>;
 }
-
-/** Generous limits so functional tests are not throttled; rate-limit tests pass their own. */
-const RELAXED_LIMITS = {
-  RATE_LIMIT_LOGIN: '100000/minute',
-  RATE_LIMIT_REGISTER: '100000/hour',
-  RATE_LIMIT_TOKEN_CREATE: '100000/hour',
-  RATE_LIMIT_UPLOAD: '100000/hour',
-  RATE_LIMIT_DEFAULT: '1000000/minute',
-};
 
 /**
  * The real all-in-one, in this process, on a fresh database of the run's PostgreSQL and a fresh
@@ -34,16 +26,7 @@ export async function startTestService(
 ): Promise<TestService> {
   const databaseUrl = shareDatabase ?? (await createTestDatabase('e2e'));
   const dataDir = mkdtempSync(path.join(tmpdir(), 'catalogue-e2e-'));
-  const config = loadConfig({
-    HOST: '127.0.0.1',
-    PORT: '0',
-    DATA_DIR: dataDir,
-    DATABASE_URL: databaseUrl,
-    PASSWORD_HASH_LOG_N: '10',
-    LOG_LEVEL: 'silent',
-    ...RELAXED_LIMITS,
-    ...env,
-  });
+  const config = loadConfig(serviceEnv(databaseUrl, dataDir, '0', { LOG_LEVEL: 'silent', ...env }));
   const service = await startAllInOne(config, errorsToStderr(), options);
   return {
     url: service.url,
