@@ -1,4 +1,10 @@
-/** JSON representation of a file upload (interface-spec 2.8, decisions.md "File uploads"). */
+import { type Static, Type } from '@sinclair/typebox';
+import { Nullable } from './nullable';
+import { StringEnum } from './stringEnum';
+
+/** What an upload's status may be. */
+export const UPLOAD_STATUSES = ['uploaded', 'processing', 'completed', 'failed'] as const;
+export type UploadStatus = (typeof UPLOAD_STATUSES)[number];
 
 /** What the representation needs: the read-model row with its uploader and brain joined. */
 export interface FileUploadRow {
@@ -9,7 +15,7 @@ export interface FileUploadRow {
   readonly uploader_id: number;
   readonly uploader_username: string | null;
   readonly uploader_email: string | null;
-  readonly status: string;
+  readonly status: UploadStatus;
   readonly processing_started: Date | string | null;
   readonly processing_completed: Date | string | null;
   readonly size_bytes: string | number;
@@ -35,7 +41,7 @@ export const fileUploadPreviewUrl = (baseUrl: string, id: string): string =>
  * `s3_url` is where the bytes can be fetched: the service's download route, or a presigned
  * object-store URL when the store serves downloads itself (the caller decides).
  */
-export function fileUploadJson(row: FileUploadRow, baseUrl: string, s3Url: string) {
+export function fileUploadJson(row: FileUploadRow, baseUrl: string, s3Url: string): FileUploadJson {
   const bytes = Number(row.size_bytes);
   return {
     id: row.id,
@@ -59,64 +65,48 @@ export function fileUploadJson(row: FileUploadRow, baseUrl: string, s3Url: strin
   };
 }
 
-/** What an upload's status may be. */
-export const UPLOAD_STATUSES = ['uploaded', 'processing', 'completed', 'failed'] as const;
-
-const dateTime = { type: 'string', format: 'date-time' } as const;
-const nullableDateTime = { type: ['string', 'null'], format: 'date-time' } as const;
-
-export const fileUploadSchema = {
-  type: 'object',
-  required: [
-    'id',
-    'name',
-    'filename',
-    'date_uploaded',
-    'uploader',
-    'status',
-    'processing_started',
-    'processing_completed',
-    'file_size_mb',
-    'file_size_kb',
-    'associated_brain',
-    'mime_type',
-    's3_url',
-    'metadata',
-    'preview_url',
-  ],
-  properties: {
-    id: { type: 'string', format: 'uuid' },
-    name: { type: 'string', description: 'The form field `name`, else the original file name.' },
-    filename: { type: 'string', description: 'The original file name, reduced to its base name.' },
-    date_uploaded: dateTime,
-    uploader: {
-      type: 'object',
-      properties: { id: { type: 'integer' }, username: { type: 'string' }, email: { type: 'string' } },
-    },
-    status: { type: 'string', enum: UPLOAD_STATUSES },
-    processing_started: { ...nullableDateTime, description: 'null until processing starts.' },
-    processing_completed: { ...nullableDateTime, description: 'null until it completes or fails.' },
-    file_size_mb: { type: 'number', description: 'bytes / 2^20, rounded to 2 decimals.' },
-    file_size_kb: { type: 'number', description: 'bytes / 2^10, rounded to 2 decimals.' },
-    associated_brain: {
-      type: ['object', 'null'],
-      description: 'The brain this is the file of; null for a standalone upload.',
-      properties: { id: { type: 'integer' }, name: { type: 'string' }, readable_id: { type: 'string' } },
-    },
-    mime_type: { type: 'string', description: 'As the client sent it.' },
-    s3_url: {
-      type: 'string',
-      description:
-        'Where to download the bytes: GET /api/file-uploads/{id}/download/, or a presigned object-store URL when S3_PRESIGNED_DOWNLOADS is on.',
-    },
-    metadata: {
-      type: 'object',
-      description:
-        '{} until processing completes; then what the content says (format, shape, ...); `{"error": "..."}` when it failed.',
-    },
-    preview_url: {
-      type: ['string', 'null'],
+/** JSON representation of a file upload (interface-spec 2.8, decisions.md "File uploads"). */
+export const fileUploadSchema = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  name: Type.String({ description: 'The form field `name`, else the original file name.' }),
+  filename: Type.String({ description: 'The original file name, reduced to its base name.' }),
+  date_uploaded: Type.String({ format: 'date-time' }),
+  // null until the accounts read model has the uploader.
+  uploader: Type.Object({
+    id: Type.Integer(),
+    username: Nullable(Type.String()),
+    email: Nullable(Type.String()),
+  }),
+  status: StringEnum(UPLOAD_STATUSES),
+  processing_started: Nullable(
+    Type.String({ format: 'date-time', description: 'null until processing starts.' }),
+  ),
+  processing_completed: Nullable(
+    Type.String({ format: 'date-time', description: 'null until it completes or fails.' }),
+  ),
+  file_size_mb: Type.Number({ description: 'bytes / 2^20, rounded to 2 decimals.' }),
+  file_size_kb: Type.Number({ description: 'bytes / 2^10, rounded to 2 decimals.' }),
+  associated_brain: Nullable(
+    // name and readable_id: null until the brains read model has the brain.
+    Type.Object(
+      { id: Type.Integer(), name: Nullable(Type.String()), readable_id: Nullable(Type.String()) },
+      { description: 'The brain this is the file of; null for a standalone upload.' },
+    ),
+  ),
+  mime_type: Type.String({ description: 'As the client sent it.' }),
+  s3_url: Type.String({
+    description:
+      'Where to download the bytes: GET /api/file-uploads/{id}/download/, or a presigned object-store URL when S3_PRESIGNED_DOWNLOADS is on.',
+  }),
+  metadata: Type.Unsafe<Readonly<Record<string, unknown>>>({
+    type: 'object',
+    description:
+      '{} until processing completes; then what the content says (format, shape, ...); `{"error": "..."}` when it failed.',
+  }),
+  preview_url: Nullable(
+    Type.String({
       description: 'A PNG of the middle slices (GET /api/file-uploads/{id}/preview/); null until one exists.',
-    },
-  },
-} as const;
+    }),
+  ),
+});
+export type FileUploadJson = Static<typeof fileUploadSchema>;

@@ -56,7 +56,7 @@ export const createFileUploadRoute = (deps: CommandDeps): RouteSpec => ({
       uploader_id: principal.userId,
       uploader_username: principal.username,
       uploader_email: principal.email,
-      status: 'uploaded',
+      status: 'uploaded' as const,
       processing_started: null,
       processing_completed: null,
       size_bytes: data.sizeBytes,
