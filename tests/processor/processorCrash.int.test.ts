@@ -1,38 +1,15 @@
-import { freeLoopbackPort } from '#shared/infra/postgres/freeLoopbackPort';
-import { type ServiceProcess, spawnService } from '#tests/support/spawnService';
 import { waitFor } from '#tests/support/waitFor';
-import { ProcessorFixture, TEST_INSPECTOR, checkHistory, isFinished } from './support/processorFixture';
+import { ProcessorFixture, checkHistory, isFinished } from './support/processorFixture';
 
 /** The real processor process (services/processor/main.ts) on the fixture's database and blobs. */
 let fx: ProcessorFixture;
-const children: ServiceProcess[] = [];
 
 beforeEach(async () => {
   fx = await ProcessorFixture.create();
 });
-afterEach(async () => {
-  await Promise.all(children.splice(0).map((child) => child.kill()));
-  await fx.close();
-});
+afterEach(() => fx.close());
 
-async function spawnProcessor(): Promise<ServiceProcess> {
-  const child = await spawnService(
-    'services/processor/main.ts',
-    {
-      HOST: '127.0.0.1',
-      PORT: String(await freeLoopbackPort()),
-      DATABASE_URL: fx.databaseUrl,
-      DATA_DIR: fx.dataDir,
-      LOG_LEVEL: 'warn',
-      PROCESSOR_INSPECTOR_MODULE: TEST_INSPECTOR,
-      PROCESSOR_LEASE_SECONDS: '2',
-      PROCESSOR_CONCURRENCY: '2',
-    },
-    60_000,
-  );
-  children.push(child);
-  return child;
-}
+const spawnProcessor = () => fx.spawnProcessor({ PROCESSOR_LEASE_SECONDS: '2', PROCESSOR_CONCURRENCY: '2' });
 
 async function histories(ids: readonly string[]) {
   return Promise.all(ids.map(async (id) => checkHistory(await fx.events(id))));

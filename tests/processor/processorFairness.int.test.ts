@@ -1,22 +1,16 @@
-import { freeLoopbackPort } from '#shared/infra/postgres/freeLoopbackPort';
-import { type ServiceProcess, spawnService } from '#tests/support/spawnService';
 import { waitFor } from '#tests/support/waitFor';
-import { ProcessorFixture, TEST_INSPECTOR, isFinished } from './support/processorFixture';
+import { ProcessorFixture, isFinished } from './support/processorFixture';
 
 /**
  * The real processor process (services/processor/main.ts) with one slot for uploads of any size,
  * as on a two-core machine: one user's long inspections must not hold back another user's uploads.
  */
 let fx: ProcessorFixture;
-const children: ServiceProcess[] = [];
 
 beforeEach(async () => {
   fx = await ProcessorFixture.create();
 });
-afterEach(async () => {
-  await Promise.all(children.splice(0).map((child) => child.kill()));
-  await fx.close();
-});
+afterEach(() => fx.close());
 
 const USER_A = 1;
 const USER_B = 2;
@@ -24,26 +18,13 @@ const USER_B = 2;
 const BIG = Buffer.alloc(2 * 1024 * 1024, 7);
 const ONE_KB = Buffer.alloc(1024, 1);
 
-async function spawnProcessor(env: Record<string, string> = {}): Promise<ServiceProcess> {
-  const child = await spawnService(
-    'services/processor/main.ts',
-    {
-      HOST: '127.0.0.1',
-      PORT: String(await freeLoopbackPort()),
-      DATABASE_URL: fx.databaseUrl,
-      DATA_DIR: fx.dataDir,
-      LOG_LEVEL: 'warn',
-      PROCESSOR_INSPECTOR_MODULE: TEST_INSPECTOR,
-      PROCESSOR_CONCURRENCY: '1',
-      PROCESSOR_SMALL_UPLOAD_MB: '1',
-      PROCESSOR_TIMEOUT_BASE_SECONDS: '300',
-      ...env,
-    },
-    60_000,
-  );
-  children.push(child);
-  return child;
-}
+const spawnProcessor = (env: Record<string, string> = {}) =>
+  fx.spawnProcessor({
+    PROCESSOR_CONCURRENCY: '1',
+    PROCESSOR_SMALL_UPLOAD_MB: '1',
+    PROCESSOR_TIMEOUT_BASE_SECONDS: '300',
+    ...env,
+  });
 
 const started = async (uploadId: string): Promise<boolean> =>
   (await fx.types(uploadId)).includes('UploadProcessingStarted');

@@ -21,6 +21,8 @@ import { type Metrics, createMetrics } from '#shared/metrics/metrics';
 import { type RunningProcessor, startProcessor } from '#services/processor/startProcessor';
 import { inspectionTimeLimitSeconds } from '#services/processor/timeLimit';
 import { workerInspector } from '#services/processor/workerInspector';
+import { freePort } from '#tests/support/freePort';
+import { type ServiceProcess, spawnService } from '#tests/support/spawnService';
 import { createTestDatabase } from '#tests/support/testPostgres';
 import { waitFor } from '#tests/support/waitFor';
 
@@ -46,6 +48,7 @@ export const testProcessorConfig = (overrides: Partial<ProcessorConfig> = {}): P
 export class ProcessorFixture {
   readonly logLines: string[] = [];
   private readonly processors: RunningProcessor[] = [];
+  private readonly children: ServiceProcess[] = [];
 
   private constructor(
     readonly databaseUrl: string,
@@ -153,6 +156,25 @@ export class ProcessorFixture {
     return processor;
   }
 
+  /** The real processor process (services/processor/main.ts) on this database and these blobs. */
+  async spawnProcessor(env: Readonly<Record<string, string>>): Promise<ServiceProcess> {
+    const child = await spawnService(
+      'services/processor/main.ts',
+      {
+        HOST: '127.0.0.1',
+        PORT: String(await freePort()),
+        DATABASE_URL: this.databaseUrl,
+        DATA_DIR: this.dataDir,
+        LOG_LEVEL: 'warn',
+        PROCESSOR_INSPECTOR_MODULE: TEST_INSPECTOR,
+        ...env,
+      },
+      60_000,
+    );
+    this.children.push(child);
+    return child;
+  }
+
   async events(uploadId: string): Promise<RecordedEvent[]> {
     return this.store.readStream(uploadStreamName(uploadId));
   }
@@ -174,6 +196,7 @@ export class ProcessorFixture {
   }
 
   async close(): Promise<void> {
+    await Promise.all(this.children.splice(0).map((child) => child.kill()));
     await Promise.all(this.processors.map((p) => p.stop()));
     await this.store.close();
     await this.pool.end();
