@@ -1,40 +1,12 @@
-import type { GlobalPosition, RecordedEvent } from '#shared/eventStore/eventStore';
 import { PendingUploads } from '#services/processor/pendingUploads';
+import { at, uploadEvents } from './support/uploadEvents';
 
-const at = (n: number): GlobalPosition => ({ commit: BigInt(n), prepare: BigInt(n) });
-let seq = 10;
-const event = (type: string, data: Record<string, unknown>): RecordedEvent => {
-  seq += 1;
-  return {
-    id: `e${seq}`,
-    type,
-    data,
-    metadata: {
-      actor: 'system',
-      requestId: null,
-      correlationId: 'c',
-      causationId: null,
-      schemaVersion: 1,
-      recordedAt: '',
-    },
-    streamName: `upload-${String(data.uploadId)}`,
-    streamRevision: 0n,
-    position: at(seq),
-  };
-};
-const received = (uploadId: string, uploaderId = 1, sizeBytes = 1) =>
-  event('UploadReceived', {
-    uploadId,
-    blobKey: `uploads/${uploadId}`,
-    filename: 'a.nii',
-    sizeBytes,
-    uploaderId,
-  });
+const { event, received, restart } = uploadEvents(10);
 const none = new Set<string>();
 const ids = (uploads: readonly { uploadId: string }[]) => uploads.map((u) => u.uploadId);
 
 test('the checkpoint stays before the oldest unfinished upload, and moves on once it finishes', () => {
-  seq = 10;
+  restart();
   const pending = new PendingUploads(at(10));
   pending.observe([received('a'), event('SomethingElse', {}), received('b')]); // 11, 12, 13
   expect(pending.checkpoint()).toEqual(at(10));
@@ -46,7 +18,7 @@ test('the checkpoint stays before the oldest unfinished upload, and moves on onc
 });
 
 test('an upload held by a lease is due once the lease ends; busy ones are skipped', () => {
-  seq = 10;
+  restart();
   const pending = new PendingUploads(at(10));
   pending.observe([
     received('a'),
@@ -65,7 +37,7 @@ test('an upload held by a lease is due once the lease ends; busy ones are skippe
 });
 
 test('uploaders take turns: one who queued many first gets one upload, then the next uploader one', () => {
-  seq = 10;
+  restart();
   const pending = new PendingUploads(at(10));
   pending.observe([
     received('a1', 1),
@@ -78,7 +50,7 @@ test('uploaders take turns: one who queued many first gets one upload, then the 
 });
 
 test('one slot at a time: the next turn goes to the uploader whose last turn is longest ago', () => {
-  seq = 10;
+  restart();
   const pending = new PendingUploads(at(10));
   pending.observe([
     received('a1', 1),
@@ -98,7 +70,7 @@ test('one slot at a time: the next turn goes to the uploader whose last turn is 
 });
 
 test('an uploader who comes in while another has a backlog goes next, not after the backlog', () => {
-  seq = 10;
+  restart();
   const pending = new PendingUploads(at(10));
   pending.observe([received('a1', 1), received('a2', 1), received('a3', 1)]);
   const running = new Set(ids(pending.take(0, none, 1)));
@@ -108,7 +80,7 @@ test('an uploader who comes in while another has a backlog goes next, not after 
 });
 
 test('uploads held by a lease, running or not fitting are passed over; the earliest that fits comes due next', () => {
-  seq = 10;
+  restart();
   const pending = new PendingUploads(at(10));
   pending.observe([received('big', 1, 5000), received('a-small', 1, 10), received('b-small', 2, 10)]);
   pending.observe([

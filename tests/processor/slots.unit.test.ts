@@ -1,28 +1,8 @@
-import type { GlobalPosition, RecordedEvent } from '#shared/eventStore/eventStore';
 import { PendingUploads } from '#services/processor/pendingUploads';
 import { type SlotSettings, Slots } from '#services/processor/slots';
+import { at, uploadEvents } from './support/uploadEvents';
 
-const at = (n: number): GlobalPosition => ({ commit: BigInt(n), prepare: BigInt(n) });
-let seq = 0;
-const received = (uploadId: string, uploaderId: number, sizeBytes: number): RecordedEvent => {
-  seq += 1;
-  return {
-    id: `e${seq}`,
-    type: 'UploadReceived',
-    data: { uploadId, blobKey: `uploads/${uploadId}`, filename: 'a.nii', sizeBytes, uploaderId },
-    metadata: {
-      actor: 'system',
-      requestId: null,
-      correlationId: 'c',
-      causationId: null,
-      schemaVersion: 1,
-      recordedAt: '',
-    },
-    streamName: `upload-${uploadId}`,
-    streamRevision: 0n,
-    position: at(seq),
-  };
-};
+const { received } = uploadEvents(0);
 
 const KB = 1024;
 const GB = 1024 ** 3;
