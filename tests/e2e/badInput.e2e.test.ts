@@ -5,21 +5,12 @@ import { deflateSync } from 'node:zlib';
 import { LONE_SURROGATE_MESSAGE, NULL_CHARACTER_MESSAGE } from '#shared/infra/postgres/storableText';
 import { pngChunk } from '#tests/media/imageEncoders';
 import { rawRequest } from '#tests/http/support/rawRequest';
-import type { Client } from '#tests/support/httpClient';
-import { client, newUser } from '#tests/support/httpClient';
-import type { TestService } from '#tests/support/testService';
-import { startTestService } from '#tests/support/testService';
+import { newUser } from '#tests/support/httpClient';
+import { testServiceForFile } from '#tests/support/testService';
 
 /** One test per defect of the bad-input sweep; each failed on the code before the fix. */
-let service: TestService;
-let api: Client;
+const { api, service } = testServiceForFile();
 const fixtures = path.join(__dirname, '..', 'fixtures', 'images');
-
-beforeAll(async () => {
-  service = await startTestService();
-  api = client(service.url);
-});
-afterAll(() => service.close());
 
 function form(fields: Record<string, string | Blob>): FormData {
   const data = new FormData();
@@ -41,7 +32,7 @@ function registration(n: string, overrides: Record<string, string> = {}) {
 
 /** Sends raw bytes and collects whatever comes back until the server closes the connection. */
 function rawExchange(request: string): Promise<string> {
-  const { hostname, port } = new URL(service.url);
+  const { hostname, port } = new URL(service().url);
   return new Promise((resolve, reject) => {
     const socket = net.connect(Number(port), hostname);
     const chunks: Buffer[] = [];
@@ -226,16 +217,16 @@ describe('13: links and image size', () => {
   test("a foreign Host header never reaches a link; this machine's names do", async () => {
     const { token } = await newUser(api);
     for (const name of ['one', 'two']) await api.post('/api/tokens/', { token, json: { name } });
-    const { port } = new URL(service.url);
+    const { port } = new URL(service().url);
     const nextLink = async (host: string) => {
-      const res = await rawRequest(`${service.url}/api/tokens/?page=1&page_size=1`, {
+      const res = await rawRequest(`${service().url}/api/tokens/?page=1&page_size=1`, {
         headers: { Host: host, Authorization: `Token ${token}` },
       });
       expect(res.status).toBe(200);
       return (JSON.parse(res.body) as { next: string }).next;
     };
-    expect(await nextLink('evil.example.com')).toBe(`${service.url}/api/tokens/?page=2&page_size=1`);
-    expect(await nextLink(`evil.example.com:${port}`)).toMatch(new RegExp(`^${service.url}/`));
+    expect(await nextLink('evil.example.com')).toBe(`${service().url}/api/tokens/?page=2&page_size=1`);
+    expect(await nextLink(`evil.example.com:${port}`)).toMatch(new RegExp(`^${service().url}/`));
     expect(await nextLink(`localhost:${port}`)).toBe(
       `http://localhost:${port}/api/tokens/?page=2&page_size=1`,
     );

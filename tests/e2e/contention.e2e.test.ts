@@ -1,20 +1,11 @@
-import type { Client } from '#tests/support/httpClient';
-import { client, newUser } from '#tests/support/httpClient';
-import type { TestService } from '#tests/support/testService';
-import { startTestService } from '#tests/support/testService';
+import { newUser } from '#tests/support/httpClient';
+import { testServiceForFile } from '#tests/support/testService';
 
 /**
  * Many writes by one user hit one event stream at once. They must all succeed (the command handler
  * retries lost races with backoff); 409 is only for a client whose If-Match is stale.
  */
-let service: TestService;
-let api: Client;
-
-beforeAll(async () => {
-  service = await startTestService();
-  api = client(service.url);
-});
-afterAll(() => service.close());
+const { api } = testServiceForFile();
 
 const PARALLEL = 50;
 

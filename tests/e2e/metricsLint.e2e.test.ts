@@ -1,23 +1,14 @@
 import { SYSTEM_ROUTE_PATHS } from '#shared/http/system/systemRoutes';
-import type { Client } from '#tests/support/httpClient';
-import { client, newUser } from '#tests/support/httpClient';
+import { newUser } from '#tests/support/httpClient';
 import { checkMetrics } from '#tests/support/promtool';
-import type { TestService } from '#tests/support/testService';
-import { startTestService } from '#tests/support/testService';
+import { testServiceForFile } from '#tests/support/testService';
 import { waitFor } from '#tests/support/waitFor';
 
 const WAIT_MS = 30_000;
 const POLL_MS = 100;
 const RAW_ID = '4a1c2e9b-7d3f-4c1a-9e8b-2f6d5c4b3a21';
 
-let service: TestService;
-let api: Client;
-
-beforeAll(async () => {
-  service = await startTestService();
-  api = client(service.url);
-});
-afterAll(() => service.close());
+const { api } = testServiceForFile();
 
 /** Sample lines (`name{labels} value`) of one series name, e.g. `projection_batch_lag_seconds_count`. */
 function samples(exposition: string, name: string): string[] {

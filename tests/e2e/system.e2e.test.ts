@@ -1,17 +1,9 @@
 import { Client as PgClient } from 'pg';
 import type { ApiResponse, Client } from '#tests/support/httpClient';
 import { client, newUser } from '#tests/support/httpClient';
-import type { TestService } from '#tests/support/testService';
-import { startTestService } from '#tests/support/testService';
+import { startTestService, testServiceForFile } from '#tests/support/testService';
 
-let service: TestService;
-let api: Client;
-
-beforeAll(async () => {
-  service = await startTestService({ JSON_BODY_LIMIT_BYTES: '2048' });
-  api = client(service.url);
-});
-afterAll(() => service.close());
+const { api, service } = testServiceForFile({ JSON_BODY_LIMIT_BYTES: '2048' });
 
 describe('system endpoints', () => {
   test('/health/ is 200 healthy JSON with every dependency checked', async () => {
@@ -80,7 +72,7 @@ describe('errors are JSON in the DRF shape', () => {
 
 describe('CORS', () => {
   test('preflight is 204 with the documented methods and headers; responses expose our headers', async () => {
-    const res = await fetch(`${service.url}/api/tokens/`, {
+    const res = await fetch(`${service().url}/api/tokens/`, {
       method: 'OPTIONS',
       headers: {
         Origin: 'https://atlas.example.org',
@@ -207,7 +199,7 @@ describe('auditability', () => {
       headers: { 'X-Request-Id': 'req-audit-0001' },
     });
     expect(registered.headers.get('x-request-id')).toBe('req-audit-0001');
-    const db = new PgClient({ connectionString: service.databaseUrl });
+    const db = new PgClient({ connectionString: service().databaseUrl });
     await db.connect();
     try {
       const { rows } = await db.query(

@@ -15,8 +15,12 @@ export interface RequestOptions {
   readonly headers?: Record<string, string>;
 }
 
-/** A tiny HTTP client for the service: what a REST client sends, nothing more. */
-export function client(baseUrl: string) {
+/**
+ * A tiny HTTP client for the service: what a REST client sends, nothing more. The base URL may be
+ * given as a function, read at each request: a client for a service a hook starts later.
+ */
+export function client(baseUrl: string | (() => string)) {
+  const base = typeof baseUrl === 'string' ? () => baseUrl : baseUrl;
   async function request(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse> {
     const headers: Record<string, string> = { ...options.headers };
     if (options.token) headers.Authorization = `${options.scheme ?? 'Token'} ${options.token}`;
@@ -25,7 +29,7 @@ export function client(baseUrl: string) {
       headers['Content-Type'] ??= 'application/json';
       body = JSON.stringify(options.json);
     }
-    const response = await fetch(baseUrl + path, { method, headers, body });
+    const response = await fetch(base() + path, { method, headers, body });
     const text = await response.text();
     const isJson = (response.headers.get('content-type') ?? '').includes('json');
     return {

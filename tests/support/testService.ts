@@ -4,6 +4,7 @@ import path from 'node:path';
 import { loadConfig } from '#shared/config/config';
 import { createLogger } from '#shared/logging/logger';
 import { startAllInOne } from '#services/all-in-one/startAllInOne';
+import { type Client, client } from './httpClient';
 import { serviceEnv } from './serviceEnv';
 import { createTestDatabase } from './testPostgres';
 
@@ -37,6 +38,27 @@ export async function startTestService(
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+export interface FileTestService {
+  /** Talks to the service, once it has started. */
+  readonly api: Client;
+  /** The running service; throws before the file's beforeAll has started it. */
+  readonly service: () => TestService;
+}
+
+/** A test service for all the tests of a file: started before them (beforeAll), closed after them. */
+export function testServiceForFile(env: Record<string, string> = {}): FileTestService {
+  let running: TestService | undefined;
+  const service = (): TestService => {
+    if (!running) throw new Error('the test service has not started yet: use it in a test or a hook');
+    return running;
+  };
+  beforeAll(async () => {
+    running = await startTestService(env);
+  });
+  afterAll(() => running?.close());
+  return { api: client(() => service().url), service };
 }
 
 /**

@@ -1,16 +1,7 @@
-import type { Client } from '#tests/support/httpClient';
-import { client, newUser } from '#tests/support/httpClient';
-import type { TestService } from '#tests/support/testService';
-import { startTestService } from '#tests/support/testService';
+import { newUser } from '#tests/support/httpClient';
+import { testServiceForFile } from '#tests/support/testService';
 
-let service: TestService;
-let api: Client;
-
-beforeAll(async () => {
-  service = await startTestService();
-  api = client(service.url);
-});
-afterAll(() => service.close());
+const { api } = testServiceForFile();
 
 const registration = (n: string) => ({
   email: `${n}@example.org`,
