@@ -5,6 +5,19 @@ import { type CounterSpec, countMemberFor, countNewMembersFor } from '#shared/pr
 type Placement = 'atlasId' | 'speciesId' | 'categoryId';
 
 /**
+ * The events that place a brain in the catalogue: the taxonomy it is placed under (categories,
+ * species, atlases) and the brain's own creation, move and deletion.
+ */
+export const PLACEMENT_EVENT_TYPES: ReadonlySet<string> = new Set([
+  'CategoryCreated',
+  'SpeciesCreated',
+  'AtlasCreated',
+  'BrainCreated',
+  'BrainUpdated',
+  'BrainDeleted',
+]);
+
+/**
  * Keeps a brain counted for the owner its events name in `field` (its atlas, species or category):
  * created, moved by an update, or gone. Returns the changed keys under `keyPrefix`.
  */

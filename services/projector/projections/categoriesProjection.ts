@@ -4,7 +4,12 @@ import type { SpeciesEvent } from '#shared/domain/species/events';
 import type { AtlasEvent } from '#shared/domain/atlases/events';
 import type { BrainCreated, BrainEvent } from '#shared/domain/brains/events';
 import { type CounterSpec, countMemberFor, membershipTableSql } from '#shared/projections/memberCounts';
-import { countBrainFor, countCreatedBrainsFor, isBrainCreated } from './brainMemberships';
+import {
+  PLACEMENT_EVENT_TYPES,
+  countBrainFor,
+  countCreatedBrainsFor,
+  isBrainCreated,
+} from './brainMemberships';
 
 type Handled = CategoryEvent | SpeciesEvent | AtlasEvent | BrainEvent;
 
@@ -22,14 +27,7 @@ export const categoriesProjection: Projection = {
   name: 'categories',
   version: 1,
   tables: ['categories', 'category_members', 'category_species'],
-  eventTypes: new Set([
-    'CategoryCreated',
-    'SpeciesCreated',
-    'AtlasCreated',
-    'BrainCreated',
-    'BrainUpdated',
-    'BrainDeleted',
-  ]),
+  eventTypes: PLACEMENT_EVENT_TYPES,
 
   async createTables({ client, table }) {
     await client.query(`

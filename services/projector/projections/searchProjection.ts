@@ -5,6 +5,7 @@ import {
   createSearchIndexes,
   createSearchTables,
 } from '#shared/search/postgres/searchTables';
+import { PLACEMENT_EVENT_TYPES } from './brainMemberships';
 import { SearchBatch, type SearchProjectionTables } from './searchBatch';
 
 /**
@@ -50,14 +51,7 @@ export function createSearchProjection(options: SearchProjectionOptions = {}): P
     // and placement columns in one GIN index.
     version: 4,
     tables: Object.values(TABLES),
-    eventTypes: new Set([
-      'CategoryCreated',
-      'SpeciesCreated',
-      'AtlasCreated',
-      'BrainCreated',
-      'BrainUpdated',
-      'BrainDeleted',
-    ]),
+    eventTypes: PLACEMENT_EVENT_TYPES,
 
     async createTables({ client, table }) {
       await createSearchExtensions(client);
