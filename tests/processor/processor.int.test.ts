@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
-import { systemContext } from '#shared/commandHandling/commandContext';
-import { toNewEvents } from '#shared/commandHandling/handleCommand';
-import { uploadPreviewKey, uploadStreamName } from '#shared/domain/uploads/events';
+import { uploadPreviewKey } from '#shared/domain/uploads/events';
 import { createMetrics } from '#shared/metrics/metrics';
 import type { EventStore } from '#shared/eventStore/eventStore';
 import { waitFor } from '#tests/support/waitFor';
@@ -79,25 +77,7 @@ test('two processors on one store: each upload is claimed once and processed onc
 test('an upload left in processing by a dead processor is taken back once its lease runs out', async () => {
   const uploadId = await fx.receive('scan.nii');
   // A processor that claimed it and died: a Started whose lease has just run out, never renewed.
-  await fx.store.appendToStream(
-    uploadStreamName(uploadId),
-    toNewEvents(
-      [
-        {
-          type: 'UploadProcessingStarted',
-          data: {
-            uploadId,
-            attempt: 1,
-            processorId: 'dead',
-            leaseUntil: new Date(Date.now() + 1500).toISOString(),
-            startedAt: new Date().toISOString(),
-          },
-        },
-      ],
-      systemContext('test'),
-    ),
-    { expectedRevision: 0n },
-  );
+  await fx.claimedBy(uploadId, { attempt: 1, processorId: 'dead', leaseMs: 1500 }, 0n);
   fx.startProcessor({}, { processorId: 'alive' });
   await fx.waitUntilFinished([uploadId]);
   const events = await fx.events(uploadId);
@@ -302,26 +282,7 @@ test('a processor that loses its claim to an attempt that then dies takes the up
     timeoutMs: 10_000,
     intervalMs: 50,
   });
-  const now = new Date();
-  await fx.store.appendToStream(
-    uploadStreamName(uploadId),
-    toNewEvents(
-      [
-        {
-          type: 'UploadProcessingStarted',
-          data: {
-            uploadId,
-            attempt: 2,
-            processorId: 'dies-at-once',
-            leaseUntil: new Date(now.getTime() + 2000).toISOString(),
-            startedAt: now.toISOString(),
-          },
-        },
-      ],
-      systemContext('test'),
-    ),
-    { expectedRevision: 1n },
-  );
+  await fx.claimedBy(uploadId, { attempt: 2, processorId: 'dies-at-once', leaseMs: 2000 }, 1n);
   await fx.waitUntilFinished([uploadId], 60_000);
   const events = await fx.events(uploadId);
   expect(checkHistory(events)).toEqual({ attempts: 3, outcome: 'UploadProcessingCompleted' });

@@ -5,9 +5,9 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import pg from 'pg';
 import type { ProcessorConfig } from '#shared/config/config';
-import { handleCommand } from '#shared/commandHandling/handleCommand';
+import { handleCommand, toNewEvents } from '#shared/commandHandling/handleCommand';
 import { systemContext } from '#shared/commandHandling/commandContext';
-import { decideUpload } from '#shared/domain/uploads/decide';
+import { type UploadCommand, decideUpload } from '#shared/domain/uploads/decide';
 import { type UploadEvent, uploadDecider, uploadStreamName } from '#shared/domain/uploads/events';
 import type { BlobStore } from '#shared/blobStore/blobStore';
 import { createLocalDiskBlobStore } from '#shared/blobStore/localDisk/createLocalDiskBlobStore';
@@ -77,51 +77,61 @@ export class ProcessorFixture {
     const uploadId = randomUUID();
     const blobKey = `uploads/${uploadId}.nii`;
     const stored = await this.blobs.put(blobKey, Readable.from([Buffer.from(content)]));
-    await handleCommand(
-      this.store,
-      uploadStreamName(uploadId),
-      uploadDecider,
-      (state) =>
-        decideUpload(
-          {
-            type: 'ReceiveUpload',
-            data: {
-              uploadId,
-              name: filename,
-              filename,
-              sizeBytes: stored.size,
-              sha256: stored.sha256,
-              mimeType: 'application/octet-stream',
-              blobKey,
-              uploaderId,
-              associatedBrainId: null,
-              receivedAt: new Date().toISOString(),
-            },
-          },
-          state,
-        ),
-      systemContext('test'),
-    );
+    await this.handle(uploadId, {
+      type: 'ReceiveUpload',
+      data: {
+        uploadId,
+        name: filename,
+        filename,
+        sizeBytes: stored.size,
+        sha256: stored.sha256,
+        mimeType: 'application/octet-stream',
+        blobKey,
+        uploaderId,
+        associatedBrainId: null,
+        receivedAt: new Date().toISOString(),
+      },
+    });
     return uploadId;
   }
 
   async remove(uploadId: string): Promise<void> {
+    await this.handle(uploadId, {
+      type: 'DeleteUpload',
+      data: { reason: 'brain_deleted', actor: { userId: 7, isStaff: false }, now: new Date().toISOString() },
+    });
+  }
+
+  /**
+   * Appends UploadProcessingStarted as a processor that claimed the upload would, its lease ending
+   * `leaseMs` from now: a processor that then died, its claim never renewed.
+   */
+  async claimedBy(
+    uploadId: string,
+    claim: { attempt: number; processorId: string; leaseMs: number },
+    expectedRevision: bigint,
+  ): Promise<void> {
+    const now = new Date();
+    const data = {
+      uploadId,
+      attempt: claim.attempt,
+      processorId: claim.processorId,
+      leaseUntil: new Date(now.getTime() + claim.leaseMs).toISOString(),
+      startedAt: now.toISOString(),
+    };
+    await this.store.appendToStream(
+      uploadStreamName(uploadId),
+      toNewEvents([{ type: 'UploadProcessingStarted', data }], systemContext('test')),
+      { expectedRevision },
+    );
+  }
+
+  private async handle(uploadId: string, command: UploadCommand): Promise<void> {
     await handleCommand(
       this.store,
       uploadStreamName(uploadId),
       uploadDecider,
-      (state) =>
-        decideUpload(
-          {
-            type: 'DeleteUpload',
-            data: {
-              reason: 'brain_deleted',
-              actor: { userId: 7, isStaff: false },
-              now: new Date().toISOString(),
-            },
-          },
-          state,
-        ),
+      (state) => decideUpload(command, state),
       systemContext('test'),
     );
   }
