@@ -1,15 +1,15 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { loadConfig } from '#shared/config/config';
 import type { NewEvent } from '#shared/eventStore/eventStore';
-import { randomPassword } from '#shared/infra/postgres/credentialsFile';
 import { provisionDatabase } from '#shared/infra/postgres/provisionDatabase';
 import { ensureLoginRoles } from '#shared/infra/postgres/superuserAccess';
 import { createSilentLogger } from '#shared/logging/logger';
 import { openInfrastructure, type Infrastructure } from '#shared/platform/openInfrastructure';
+import { splitRoles } from '#tests/support/splitRoles';
 import { serverUrl } from '#tests/support/testPostgres';
 
 /**
@@ -17,10 +17,7 @@ import { serverUrl } from '#tests/support/testPostgres';
  * gets: an owner role migrates, the service's role appends and reads through the adapter and can
  * do nothing else to the event store.
  */
-const suffix = randomBytes(4).toString('hex');
-const roles = { owner: `t_owner_${suffix}`, app: `t_app_${suffix}` };
-const passwords = { [roles.owner]: randomPassword(), [roles.app]: randomPassword() };
-const database = `t_privileges_${suffix}`;
+const { suffix, roles, passwords, database, urlFor } = splitRoles('t_privileges');
 const dataDir = mkdtempSync(path.join(tmpdir(), 'catalogue-privileges-'));
 
 let superuser: pg.Client;
@@ -28,14 +25,6 @@ let superuser: pg.Client;
 let inspector: pg.Client;
 let infra: Infrastructure;
 let app: pg.Client;
-
-function urlFor(role: string): string {
-  const url = new URL(serverUrl());
-  url.username = role;
-  url.password = passwords[role]!;
-  url.pathname = `/${database}`;
-  return url.toString();
-}
 
 const event = (): NewEvent => ({
   id: randomUUID(),

@@ -1,6 +1,4 @@
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { randomPassword } from '#shared/infra/postgres/credentialsFile';
 import { provisionDatabase } from '#shared/infra/postgres/provisionDatabase';
 import { ensureLoginRoles } from '#shared/infra/postgres/superuserAccess';
 import {
@@ -18,24 +16,14 @@ import type {
   SearchUpsert,
 } from '#shared/search/searchIndex';
 import { parseSearchText } from '#shared/search/searchText';
+import { splitRoles } from '#tests/support/splitRoles';
 import { serverUrl } from '#tests/support/testPostgres';
 
 /** The service connects as a role that is not a superuser: pg_trgm and btree_gin must still install (they are trusted). */
-const suffix = randomBytes(4).toString('hex');
-const roles = { owner: `t_owner_${suffix}`, app: `t_app_${suffix}` };
-const passwords = { [roles.owner]: randomPassword(), [roles.app]: randomPassword() };
-const database = `t_search_${suffix}`;
+const { roles, passwords, database, urlFor } = splitRoles('t_search');
 
 let appPool: pg.Pool;
 let index: SearchIndex;
-
-function urlFor(role: string): string {
-  const url = new URL(serverUrl());
-  url.username = role;
-  url.password = passwords[role]!;
-  url.pathname = `/${database}`;
-  return url.toString();
-}
 
 /** A small deterministic generator: the same "random" catalogue on every run. */
 function generator(seed: number): () => number {
