@@ -1,7 +1,7 @@
-import net from 'node:net';
 import type { Client } from '#tests/support/httpClient';
 import { client, newUser } from '#tests/support/httpClient';
 import type { TestService } from '#tests/support/testService';
+import { rawConnection } from '#tests/support/rawConnection';
 import { startTestService } from '#tests/support/testService';
 import { waitFor } from '#tests/support/waitFor';
 import { filesUnder } from './uploads/uploadFixtures';
@@ -25,15 +25,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** A raw connection to the service: what it received, and how long after opening the server closed it. */
 function connect() {
   const { hostname, port } = new URL(service.url);
-  const socket = net.connect(Number(port), hostname);
-  const opened = Date.now();
-  let received = '';
-  socket.setEncoding('utf8');
-  socket.on('data', (chunk: string) => (received += chunk));
-  socket.on('error', () => undefined);
-  const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(Date.now() - opened)));
+  const { socket, closed, received } = rawConnection(Number(port), hostname);
   const closedWithin = (ms: number) => Promise.race([closed, sleep(ms).then(() => Infinity)]);
-  return { socket, closedWithin, received: () => received };
+  return { socket, closedWithin, received };
 }
 
 function answerOf(raw: string) {

@@ -1,8 +1,8 @@
 import type http from 'node:http';
-import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { closeHttpServer, createHttpServer } from '#shared/http/index';
 import { type HttpTimeouts, allowSlowBody } from '#shared/http/connectionTimeouts';
+import { rawConnection } from '#tests/support/rawConnection';
 
 /** Short timeouts, so that what a client gets after each is seen in a test's time. */
 const TIMEOUTS: HttpTimeouts = { headersTimeoutMs: 1000, bodyTimeoutMs: 400, keepAliveTimeoutMs: 300 };
@@ -38,17 +38,7 @@ async function start(listener: http.RequestListener): Promise<void> {
 
 afterEach(() => closeHttpServer(server, 100));
 
-/** A raw connection: what it receives, and when the server closed it (ms after `opened`). */
-function connect() {
-  const socket = net.connect(port, '127.0.0.1');
-  const opened = Date.now();
-  let received = '';
-  socket.setEncoding('utf8');
-  socket.on('data', (chunk: string) => (received += chunk));
-  socket.on('error', () => undefined);
-  const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(Date.now() - opened)));
-  return { socket, closed, received: () => received };
-}
+const connect = () => rawConnection(port);
 
 const head = (length: number) =>
   `POST /upload HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/octet-stream\r\nContent-Length: ${length}\r\n\r\n`;
