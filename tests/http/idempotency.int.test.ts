@@ -131,6 +131,17 @@ const gated = (): { gate: Promise<void>; open: () => void } => {
   return { gate, open };
 };
 
+/** A keyed request whose handler is held at its gate; resolves once the handler has started. */
+async function heldRequest(harness: Harness) {
+  const name = randomUUID();
+  const key = randomUUID();
+  const { gate, open } = gated();
+  harness.behaviours.set(name, { gate });
+  const first = harness.count(name, key);
+  await waitFor('the handler to have run once', () => harness.calls.get(name) === 1);
+  return { name, key, first, open };
+}
+
 const strategies: [string, () => IdempotencyOptions][] = [
   ['unit of work', () => ({ unitOfWork: store.unitOfWork, inProgressWaitMs: 1500 })],
   ['claim then record (no unit of work)', () => ({ pool: store.pool, inProgressWaitMs: 1500 })],
@@ -159,12 +170,7 @@ describe.each(strategies)('Idempotency-Key, %s', (_, options) => {
   });
 
   test('duplicates arriving while the first runs wait for it and replay it', async () => {
-    const name = randomUUID();
-    const key = randomUUID();
-    const { gate, open } = gated();
-    harness.behaviours.set(name, { gate });
-    const first = harness.count(name, key);
-    await waitFor('the handler to have run once', () => harness.calls.get(name) === 1);
+    const { name, key, first, open } = await heldRequest(harness);
     const duplicates = Array.from({ length: 5 }, () => harness.count(name, key));
     await new Promise((resolve) => setTimeout(resolve, 100));
     open();
@@ -234,12 +240,7 @@ test('unit of work: a transaction PostgreSQL asks to retry is run again, invisib
 test('fallback: a duplicate that waited longer than the bound for the running request gets 409 with Retry-After', async () => {
   const harness = await startHarness({ pool: store.pool, inProgressWaitMs: 300 });
   try {
-    const name = randomUUID();
-    const key = randomUUID();
-    const { gate, open } = gated();
-    harness.behaviours.set(name, { gate });
-    const first = harness.count(name, key);
-    await waitFor('the handler to have run once', () => harness.calls.get(name) === 1);
+    const { name, key, first, open } = await heldRequest(harness);
     const busy = await harness.count(name, key);
     open();
     expect(busy.status).toBe(409);
