@@ -55,7 +55,8 @@ export const envSchema = z.object({
     description: "external PostgreSQL, as the service's role; without it the embedded one is started",
   }),
   MIGRATION_DATABASE_URL: url({
-    description: "with `DATABASE_URL`: the event store's owner, runs migrations (see Security)",
+    description:
+      "with `DATABASE_URL`: the event store's owner, runs migrations (docs/security.md, The database)",
   }),
   EMBEDDED_PG_PORT: integer({
     min: 1,
@@ -134,7 +135,7 @@ export const envSchema = z.object({
     min: 0,
     default: 64,
     description:
-      'memory for brains list answers kept until something they show changes (see Benchmark, "How the list stays fast"); `0` turns the cache off',
+      'memory for brains list answers kept until something they show changes (docs/search.md, "How the list stays fast"); `0` turns the cache off',
   }),
   SEARCH_BACKEND: oneOf(['postgres', 'elasticsearch'], {
     description: 'where brains are searched: `postgres` (the search projection) or `elasticsearch`',
@@ -207,12 +208,12 @@ export const envSchema = z.object({
   BLOB_DIRECT_IO: flag({
     default: true,
     description:
-      'local disk: write uploads with `O_DIRECT` where the file system allows (see File uploads); `false`: through the page cache',
+      'local disk: write uploads with `O_DIRECT` where the file system allows (docs/uploads-and-processing.md); `false`: through the page cache',
   }),
   BLOB_SWEEP_ENABLED: flag({
     default: true,
     description:
-      'the all-in-one and the command API sweep the blob store at start and every `BLOB_SWEEP_INTERVAL_SECONDS`, one instance at a time (see File uploads)',
+      'the all-in-one and the command API sweep the blob store at start and every `BLOB_SWEEP_INTERVAL_SECONDS`, one instance at a time (docs/uploads-and-processing.md)',
   }),
   BLOB_SWEEP_INTERVAL_SECONDS: integer({
     min: 1,

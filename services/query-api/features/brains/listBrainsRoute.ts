@@ -72,7 +72,7 @@ export const listBrainsRoute = (deps: QueryDeps): RouteSpec<unknown, typeof Brai
   operationId: 'listBrains',
   summary: 'Brains, newest first',
   description:
-    'Without page and page_size: an array in shape A. With either: {count, next, previous, results} in shape B. `shape` overrides. Filters combine with AND. `ordering` accepts date_uploaded, id, name, readable_id. `search` and `facets` go through the search index (see README, Search).',
+    'Without page and page_size: an array in shape A. With either: {count, next, previous, results} in shape B. `shape` overrides. Filters combine with AND. `ordering` accepts date_uploaded, id, name, readable_id. `search` and `facets` go through the search index (docs/search.md).',
   tags: ['brains'],
   auth: 'public',
   query: BrainsQuery,
