@@ -3,7 +3,7 @@ import { createPostgresEventStore } from '#shared/eventStore/postgres/postgresEv
 import type { BenchPostgres } from './benchPostgres';
 import { profileUpdated } from './benchEvents';
 import type { Cleanup } from './cleanup';
-import { perSecond, type Figure } from './figure';
+import { perSecond, type Figure, type Unit } from './figure';
 import { printFigure, printSection } from './report';
 
 export const WRITERS = 4;
@@ -62,22 +62,20 @@ export async function measureAppends(
   });
   const closeStore = cleanup.defer('append store', () => store.close());
   await store.migrate();
-  const single = await timedRounds(() => appendRate(store, 'single', 1, plan.roundMs), plan.rounds);
-  const singleFigure: Figure = {
-    name: 'single-event appends',
-    rounds: single,
-    unit: perSecond('appends'),
-    target: { kind: 'at least', value: 1500 },
+  const measured = async (name: string, label: string, size: number, unit: Unit, atLeast: number) => {
+    const rounds = await timedRounds(() => appendRate(store, label, size, plan.roundMs), plan.rounds);
+    const figure: Figure = { name, rounds, unit, target: { kind: 'at least', value: atLeast } };
+    printFigure(figure);
+    return figure;
   };
-  printFigure(singleFigure);
-  const batched = await timedRounds(() => appendRate(store, 'batched', 100, plan.roundMs), plan.rounds);
-  const batchedFigure: Figure = {
-    name: 'batched appends (100 events each)',
-    rounds: batched,
-    unit: perSecond('events'),
-    target: { kind: 'at least', value: 20_000 },
-  };
-  printFigure(batchedFigure);
+  const singleFigure = await measured('single-event appends', 'single', 1, perSecond('appends'), 1500);
+  const batchedFigure = await measured(
+    'batched appends (100 events each)',
+    'batched',
+    100,
+    perSecond('events'),
+    20_000,
+  );
   await closeStore();
   return [singleFigure, batchedFigure];
 }
