@@ -3,7 +3,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { uploadPreviewKey } from '#shared/domain/uploads/events';
 import { createMetrics } from '#shared/metrics/metrics';
 import type { EventStore } from '#shared/eventStore/eventStore';
-import { waitFor } from '#tests/support/waitFor';
+import { eventually, waitFor } from '#tests/support/waitFor';
 import { ProcessorFixture, checkHistory } from './support/processorFixture';
 import { TEST_PREVIEW, flakyMarker, runsMarker } from './support/testInspector';
 
@@ -194,7 +194,10 @@ test('an upload deleted while it is processed gets no outcome, and its preview i
     { timeoutMs: 30_000, intervalMs: 50, detail: () => fx.logLines.join('\n') },
   );
   expect(await fx.types(uploadId)).toEqual(['UploadReceived', 'UploadProcessingStarted', 'UploadDeleted']);
-  expect(await fx.blobs.stat(uploadPreviewKey(uploadId))).toBeUndefined();
+  // The processor logs the lost outcome first, then deletes the preview it had stored for it.
+  await eventually('the preview of the deleted upload to be deleted', async () =>
+    expect(await fx.blobs.stat(uploadPreviewKey(uploadId))).toBeUndefined(),
+  );
 });
 
 test('a processor stopped mid-processing leaves the upload to the next one, which finishes it', async () => {
