@@ -2,7 +2,8 @@ import type { JsonSchema, RouteSpec } from '#shared/http/routeSpec';
 import { DEFAULT_API_DESCRIPTION } from './apiDescription';
 import { OPENAPI_COMPONENTS, STANDARD_RESPONSES, WRITE_RESPONSES } from './openApiComponents';
 import { publishedSchema } from './publishedSchema';
-import { HEALTH_REPORT_SCHEMA, SYSTEM_PATHS } from './systemOperations';
+import { HealthReport } from '#shared/http/system/healthChecks';
+import { SYSTEM_PATHS } from './systemOperations';
 
 export interface OpenApiInfo {
   readonly title: string;
@@ -126,7 +127,7 @@ export function buildOpenApiDocument(
     paths,
     components: {
       ...OPENAPI_COMPONENTS,
-      schemas: { ...OPENAPI_COMPONENTS.schemas, HealthReport: HEALTH_REPORT_SCHEMA },
+      schemas: { ...OPENAPI_COMPONENTS.schemas, HealthReport: publishedSchema(HealthReport) },
     },
   };
 }

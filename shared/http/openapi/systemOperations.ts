@@ -75,19 +75,3 @@ export const SYSTEM_PATHS = {
     },
   },
 } as const;
-
-export const HEALTH_REPORT_SCHEMA = {
-  type: 'object',
-  properties: {
-    status: { type: 'string', enum: ['healthy', 'unhealthy'] },
-    checks: {
-      type: 'object',
-      additionalProperties: {
-        type: 'object',
-        properties: { status: { type: 'string', enum: ['ok', 'failing'] }, reason: { type: 'string' } },
-        required: ['status'],
-      },
-    },
-  },
-  required: ['status', 'checks'],
-} as const;

@@ -1,13 +1,23 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { StringEnum } from '#shared/views/stringEnum';
 /** Resolves when the dependency answers; rejects (or times out) when it does not. */
 export type HealthCheck = () => Promise<unknown>;
 
-export type HealthCheckResult =
-  { readonly status: 'ok' } | { readonly status: 'failing'; readonly reason: string };
+const HealthCheckResult = Type.Union([
+  Type.Object({ status: Type.Literal('ok') }),
+  Type.Object({ status: Type.Literal('failing'), reason: Type.String() }),
+]);
+export type HealthCheckResult = Static<typeof HealthCheckResult>;
 
-export interface HealthReport {
-  readonly status: 'healthy' | 'unhealthy';
-  readonly checks: Record<string, HealthCheckResult>;
-}
+/** The answer of /health/, and its schema in the API document (a failing check says why). */
+export const HealthReport = Type.Object({
+  status: StringEnum(['healthy', 'unhealthy']),
+  checks: Type.Unsafe<Record<string, HealthCheckResult>>({
+    type: 'object',
+    additionalProperties: HealthCheckResult,
+  }),
+});
+export type HealthReport = Static<typeof HealthReport>;
 
 function withTimeout(check: HealthCheck, timeoutMs: number): Promise<unknown> {
   let timer: NodeJS.Timeout | undefined;
