@@ -1,6 +1,5 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
-import { DEFAULT_MAX_IMAGE_PIXELS } from '#shared/media/checkImage';
 import { documented, endpoint, flag, integer, list, oneOf, rateLimit, text, url } from './envVariable';
 
 /**
@@ -197,7 +196,8 @@ export const envSchema = z.object({
   }),
   MAX_IMAGE_PIXELS: integer({
     min: 1,
-    default: DEFAULT_MAX_IMAGE_PIXELS,
+    // Pillow's default decompression-bomb bound is 89 megapixels; an uploaded image needs far less.
+    default: 50_000_000,
     description: 'largest uploaded image, width × height (400 beyond: decompression bombs)',
   }),
   MAX_UPLOAD_BYTES: integer({

@@ -1,8 +1,5 @@
 import { type ImageFormat, type SniffedImage, sniffImage } from './sniffImage';
 
-/** Pillow's default decompression-bomb bound is 89 megapixels; an upload needs far less. */
-export const DEFAULT_MAX_IMAGE_PIXELS = 50_000_000;
-
 export const INVALID_IMAGE =
   'Upload a valid image. The file you uploaded was either not an image or a corrupted image.';
 
@@ -10,7 +7,7 @@ export interface ImageRules {
   /** Formats the caller accepts (by content, not by name). */
   readonly formats: ReadonlySet<ImageFormat>;
   /** width × height bound: a few KiB of header can announce gigapixels (a decompression bomb). */
-  readonly maxPixels?: number;
+  readonly maxPixels: number;
 }
 
 export type ImageCheck =
@@ -40,7 +37,7 @@ export function checkImage(head: Buffer, rules: ImageRules): ImageCheck {
       message: `${FORMAT_NAMES[image.format]} images are not supported. Upload one of: ${allowed}.`,
     };
   }
-  const maxPixels = rules.maxPixels ?? DEFAULT_MAX_IMAGE_PIXELS;
+  const { maxPixels } = rules;
   const pixels = image.width * image.height;
   if (pixels > maxPixels) {
     return {

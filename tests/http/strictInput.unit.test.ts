@@ -106,16 +106,20 @@ test('ordering allow-lists are own properties', () => {
 
 describe('image checks', () => {
   const formats = new Set(['png', 'jpeg'] as const);
+  const maxPixels = 50_000_000;
   test('an accepted image', () => {
-    expect(checkImage(encodePng(4, 3), { formats })).toMatchObject({
+    expect(checkImage(encodePng(4, 3), { formats, maxPixels })).toMatchObject({
       ok: true,
       image: { width: 4, height: 3 },
     });
   });
   test('not an image, a format not accepted, too many pixels', () => {
-    expect(checkImage(Buffer.from('hello'), { formats })).toEqual({ ok: false, message: INVALID_IMAGE });
+    expect(checkImage(Buffer.from('hello'), { formats, maxPixels })).toEqual({
+      ok: false,
+      message: INVALID_IMAGE,
+    });
     const tiff = readFileSync(path.join(__dirname, '..', 'fixtures', 'images', 'sample-be.tif'));
-    expect(checkImage(tiff, { formats })).toEqual({
+    expect(checkImage(tiff, { formats, maxPixels })).toEqual({
       ok: false,
       message: 'TIFF images are not supported. Upload one of: PNG, JPEG.',
     });
