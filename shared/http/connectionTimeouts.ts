@@ -110,16 +110,28 @@ function answerStalledBody({ request, response }: Exchange, socket: Socket, body
 }
 
 /**
- * A body that is not an upload must be in within bodyTimeoutMs however it trickles. At the
- * deadline a body the server is not reading yet (its handler is slow to begin) is given until the
- * server has taken what was sent and still waits for more.
+ * A body that is not an upload must be in within bodyTimeoutMs however it trickles. Time the server
+ * held the body (its handler slow to begin, its buffer full) is not the client's: once the server
+ * reads again, what was sent meanwhile is still arriving, and the client has bodyTimeoutMs again.
  */
 function limitBodyTime(exchange: Exchange, socket: Socket, ms: number): void {
   const { request, response } = exchange;
+  let deadline = Date.now() + ms;
+  let heldByServer = false;
   const check = (): void => {
     if (request.complete || uploads.has(request) || response.writableEnded || socket.destroyed) return;
-    if (waitsForClient(request)) answerStalledBody(exchange, socket, SLOW_BODY);
-    else timer = setTimeout(check, Math.max(50, ms / 4)).unref();
+    if (!waitsForClient(request)) {
+      heldByServer = true;
+      timer = setTimeout(check, Math.max(50, ms / 4)).unref();
+      return;
+    }
+    if (heldByServer) {
+      heldByServer = false;
+      deadline = Date.now() + ms;
+    }
+    const left = deadline - Date.now();
+    if (left <= 0) answerStalledBody(exchange, socket, SLOW_BODY);
+    else timer = setTimeout(check, left).unref();
   };
   let timer = setTimeout(check, ms).unref();
   response.once('close', () => clearTimeout(timer));
