@@ -46,18 +46,24 @@ export async function headPosition(db: SqlExecutor, names: SqlNames): Promise<Gl
 }
 
 /**
- * True when committed events exist that readAll cannot return yet, because an older transaction is
- * still open. That transaction may never NOTIFY (it need not be an append), so the caller polls.
- * Asked as "is the newest transaction id at or past the horizon": one row from the end of the
- * (transaction_id, global_position) index. An EXISTS over `transaction_id >= horizon` cannot know
- * the horizon when planned and scanned every event when none was held back (60 ms at 300k events,
- * four times a second per subscription).
+ * True when the store holds an event past `after` (a position the caller has read up to): one that
+ * readAll could not return yet because an older transaction is still open, or one that became
+ * readable since. Either way the caller reads again soon: the transaction that held it back may
+ * never NOTIFY (it need not be an append). Judged by position, not by the visibility horizon, which
+ * a fresh snapshot may already see past after readAll's snapshot did not (the event then waited
+ * for the idle poll). One row from the end of the (transaction_id, global_position) index.
  */
-export async function hasHeldBackEvents(db: SqlExecutor, names: SqlNames): Promise<boolean> {
+export async function hasHeldBackEvents(
+  db: SqlExecutor,
+  names: SqlNames,
+  after: GlobalPosition,
+): Promise<boolean> {
   const { rows } = await db.query<{ held_back: boolean }>({
     name: `heldBack:${names.schema}`,
-    text: `SELECT coalesce((SELECT e.transaction_id FROM ${names.events} e
-            ORDER BY e.transaction_id DESC LIMIT 1) >= pg_snapshot_xmin(pg_current_snapshot()), false) AS held_back`,
+    text: `SELECT coalesce((SELECT (e.transaction_id, e.global_position) > ($1::xid8, $2::bigint)
+              FROM ${names.events} e
+             ORDER BY e.transaction_id DESC, e.global_position DESC LIMIT 1), false) AS held_back`,
+    values: positionParameters(after),
   });
   return rows[0]?.held_back ?? false;
 }

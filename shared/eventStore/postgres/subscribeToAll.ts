@@ -47,7 +47,7 @@ export async function* subscribeToAll(
       if (batch.length === batchSize || signal.aborted) continue;
       // Events behind a still-open older transaction: it may commit any moment and may never
       // NOTIFY (it need not be an append), so look again soon, backing off while it stays open.
-      const heldBack = await hasHeldBackEvents(context.pool, context.names);
+      const heldBack = await hasHeldBackEvents(context.pool, context.names, after);
       await listener.wait(heldBack ? heldBackPollMs : idlePollMs, signal);
       heldBackPollMs = heldBack
         ? Math.min(heldBackPollMs * 2, MAX_HELD_BACK_POLL_MS)
