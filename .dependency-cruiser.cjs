@@ -26,6 +26,7 @@ const SHARED_LAYERS = [
   'auth', // principals, passwords, access tokens
   'blobSweep', // deletes stored bytes no event refers to
   'views', // read-model rows shaped for API answers
+  'audit', // the event history as auditors read it: audited events, ledger chain, replays
   'http', // the HTTP edge: dispatcher, validation, error mapping, idempotency, rate limits, ops handler
   'query', // list/filter/pagination helpers of the query side
   'apiContract', // the OpenAPI document of every route

@@ -4,7 +4,7 @@ import { comparePositions, formatPosition } from '#shared/eventStore/eventStore'
 import { inTransaction } from '#shared/infra/postgres/inTransaction';
 import type { ActiveProjection } from './activeProjections';
 import { advanceCheckpoint } from './checkpointStore';
-import { contextFor } from './projection';
+import { appliesTo, contextFor } from './projection';
 
 export const PROGRESS_CHANNEL = 'projection_progress';
 
@@ -26,7 +26,7 @@ export async function applyBatch(
   await inTransaction(pool, async (client) => {
     for (const a of active) {
       const events = batch.filter(
-        (e) => a.projection.eventTypes.has(e.type) && comparePositions(e.position, a.position) > 0,
+        (e) => appliesTo(a.projection, e.type) && comparePositions(e.position, a.position) > 0,
       );
       if (events.length > 0)
         changed.push(...(await a.projection.apply(contextFor(a.projection, client), events)));

@@ -16,7 +16,8 @@ export interface Projection {
   readonly version: number;
   /** Logical table names; each gets a view of that name in the public schema. */
   readonly tables: readonly string[];
-  readonly eventTypes: ReadonlySet<string>;
+  /** The event types it applies; 'all' for a follower of every event (the audit log). */
+  readonly eventTypes: ReadonlySet<string> | 'all';
   createTables(ctx: ProjectionContext): Promise<void>;
   /**
    * Applies events (already filtered to eventTypes) inside the runner's transaction. Returns cache
@@ -26,6 +27,9 @@ export interface Projection {
 }
 
 export const READ_MODEL_SCHEMA = 'rm';
+
+export const appliesTo = (projection: Pick<Projection, 'eventTypes'>, type: string): boolean =>
+  projection.eventTypes === 'all' || projection.eventTypes.has(type);
 
 export function physicalTable(projection: Pick<Projection, 'version'>, name: string): string {
   return `"${READ_MODEL_SCHEMA}"."${name}_v${projection.version}"`;

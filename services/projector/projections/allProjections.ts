@@ -1,6 +1,7 @@
 import type { Projection } from '#shared/projections/projection';
 import { accountsProjection } from './accountsProjection';
 import { eventTypeCountsProjection } from './eventTypeCountsProjection';
+import { auditLogProjection } from './auditLogProjection';
 import { categoriesProjection } from './categoriesProjection';
 import { speciesProjection } from './speciesProjection';
 import { atlasesProjection } from './atlasesProjection';
@@ -20,6 +21,8 @@ export const allProjections: readonly Projection[] = [
   brainsProjection,
   uploadsProjection,
   searchProjection,
+  // Every event, chained: the event log, history look-ups and the ledger.
+  auditLogProjection,
 ];
 
 /** allProjections, the search projection also feeding `mirror` (SEARCH_BACKEND=elasticsearch). */

@@ -1,0 +1,219 @@
+import type { RecordedEvent } from '#shared/eventStore/eventStore';
+import type { Projection, ProjectionContext } from '#shared/projections/projection';
+import {
+  actorIdOf,
+  isInternalEvent,
+  redactedData,
+  referencesOfEvent,
+  resourceOfEvent,
+} from '#shared/audit/auditedEvent';
+import { GENESIS_HASH, chainHash } from '#shared/audit/ledgerChain';
+
+/**
+ * The audit log and the ledger (decisions.md "Audit"): one row per event of the store, every event
+ * type, in the global order the read models see and in the same transaction as them, so a write's
+ * response (which waits for the read models) also finds its events here.
+ *
+ * Each row indexes the event for the event log's filters (resource, type, actor, request id, time),
+ * carries its payload with secrets removed, and the ledger's chained hash. `seq` numbers the events
+ * 1, 2, 3... in global order; `recorded_hwm` is the latest recorded time up to the row, which never
+ * decreases with seq, so a time bound becomes a seq bound by one index lookup. `audit_references`
+ * lists the other resources an event names ("species:3"), so a replay can find every brain that was
+ * ever in a species, or every upload ever attached to a brain, up to a point in the order.
+ */
+export const AUDIT_LOG_PROJECTION = 'audit_log';
+
+export const auditLogProjection: Projection = {
+  name: AUDIT_LOG_PROJECTION,
+  version: 1,
+  tables: ['audit_events', 'audit_references'],
+  eventTypes: 'all',
+
+  async createTables({ client, table }) {
+    const events = table('audit_events');
+    await client.query(`
+      CREATE TABLE ${events} (
+        seq              bigint PRIMARY KEY,
+        commit_position  bigint NOT NULL,
+        prepare_position bigint NOT NULL,
+        event_id         uuid NOT NULL,
+        event_type       text NOT NULL,
+        stream_name      text NOT NULL,
+        stream_revision  bigint NOT NULL,
+        resource_type    text,
+        resource_id      text,
+        revision         bigint,
+        internal         boolean NOT NULL,
+        recorded_at      timestamptz NOT NULL,
+        recorded_hwm     timestamptz NOT NULL,
+        actor_id         integer,
+        request_id       text,
+        data             jsonb NOT NULL,
+        hash             bytea NOT NULL
+      )`);
+    await client.query(`CREATE UNIQUE INDEX ON ${events} (commit_position, prepare_position)`);
+    await client.query(`CREATE INDEX ON ${events} (event_type, seq)`);
+    await client.query(`CREATE INDEX ON ${events} (resource_type, resource_id, seq)`);
+    await client.query(`CREATE INDEX ON ${events} (actor_id, seq)`);
+    await client.query(`CREATE INDEX ON ${events} (request_id, seq) WHERE request_id IS NOT NULL`);
+    await client.query(`CREATE INDEX ON ${events} (recorded_hwm, seq)`);
+    await client.query(`
+      CREATE TABLE ${table('audit_references')} (
+        ref text NOT NULL,
+        seq bigint NOT NULL,
+        PRIMARY KEY (ref, seq)
+      )`);
+  },
+
+  async apply(ctx, events) {
+    await appendRows(ctx, events);
+    return [];
+  },
+};
+
+interface ChainHead {
+  readonly seq: number;
+  readonly hash: Buffer;
+  readonly hwm: Date;
+}
+
+async function chainHead({ client, table }: ProjectionContext): Promise<ChainHead> {
+  const { rows } = await client.query<{ seq: string; hash: Buffer; recorded_hwm: Date }>(
+    `SELECT seq, hash, recorded_hwm FROM ${table('audit_events')} ORDER BY seq DESC LIMIT 1`,
+  );
+  const row = rows[0];
+  return row
+    ? { seq: Number(row.seq), hash: row.hash, hwm: row.recorded_hwm }
+    : { seq: 0, hash: GENESIS_HASH, hwm: new Date(0) };
+}
+
+/** The last public revision of each resource, for numbering the batch's events within their resource. */
+async function lastRevisions(
+  { client, table }: ProjectionContext,
+  keys: readonly string[],
+): Promise<Map<string, number>> {
+  const revisions = new Map<string, number>();
+  if (keys.length === 0) return revisions;
+  const types = keys.map((k) => k.slice(0, k.indexOf(':')));
+  const ids = keys.map((k) => k.slice(k.indexOf(':') + 1));
+  const { rows } = await client.query<{ t: string; i: string; revision: string | null }>(
+    `SELECT r.t, r.i,
+            (SELECT e.revision FROM ${table('audit_events')} e
+              WHERE e.resource_type = r.t AND e.resource_id = r.i AND NOT e.internal
+              ORDER BY e.seq DESC LIMIT 1) AS revision
+       FROM unnest($1::text[], $2::text[]) AS r (t, i)`,
+    [types, ids],
+  );
+  for (const row of rows) if (row.revision !== null) revisions.set(`${row.t}:${row.i}`, Number(row.revision));
+  return revisions;
+}
+
+async function appendRows(ctx: ProjectionContext, events: readonly RecordedEvent[]): Promise<void> {
+  const head = await chainHead(ctx);
+  const resources = events.map(resourceOfEvent);
+  const publicKeys = new Set<string>();
+  events.forEach((e, i) => {
+    const r = resources[i];
+    if (r && !isInternalEvent(e.type)) publicKeys.add(`${r.type}:${r.id}`);
+  });
+  const revisions = await lastRevisions(ctx, [...publicKeys]);
+
+  const n = events.length;
+  const seq: string[] = new Array(n);
+  const commit: string[] = new Array(n);
+  const prepare: string[] = new Array(n);
+  const id: string[] = new Array(n);
+  const type: string[] = new Array(n);
+  const stream: string[] = new Array(n);
+  const streamRevision: string[] = new Array(n);
+  const resourceType: (string | null)[] = new Array(n);
+  const resourceId: (string | null)[] = new Array(n);
+  const revision: (string | null)[] = new Array(n);
+  const internal: boolean[] = new Array(n);
+  const recordedAt: string[] = new Array(n);
+  const hwm: string[] = new Array(n);
+  const actor: (number | null)[] = new Array(n);
+  const requestId: (string | null)[] = new Array(n);
+  const data: string[] = new Array(n);
+  const hash: string[] = new Array(n);
+  const refs: string[] = [];
+  const refSeqs: string[] = [];
+
+  let previous = head.hash;
+  let latest = head.hwm.getTime();
+  events.forEach((event, i) => {
+    const position = head.seq + i + 1;
+    const resource = resources[i] ?? null;
+    const isInternal = isInternalEvent(event.type);
+    let resourceRevision: number | null = null;
+    if (resource) {
+      if (isInternal) resourceRevision = Number(event.streamRevision);
+      else {
+        const key = `${resource.type}:${resource.id}`;
+        resourceRevision = (revisions.get(key) ?? -1) + 1;
+        revisions.set(key, resourceRevision);
+      }
+    }
+    previous = chainHash(previous, event);
+    latest = Math.max(latest, Date.parse(event.metadata.recordedAt));
+    seq[i] = String(position);
+    commit[i] = event.position.commit.toString();
+    prepare[i] = event.position.prepare.toString();
+    id[i] = event.id;
+    type[i] = event.type;
+    stream[i] = event.streamName;
+    streamRevision[i] = event.streamRevision.toString();
+    resourceType[i] = resource?.type ?? null;
+    resourceId[i] = resource?.id ?? null;
+    revision[i] = resourceRevision === null ? null : String(resourceRevision);
+    internal[i] = isInternal;
+    recordedAt[i] = event.metadata.recordedAt;
+    hwm[i] = new Date(latest).toISOString();
+    actor[i] = actorIdOf(event.metadata.actor);
+    requestId[i] = event.metadata.requestId;
+    data[i] = JSON.stringify(redactedData(event.type, event.data));
+    hash[i] = previous.toString('hex');
+    for (const ref of referencesOfEvent(event)) {
+      refs.push(ref);
+      refSeqs.push(String(position));
+    }
+  });
+
+  const { client, table } = ctx;
+  await client.query(
+    `INSERT INTO ${table('audit_events')}
+       (seq, commit_position, prepare_position, event_id, event_type, stream_name, stream_revision,
+        resource_type, resource_id, revision, internal, recorded_at, recorded_hwm, actor_id,
+        request_id, data, hash)
+     SELECT s, c, p, i, t, sn, sr, rt, ri, rv, it, ra, hw, a, rq, d::jsonb, decode(h, 'hex')
+       FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::uuid[], $5::text[], $6::text[],
+                   $7::bigint[], $8::text[], $9::text[], $10::bigint[], $11::boolean[],
+                   $12::timestamptz[], $13::timestamptz[], $14::integer[], $15::text[], $16::text[],
+                   $17::text[])
+         AS r (s, c, p, i, t, sn, sr, rt, ri, rv, it, ra, hw, a, rq, d, h)`,
+    [
+      seq,
+      commit,
+      prepare,
+      id,
+      type,
+      stream,
+      streamRevision,
+      resourceType,
+      resourceId,
+      revision,
+      internal,
+      recordedAt,
+      hwm,
+      actor,
+      requestId,
+      data,
+      hash,
+    ],
+  );
+  if (refs.length > 0)
+    await client.query(
+      `INSERT INTO ${table('audit_references')} (ref, seq) SELECT * FROM unnest($1::text[], $2::bigint[])`,
+      [refs, refSeqs],
+    );
+}
