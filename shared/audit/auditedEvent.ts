@@ -86,7 +86,7 @@ export function resourceOfEvent(event: Pick<RecordedEvent, 'type' | 'data' | 'st
       return typeof data.ownerId === 'string' ? (resourceOfStream(data.ownerId) ?? null) : null;
     case 'IdAllocated': {
       const type = typeof data.sequence === 'string' ? SEQUENCE_RESOURCES[data.sequence] : undefined;
-      return type && data.id !== undefined ? { type, id: String(data.id) } : null;
+      return type && typeof data.id === 'number' ? { type, id: String(data.id) } : null;
     }
     default:
       return resourceOfStream(event.streamName) ?? null;

@@ -108,6 +108,27 @@ async function lastRevisions(
   return revisions;
 }
 
+/** One audit_events row as bind parameters (bigints as text). */
+interface AuditInsert {
+  readonly seq: string;
+  readonly commit: string;
+  readonly prepare: string;
+  readonly id: string;
+  readonly type: string;
+  readonly stream: string;
+  readonly streamRevision: string;
+  readonly resourceType: string | null;
+  readonly resourceId: string | null;
+  readonly revision: string | null;
+  readonly internal: boolean;
+  readonly recordedAt: string;
+  readonly hwm: string;
+  readonly actor: number | null;
+  readonly requestId: string | null;
+  readonly data: string;
+  readonly hash: string;
+}
+
 async function appendRows(ctx: ProjectionContext, events: readonly RecordedEvent[]): Promise<void> {
   const head = await chainHead(ctx);
   const resources = events.map(resourceOfEvent);
@@ -118,66 +139,51 @@ async function appendRows(ctx: ProjectionContext, events: readonly RecordedEvent
   });
   const revisions = await lastRevisions(ctx, [...publicKeys]);
 
-  const n = events.length;
-  const seq: string[] = new Array(n);
-  const commit: string[] = new Array(n);
-  const prepare: string[] = new Array(n);
-  const id: string[] = new Array(n);
-  const type: string[] = new Array(n);
-  const stream: string[] = new Array(n);
-  const streamRevision: string[] = new Array(n);
-  const resourceType: (string | null)[] = new Array(n);
-  const resourceId: (string | null)[] = new Array(n);
-  const revision: (string | null)[] = new Array(n);
-  const internal: boolean[] = new Array(n);
-  const recordedAt: string[] = new Array(n);
-  const hwm: string[] = new Array(n);
-  const actor: (number | null)[] = new Array(n);
-  const requestId: (string | null)[] = new Array(n);
-  const data: string[] = new Array(n);
-  const hash: string[] = new Array(n);
+  const rows: AuditInsert[] = [];
   const refs: string[] = [];
   const refSeqs: string[] = [];
-
   let previous = head.hash;
   let latest = head.hwm.getTime();
   events.forEach((event, i) => {
-    const position = head.seq + i + 1;
+    const seq = String(head.seq + i + 1);
     const resource = resources[i] ?? null;
-    const isInternal = isInternalEvent(event.type);
-    let resourceRevision: number | null = null;
+    const internal = isInternalEvent(event.type);
+    let revision: number | null = null;
     if (resource) {
-      if (isInternal) resourceRevision = Number(event.streamRevision);
+      if (internal) revision = Number(event.streamRevision);
       else {
         const key = `${resource.type}:${resource.id}`;
-        resourceRevision = (revisions.get(key) ?? -1) + 1;
-        revisions.set(key, resourceRevision);
+        revision = (revisions.get(key) ?? -1) + 1;
+        revisions.set(key, revision);
       }
     }
     previous = chainHash(previous, event);
     latest = Math.max(latest, Date.parse(event.metadata.recordedAt));
-    seq[i] = String(position);
-    commit[i] = event.position.commit.toString();
-    prepare[i] = event.position.prepare.toString();
-    id[i] = event.id;
-    type[i] = event.type;
-    stream[i] = event.streamName;
-    streamRevision[i] = event.streamRevision.toString();
-    resourceType[i] = resource?.type ?? null;
-    resourceId[i] = resource?.id ?? null;
-    revision[i] = resourceRevision === null ? null : String(resourceRevision);
-    internal[i] = isInternal;
-    recordedAt[i] = event.metadata.recordedAt;
-    hwm[i] = new Date(latest).toISOString();
-    actor[i] = actorIdOf(event.metadata.actor);
-    requestId[i] = event.metadata.requestId;
-    data[i] = JSON.stringify(redactedData(event.type, event.data));
-    hash[i] = previous.toString('hex');
+    rows.push({
+      seq,
+      commit: event.position.commit.toString(),
+      prepare: event.position.prepare.toString(),
+      id: event.id,
+      type: event.type,
+      stream: event.streamName,
+      streamRevision: event.streamRevision.toString(),
+      resourceType: resource?.type ?? null,
+      resourceId: resource?.id ?? null,
+      revision: revision === null ? null : String(revision),
+      internal,
+      recordedAt: event.metadata.recordedAt,
+      hwm: new Date(latest).toISOString(),
+      actor: actorIdOf(event.metadata.actor),
+      requestId: event.metadata.requestId,
+      data: JSON.stringify(redactedData(event.type, event.data)),
+      hash: previous.toString('hex'),
+    });
     for (const ref of referencesOfEvent(event)) {
       refs.push(ref);
-      refSeqs.push(String(position));
+      refSeqs.push(seq);
     }
   });
+  const column = <K extends keyof AuditInsert>(key: K): AuditInsert[K][] => rows.map((r) => r[key]);
 
   const { client, table } = ctx;
   await client.query(
@@ -191,25 +197,27 @@ async function appendRows(ctx: ProjectionContext, events: readonly RecordedEvent
                    $12::timestamptz[], $13::timestamptz[], $14::integer[], $15::text[], $16::text[],
                    $17::text[])
          AS r (s, c, p, i, t, sn, sr, rt, ri, rv, it, ra, hw, a, rq, d, h)`,
-    [
-      seq,
-      commit,
-      prepare,
-      id,
-      type,
-      stream,
-      streamRevision,
-      resourceType,
-      resourceId,
-      revision,
-      internal,
-      recordedAt,
-      hwm,
-      actor,
-      requestId,
-      data,
-      hash,
-    ],
+    (
+      [
+        'seq',
+        'commit',
+        'prepare',
+        'id',
+        'type',
+        'stream',
+        'streamRevision',
+        'resourceType',
+        'resourceId',
+        'revision',
+        'internal',
+        'recordedAt',
+        'hwm',
+        'actor',
+        'requestId',
+        'data',
+        'hash',
+      ] as const
+    ).map(column),
   );
   if (refs.length > 0)
     await client.query(
