@@ -1,6 +1,7 @@
 import type { Pool } from 'pg';
 import type { Config } from '#shared/config/config';
 import type { BlobStore } from '#shared/blobStore/blobStore';
+import type { EventStore } from '#shared/eventStore/eventStore';
 import type { Infrastructure } from '#shared/platform/openInfrastructure';
 import type { SearchReader, SearchResult } from '#shared/search/searchIndex';
 import { createPostgresSearchReader } from '#shared/search/postgres/postgresSearchIndex';
@@ -21,6 +22,8 @@ export interface CachedReply {
 /** Everything a query handler may use; wired once per process by createQueryDeps. */
 export interface QueryDeps {
   readonly readModels: Pool;
+  /** The event store, read by the audit replays (history and as_of), never appended to here. */
+  readonly store: EventStore;
   readonly blobs: BlobStore;
   readonly users: UserLoader;
   /** The brains list's `search` and `facets` (SEARCH_BACKEND). */
@@ -62,6 +65,7 @@ export function createQueryDeps(
 ): QueryDeps {
   return {
     readModels: infra.readModels,
+    store: infra.store,
     blobs: infra.blobs,
     users: new UserLoader(infra.readModels),
     search,
