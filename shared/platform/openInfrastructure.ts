@@ -34,9 +34,9 @@ export interface InfrastructureOptions {
   readonly onEmbeddedPostgresGaveUp?: (error: Error) => void;
 }
 
-const DATABASE = 'catalogue';
+export const DATABASE = 'catalogue';
 /** The embedded cluster's roles: the owner runs migrations, the service connects as the app role. */
-const ROLES = { owner: 'catalogue_owner', app: 'catalogue_app' } as const;
+export const ROLES = { owner: 'catalogue_owner', app: 'catalogue_app' } as const;
 
 interface Connections {
   readonly databaseUrl: string;
