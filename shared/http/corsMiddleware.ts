@@ -14,7 +14,7 @@ export const CORS_ALLOWED_HEADERS = [
   'Idempotency-Key',
 ] as const;
 
-/** Headers a browser client may read: rate limits, list links, ETag, tracing, read-your-writes. */
+/** Headers a browser client may read: rate limits, list links, ETag, tracing, read-your-writes, as_of reads. */
 export const CORS_EXPOSED_HEADERS = [
   'X-RateLimit-Limit',
   'X-RateLimit-Remaining',
@@ -25,6 +25,7 @@ export const CORS_EXPOSED_HEADERS = [
   'ETag',
   'X-Request-Id',
   'X-Event-Position',
+  'X-As-Of-Position',
   'Idempotent-Replayed',
 ] as const;
 
