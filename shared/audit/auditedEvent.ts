@@ -93,19 +93,20 @@ export function resourceOfEvent(event: Pick<RecordedEvent, 'type' | 'data' | 'st
   }
 }
 
+/**
+ * The references a replay follows: memberships (a brain in an atlas, species and category; an atlas
+ * in a species; a species in a category) and uploads attached to a brain. People are found through
+ * the actor column instead, so user ids are not listed.
+ */
 const REFERENCE_FIELDS: ReadonlyArray<readonly [string, AuditResourceType]> = [
-  ['brainId', 'brain'],
   ['associatedBrainId', 'brain'],
   ['atlasId', 'atlas'],
   ['speciesId', 'species'],
   ['categoryId', 'category'],
-  ['uploaderId', 'user'],
-  ['userId', 'user'],
-  ['fileUploadId', 'file_upload'],
 ];
 
 /**
- * Every other resource the event names ("species:3", "brain:12"), its own excluded: what lets a
+ * Every other resource the event places its own resource in ("species:3", "brain:12"): what lets a
  * replay find the brains that were ever in a species, or the uploads ever attached to a brain,
  * without a second copy of their state. Looks at the payload and at a `changes` object in it.
  */
@@ -119,8 +120,6 @@ export function referencesOfEvent(event: Pick<RecordedEvent, 'type' | 'data' | '
       const value = fields[field];
       if (typeof value === 'number' || (typeof value === 'string' && value !== '')) refs.add(`${type}:${value}`);
     }
-    const uploads = fields.fileUploadIds;
-    if (Array.isArray(uploads)) for (const id of uploads) if (typeof id === 'string') refs.add(`file_upload:${id}`);
   };
   scan(data);
   scan(record(data.changes));
