@@ -4,6 +4,10 @@ import { fileUploadSchema } from '#shared/views/fileUploadViews';
 import type { QueryDeps } from '#services/query-api/queryDeps';
 import { visibleUpload } from './fileUploadSql';
 import { uploadJsonFor } from './uploadJsonFor';
+import { Type } from '@sinclair/typebox';
+import { parseAsOf } from '#shared/audit/asOf';
+import { asOfQueryProperty } from '#shared/audit/replay/asOfQuery';
+import { fileUploadAsOfReply } from '#services/query-api/features/audit/fileUploadAsOf';
 
 export const fileUploadRoute = (deps: QueryDeps): RouteSpec => ({
   method: 'get',
@@ -11,14 +15,26 @@ export const fileUploadRoute = (deps: QueryDeps): RouteSpec => ({
   operationId: 'getFileUpload',
   summary: "One of your uploads (staff: anyone's)",
   description:
-    'Its processing status and times, metadata (`{"error": ...}` when processing failed), s3_url and preview_url (null until a preview exists).',
+    'Its processing status and times, metadata (`{"error": ...}` when processing failed), s3_url and preview_url (null until a preview exists). With `as_of`, the upload as it was then, computed by replay (X-As-Of-Position names the newest event it stands on; no ETag).',
   tags: ['file uploads'],
   auth: 'required',
+  query: Type.Object({ as_of: asOfQueryProperty }),
   responses: {
     200: { description: 'The upload', schema: fileUploadSchema },
-    404: { description: 'No such upload, or not yours' },
+    400: { description: 'as_of is neither an ISO time nor an event position' },
+    404: { description: 'No such upload, or not yours (with as_of: none then, not yet received or deleted)' },
   },
   async handler(ctx) {
+    const asOf = parseAsOf(ctx.query.as_of);
+    if (asOf)
+      return fileUploadAsOfReply(
+        deps.store,
+        deps.blobs,
+        ctx.params.id ?? '',
+        ctx.principal!,
+        asOf,
+        ctx.baseUrl,
+      );
     const row = await visibleUpload(deps.readModels, ctx.params.id ?? '', ctx.principal!);
     return {
       status: 200,

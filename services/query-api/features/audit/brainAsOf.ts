@@ -1,0 +1,69 @@
+/**
+ * A brain by replay: its stream found by key (an id, or a readable_id, which ends in the id), and
+ * the detail route's answer as of a point (decisions.md "Audit", As of), from the brain's stream
+ * and the streams its representation shows, each read once up to the point.
+ */
+import type { EventStore, ReadStreamOptions, RecordedEvent } from '#shared/eventStore/eventStore';
+import { formatPosition } from '#shared/eventStore/eventStore';
+import type { Reply } from '#shared/http/routeSpec';
+import { NotFoundError } from '#shared/errors/httpErrors';
+import { databaseIdOf } from '#shared/http/ids';
+import { isNumericKey } from '#shared/domain/naming/naming';
+import { brainStreamName } from '#shared/domain/brains/events';
+import { type AsOf, AS_OF_POSITION_HEADER, readUpTo } from '#shared/audit/asOf';
+import { mergeByPosition } from '#shared/audit/replay/timeline';
+import { emptyWorld, evolveWorld } from '#shared/audit/replay/catalogueWorld';
+import {
+  activeBrain,
+  brainIdOfReadableId,
+  brainJsonAt,
+  hasReadableId,
+  streamsShownBy,
+} from '#shared/audit/replay/brainReplay';
+import type { BrainShape, BrainView } from '#shared/views/brainViews';
+
+export interface BrainStream {
+  readonly brainId: number;
+  readonly events: RecordedEvent[];
+}
+
+/**
+ * The stream of the brain a key names, read with these options; undefined when the key names no
+ * brain that had been created by then (a readable_id must be the one its BrainCreated gave it).
+ */
+export async function readBrainStream(
+  store: EventStore,
+  key: string,
+  options: ReadStreamOptions = {},
+): Promise<BrainStream | undefined> {
+  const numeric = isNumericKey(key);
+  const brainId = numeric ? databaseIdOf(key) : brainIdOfReadableId(key);
+  if (brainId === undefined) return undefined;
+  const events = await store.readStream(brainStreamName(brainId), options);
+  if (events.length === 0 || (!numeric && !hasReadableId(events, key))) return undefined;
+  return { brainId, events };
+}
+
+/** GET /api/brains/{key}/?as_of=…: the brain right after the last event at or before the point. */
+export async function brainAsOfReply(
+  store: EventStore,
+  key: string,
+  asOf: AsOf,
+  shape: BrainShape,
+  view: BrainView,
+): Promise<Reply> {
+  const upTo = readUpTo(asOf);
+  const found = await readBrainStream(store, key, upTo);
+  const brain = found && activeBrain(found.events.reduce(evolveWorld, emptyWorld()), found.brainId);
+  if (!found || !brain) throw new NotFoundError();
+  const shown = await Promise.all(
+    streamsShownBy(brain, shape).map(({ name, firstOnly }) =>
+      store.readStream(name, firstOnly ? { ...upTo, maxCount: 1 } : upTo),
+    ),
+  );
+  const events = mergeByPosition([found.events, ...shown]);
+  const body = brainJsonAt(events.reduce(evolveWorld, emptyWorld()), found.brainId, shape, view);
+  const newest = events.at(-1);
+  if (!body || !newest) throw new NotFoundError();
+  return { status: 200, body, headers: { [AS_OF_POSITION_HEADER]: formatPosition(newest.position) } };
+}
