@@ -11,6 +11,9 @@ import { listSpeciesRoute } from './features/species/listSpeciesRoute';
 import { speciesRoute } from './features/species/speciesRoute';
 import { listAtlasesRoute } from './features/atlases/listAtlasesRoute';
 import { atlasRoute } from './features/atlases/atlasRoute';
+import { categoryHistoryRoute } from './features/audit/categoryHistoryRoute';
+import { speciesHistoryRoute } from './features/audit/speciesHistoryRoute';
+import { atlasHistoryRoute } from './features/audit/atlasHistoryRoute';
 import { listBrainsRoute } from './features/brains/listBrainsRoute';
 import { brainByReadableIdRoute } from './features/brains/brainByReadableIdRoute';
 import { brainByAtlasSlugRoute } from './features/brains/brainByAtlasSlugRoute';
@@ -32,10 +35,13 @@ export function queryRoutes(deps: QueryDeps): RouteSpec[] {
     categoryImageRoute(deps),
     listCategoriesRoute(deps),
     categoryRoute(deps),
+    categoryHistoryRoute(deps),
     listSpeciesRoute(deps),
     speciesRoute(deps),
+    speciesHistoryRoute(deps),
     listAtlasesRoute(deps),
     atlasRoute(deps),
+    atlasHistoryRoute(deps),
     listBrainsRoute(deps),
     // The fixed segments before {key}, which would otherwise take them as readable_ids.
     brainByReadableIdRoute(deps),

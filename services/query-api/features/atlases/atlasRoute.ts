@@ -1,6 +1,10 @@
+import { Type } from '@sinclair/typebox';
 import type { RouteSpec } from '#shared/http/routeSpec';
 import { NotFoundError } from '#shared/errors/httpErrors';
 import { atlasJson, atlasSchema } from '#shared/views/atlasViews';
+import { parseAsOf } from '#shared/audit/asOf';
+import { asOfQueryProperty, catalogueAsOfReply } from '#shared/audit/replay/catalogueAsOf';
+import { atlasAt } from '#shared/audit/replay/catalogueReplay';
 import type { QueryDeps } from '#services/query-api/queryDeps';
 import { ATLAS_SELECT, type FlatAtlasRow, atlasRowOf } from './atlasSql';
 
@@ -11,16 +15,23 @@ export const atlasRoute = (deps: QueryDeps): RouteSpec => ({
   summary: 'An atlas by slug',
   tags: ['atlases'],
   auth: 'public',
+  query: Type.Object({ as_of: asOfQueryProperty }),
   responses: {
     200: { description: 'The atlas', schema: atlasSchema },
-    404: { description: 'No atlas with this slug' },
+    400: { description: 'Malformed as_of' },
+    404: { description: 'No atlas with this slug (as of as_of, when given)' },
   },
   async handler(ctx) {
+    const asOf = parseAsOf(ctx.query.as_of);
     const { rows } = await deps.readModels.query<FlatAtlasRow>(`${ATLAS_SELECT} WHERE a.slug = $1`, [
       (ctx.params.slug ?? '').trim().toLowerCase(),
     ]);
     const row = rows[0];
     if (!row) throw new NotFoundError();
+    if (asOf)
+      return catalogueAsOfReply(deps.readModels, deps.store, asOf, (source, point) =>
+        atlasAt(source, row.id, point),
+      );
     return { status: 200, body: atlasJson(atlasRowOf(row)) };
   },
 });

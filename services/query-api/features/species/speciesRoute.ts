@@ -1,7 +1,11 @@
+import { Type } from '@sinclair/typebox';
 import type { RouteSpec } from '#shared/http/routeSpec';
 import { NotFoundError } from '#shared/errors/httpErrors';
 import { scientificNameKey } from '#shared/domain/naming/naming';
 import { type SpeciesRow, speciesJson, speciesSchema } from '#shared/views/speciesViews';
+import { parseAsOf } from '#shared/audit/asOf';
+import { asOfQueryProperty, catalogueAsOfReply } from '#shared/audit/replay/catalogueAsOf';
+import { speciesAt } from '#shared/audit/replay/catalogueReplay';
 import type { QueryDeps } from '#services/query-api/queryDeps';
 import { SCIENTIFIC_NAME_KEY_SQL, SPECIES_SELECT } from './speciesSql';
 
@@ -13,17 +17,24 @@ export const speciesRoute = (deps: QueryDeps): RouteSpec => ({
   description: 'Case-insensitive; the words may be separated by %20, "+", "_" or "-" (e.g. mus-musculus).',
   tags: ['species'],
   auth: 'public',
+  query: Type.Object({ as_of: asOfQueryProperty }),
   responses: {
     200: { description: 'The species', schema: speciesSchema },
-    404: { description: 'No species with this scientific name' },
+    400: { description: 'Malformed as_of' },
+    404: { description: 'No species with this scientific name (as of as_of, when given)' },
   },
   async handler(ctx) {
+    const asOf = parseAsOf(ctx.query.as_of);
     const { rows } = await deps.readModels.query<SpeciesRow>(
       `${SPECIES_SELECT} WHERE ${SCIENTIFIC_NAME_KEY_SQL} = $1`,
       [scientificNameKey(ctx.params.scientific_name ?? '')],
     );
     const row = rows[0];
     if (!row) throw new NotFoundError();
+    if (asOf)
+      return catalogueAsOfReply(deps.readModels, deps.store, asOf, (source, point) =>
+        speciesAt(source, row.id, point),
+      );
     return { status: 200, body: speciesJson(row) };
   },
 });
