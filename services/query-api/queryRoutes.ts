@@ -11,9 +11,6 @@ import { listSpeciesRoute } from './features/species/listSpeciesRoute';
 import { speciesRoute } from './features/species/speciesRoute';
 import { listAtlasesRoute } from './features/atlases/listAtlasesRoute';
 import { atlasRoute } from './features/atlases/atlasRoute';
-import { categoryHistoryRoute } from './features/audit/categoryHistoryRoute';
-import { speciesHistoryRoute } from './features/audit/speciesHistoryRoute';
-import { atlasHistoryRoute } from './features/audit/atlasHistoryRoute';
 import { listBrainsRoute } from './features/brains/listBrainsRoute';
 import { brainByReadableIdRoute } from './features/brains/brainByReadableIdRoute';
 import { brainByAtlasSlugRoute } from './features/brains/brainByAtlasSlugRoute';
@@ -24,24 +21,25 @@ import { listFileUploadsRoute } from './features/uploads/listFileUploadsRoute';
 import { fileUploadRoute } from './features/uploads/fileUploadRoute';
 import { fileUploadDownloadRoute } from './features/uploads/fileUploadDownloadRoute';
 import { fileUploadPreviewRoute } from './features/uploads/fileUploadPreviewRoute';
+import { brainHistoryRoute } from './features/audit/brainHistoryRoute';
+import { fileUploadHistoryRoute } from './features/audit/fileUploadHistoryRoute';
+import { meHistoryRoute } from './features/audit/meHistoryRoute';
 
 /** Every read the service answers. */
 export function queryRoutes(deps: QueryDeps): RouteSpec[] {
   return [
     meRoute(deps),
+    meHistoryRoute(deps),
     profileRoute(deps),
     listTokensRoute(deps),
     avatarRoute(deps),
     categoryImageRoute(deps),
     listCategoriesRoute(deps),
     categoryRoute(deps),
-    categoryHistoryRoute(deps),
     listSpeciesRoute(deps),
     speciesRoute(deps),
-    speciesHistoryRoute(deps),
     listAtlasesRoute(deps),
     atlasRoute(deps),
-    atlasHistoryRoute(deps),
     listBrainsRoute(deps),
     // The fixed segments before {key}, which would otherwise take them as readable_ids.
     brainByReadableIdRoute(deps),
@@ -49,9 +47,11 @@ export function queryRoutes(deps: QueryDeps): RouteSpec[] {
     brainRoute(deps),
     brainFileRoute(deps),
     brainPreviewRoute(deps),
+    brainHistoryRoute(deps),
     listFileUploadsRoute(deps),
     fileUploadRoute(deps),
     fileUploadDownloadRoute(deps),
     fileUploadPreviewRoute(deps),
+    fileUploadHistoryRoute(deps),
   ];
 }
