@@ -57,6 +57,10 @@ export const auditLogProjection: Projection = {
     await client.query(`CREATE INDEX ON ${events} (actor_id, seq)`);
     await client.query(`CREATE INDEX ON ${events} (request_id, seq) WHERE request_id IS NOT NULL`);
     await client.query(`CREATE INDEX ON ${events} (recorded_hwm, seq)`);
+    // The event log's `until` past the seq where recorded_hwm reaches it (rows recorded before an earlier one).
+    await client.query(
+      `CREATE INDEX ON ${events} USING gist (tstzrange(recorded_at, recorded_hwm, '[]')) WHERE recorded_at < recorded_hwm`,
+    );
     await client.query(`
       CREATE TABLE ${table('audit_references')} (
         ref text NOT NULL,

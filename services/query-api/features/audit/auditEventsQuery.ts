@@ -1,0 +1,152 @@
+/**
+ * The event log's SQL (decisions.md "Audit"): pages in global order (`seq`), every filter answered
+ * from an index of audit_events (see services/projector/projections/auditLogProjection).
+ *
+ * Positions and times become seq bounds first, one index lookup each: `after` is the greatest seq
+ * at or before the position (a position not in the table works too); `since` the first seq whose
+ * recorded_hwm (the running maximum of recorded_at, which never decreases with seq) reaches it, as
+ * no earlier event can be recorded at or after it. `until` also gives a seq, past which every event
+ * was recorded after an earlier one that is already too late: up to it, `until` holds for every
+ * row; past it, only for the rare "stragglers" recorded before an event ordered ahead of them
+ * (a transaction that appended long after it began), found by the interval
+ * [recorded_at, recorded_hwm] that contains `until`. The times stay exact row filters too.
+ *
+ * A page is then one index range per event type (or one range of the filter's index), each in seq
+ * order and cut at the page size, merged: however far in the past a narrow time range lies, and
+ * however common the type elsewhere, no scan goes beyond the rows the page needs.
+ */
+import type { Pool } from 'pg';
+import { type AuditRow, auditSelect } from './auditEntry';
+import type { EventLogFilter } from './auditEventsFilter';
+
+/** Where a filter's events lie in seq order, at the time the bounds were taken. */
+export interface SeqBounds {
+  /** No event can match (nothing recorded at or after `since` yet). */
+  readonly empty: boolean;
+  /** Exclusive lower bound. */
+  readonly after: number;
+  /** With `until`: from here on, only stragglers can match; undefined when every row may. */
+  readonly stragglersFrom: number | undefined;
+  /** The newest seq when the bounds were taken (an export stops there). */
+  readonly head: number;
+}
+
+const seqOrNull = (value: string | null | undefined): number | null =>
+  value === null || value === undefined ? null : Number(value);
+
+/** One round trip: the seq bounds of `after`, `since` and `until`, and the head. */
+export async function seqBounds(pool: Pool, filter: EventLogFilter): Promise<SeqBounds> {
+  const values: unknown[] = [];
+  const param = (value: unknown): string => {
+    values.push(value);
+    return `$${values.length}`;
+  };
+  const columns = ['(SELECT max(seq) FROM audit_events) AS head'];
+  if (filter.after)
+    columns.push(`(SELECT seq FROM audit_events
+        WHERE (commit_position, prepare_position) <= (${param(filter.after.commit.toString())}::bigint,
+                                                      ${param(filter.after.prepare.toString())}::bigint)
+        ORDER BY commit_position DESC, prepare_position DESC LIMIT 1) AS after`);
+  const firstReaching = (time: Date): string =>
+    `(SELECT seq FROM audit_events WHERE recorded_hwm >= ${param(time.toISOString())}::timestamptz
+       ORDER BY recorded_hwm, seq LIMIT 1)`;
+  if (filter.since) columns.push(`${firstReaching(filter.since)} AS since`);
+  if (filter.until) columns.push(`${firstReaching(filter.until)} AS until`);
+  const { rows } = await pool.query<Record<'head' | 'after' | 'since' | 'until', string | null>>(
+    `SELECT ${columns.join(', ')}`,
+    values,
+  );
+  const row = rows[0];
+  const head = seqOrNull(row?.head) ?? 0;
+  const since = seqOrNull(row?.since);
+  const afterSeq = filter.after ? (seqOrNull(row?.after) ?? 0) : 0;
+  return {
+    empty: filter.since !== undefined && since === null,
+    after: Math.max(afterSeq, since === null ? 0 : since - 1),
+    stragglersFrom: seqOrNull(row?.until) ?? undefined,
+    head,
+  };
+}
+
+export interface PageRequest {
+  /** Exclusive: the page starts after this seq. */
+  readonly from: number;
+  readonly limit: number;
+  /** Inclusive upper bound (an export's head), if any. */
+  readonly upTo?: number;
+}
+
+/** A page of rows (with their payload) in seq order: at most `limit`. */
+export async function auditPage(
+  pool: Pool,
+  filter: EventLogFilter,
+  bounds: SeqBounds,
+  page: PageRequest,
+): Promise<AuditRow[]> {
+  if (bounds.empty) return [];
+  const { text, values } = pageSql(filter, bounds, page);
+  return (await pool.query<AuditRow>(text, values)).rows;
+}
+
+export function pageSql(
+  filter: EventLogFilter,
+  bounds: SeqBounds,
+  page: PageRequest,
+): { text: string; values: unknown[] } {
+  const values: unknown[] = [];
+  const param = (value: unknown, cast = ''): string => {
+    values.push(value);
+    return `$${values.length}${cast}`;
+  };
+  const limit = param(page.limit, '::int');
+  const from = param(Math.max(page.from, bounds.after), '::bigint');
+
+  const common: string[] = [`e.seq > ${from}`];
+  if (page.upTo !== undefined) common.push(`e.seq <= ${param(page.upTo, '::bigint')}`);
+  if (filter.resource) {
+    common.push(`e.resource_type = ${param(filter.resource.type)}`);
+    if (filter.resource.id !== undefined) common.push(`e.resource_id = ${param(filter.resource.id)}`);
+  }
+  if (filter.actor !== undefined) common.push(`e.actor_id = ${param(filter.actor, '::int')}`);
+  if (filter.requestId !== undefined) common.push(`e.request_id = ${param(filter.requestId)}`);
+  if (!filter.includeInternal) common.push('NOT e.internal');
+  if (filter.since) common.push(`e.recorded_at >= ${param(filter.since.toISOString(), '::timestamptz')}`);
+  const until = filter.until ? param(filter.until.toISOString(), '::timestamptz') : undefined;
+  if (until) common.push(`e.recorded_at < ${until}`);
+  // The seq bound of `after` was taken in an earlier snapshot: this keeps it exact.
+  if (filter.after)
+    common.push(
+      `(e.commit_position, e.prepare_position) > (${param(filter.after.commit.toString(), '::bigint')},
+                                                  ${param(filter.after.prepare.toString(), '::bigint')})`,
+    );
+
+  const branch = (conditions: string[]): string =>
+    `(SELECT e.seq FROM audit_events e WHERE ${conditions.join(' AND ')} ORDER BY e.seq LIMIT ${limit})`;
+  const stragglersFrom =
+    bounds.stragglersFrom === undefined ? undefined : param(bounds.stragglersFrom, '::bigint');
+  const main = stragglersFrom ? [...common, `e.seq < ${stragglersFrom}`] : common;
+  const types = filter.types ?? [];
+  const branches =
+    types.length === 0
+      ? [branch(main)]
+      : types.map((type) => branch([...main, `e.event_type = ${param(type)}`]));
+  if (stragglersFrom && until) {
+    const late = [
+      ...common,
+      `e.seq >= ${stragglersFrom}`,
+      // The straggler index's predicate and key: its recorded time lies before an earlier event's.
+      'e.recorded_at < e.recorded_hwm',
+      `tstzrange(e.recorded_at, e.recorded_hwm, '[]') @> ${until}`,
+    ];
+    if (types.length > 0) late.push(`e.event_type = ANY (${param(types, '::text[]')})`);
+    branches.push(branch(late));
+  }
+  const seqs =
+    branches.length === 1
+      ? branches[0]!
+      : `(SELECT s.seq FROM (${branches.join(' UNION ALL ')}) s ORDER BY s.seq LIMIT ${limit})`;
+  return {
+    text: `${auditSelect(true)} WHERE e.seq IN ${seqs} ORDER BY e.seq`,
+    values,
+  };
+}
