@@ -21,6 +21,7 @@ import { listFileUploadsRoute } from './features/uploads/listFileUploadsRoute';
 import { fileUploadRoute } from './features/uploads/fileUploadRoute';
 import { fileUploadDownloadRoute } from './features/uploads/fileUploadDownloadRoute';
 import { fileUploadPreviewRoute } from './features/uploads/fileUploadPreviewRoute';
+import { auditEventsRoute } from './features/audit/auditEventsRoute';
 import { brainHistoryRoute } from './features/audit/brainHistoryRoute';
 import { fileUploadHistoryRoute } from './features/audit/fileUploadHistoryRoute';
 import { meHistoryRoute } from './features/audit/meHistoryRoute';
@@ -52,6 +53,7 @@ export function queryRoutes(deps: QueryDeps): RouteSpec[] {
     fileUploadRoute(deps),
     fileUploadDownloadRoute(deps),
     fileUploadPreviewRoute(deps),
+    auditEventsRoute(deps),
     fileUploadHistoryRoute(deps),
   ];
 }
