@@ -269,6 +269,12 @@ describe('as_of on categories, species and atlases', () => {
     expect(future.body).toEqual(current.body);
     const farPosition = await api.get(`${world.rodentsPath}?as_of=999999999999.999999999999`);
     expect(farPosition.body).toEqual((await api.get(world.rodentsPath)).body);
+    // Beyond what PostgreSQL's bigint holds, and before its first year: still answers, not 500.
+    const huge = await api.get(`${world.zetaPath}?as_of=99999999999999999999.99999999999999999999`);
+    expect(huge.status).toBe(200);
+    expect(huge.body).toEqual((await api.get(world.zetaPath)).body);
+    expect((await api.get(`${world.zetaPath}?as_of=-99999999999999999999.1`)).status).toBe(404);
+    expect((await api.get(`${world.zetaPath}?as_of=0000-01-01`)).status).toBe(404);
   });
 
   test('a bad as_of is 400 on as_of, checked before the key', async () => {

@@ -114,7 +114,7 @@ export async function replayPointOf(readModels: Pool, asOf: AsOf): Promise<Repla
           `SELECT seq, commit_position, prepare_position FROM audit_events
             WHERE (commit_position, prepare_position) <= ($1::bigint, $2::bigint)
             ORDER BY commit_position DESC, prepare_position DESC LIMIT 1`,
-          [asOf.position.commit.toString(), asOf.position.prepare.toString()],
+          [bigintParameter(asOf.position.commit), bigintParameter(asOf.position.prepare)],
         )
       : await readModels.query<PointRow>(
           `SELECT seq, commit_position, prepare_position FROM audit_events
@@ -125,6 +125,13 @@ export async function replayPointOf(readModels: Pool, asOf: AsOf): Promise<Repla
   const row = rows[0];
   return row ? pointOfRow(row) : BEFORE_EVERYTHING;
 }
+
+const INT8_MAX = 2n ** 63n - 1n;
+const INT8_MIN = -(2n ** 63n);
+
+/** A position part as a bigint parameter: one beyond PostgreSQL's range is at that range's end. */
+const bigintParameter = (value: bigint): string =>
+  (value > INT8_MAX ? INT8_MAX : value < INT8_MIN ? INT8_MIN : value).toString();
 
 /** The point of an audit_events row (the state right after its event). */
 export const pointOfRow = (row: PointRow): ReplayPoint => ({
