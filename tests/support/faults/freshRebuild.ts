@@ -1,70 +1,39 @@
-import { Client, Pool } from 'pg';
+import { Pool } from 'pg';
 import { allProjections } from '#services/projector/projections/allProjections';
 import { createPostgresEventStore } from '#shared/eventStore/postgres/postgresEventStore';
 import { upcastingEventStore } from '#shared/eventStore/upcastingEventStore';
-import { ProjectionRunner } from '#shared/projections/projectionRunner';
-
-const SHOWN_ROWS = 5;
+import { formatDifference } from '#shared/projections/verify/compareReadModels';
+import { verifyReadModels } from '#shared/projections/verify/verifyReadModels';
 
 /**
- * Rebuilds every read model from the events of `databaseUrl` into the empty database `scratchUrl`
- * (as `npm run rebuild` would, but beside the live one) and compares every table row by row.
- * Returns one line per difference; empty when the live read models equal the fresh rebuild, i.e.
- * no event was skipped or applied twice, whatever the live projector went through.
+ * Rebuilds every read model from the events of `databaseUrl` into a shadow schema of the empty
+ * database `scratchUrl` (as `npm run verify-projections` does in the live database itself) and
+ * compares every table row by row with the live one, at the position the live checkpoints stand
+ * at. Returns one line per difference (the lines verify-projections prints), plus one per
+ * projection that could not be compared; empty when the live read models equal the fresh rebuild,
+ * i.e. no event was skipped or applied twice, whatever the live projector went through.
  */
 export async function differencesFromFreshRebuild(
   databaseUrl: string,
   scratchUrl: string,
 ): Promise<string[]> {
   const store = createPostgresEventStore({ connectionString: databaseUrl, poolSize: 2 });
-  const scratch = new Pool({ connectionString: scratchUrl, max: 2 });
-  try {
-    const runner = new ProjectionRunner({
-      store: upcastingEventStore(store),
-      pool: scratch,
-      projections: allProjections,
-    });
-    await runner.catchUp();
-    return await compareTables(databaseUrl, scratchUrl);
-  } finally {
-    await store.close();
-    await scratch.end();
-  }
-}
-
-async function compareTables(liveUrl: string, rebuiltUrl: string): Promise<string[]> {
-  const live = new Client({ connectionString: liveUrl });
-  const rebuilt = new Client({ connectionString: rebuiltUrl });
-  await Promise.all([live.connect(), rebuilt.connect()]);
+  const live = new Pool({ connectionString: databaseUrl, max: 2 });
+  const scratch = new Pool({ connectionString: scratchUrl, max: 3 });
   try {
     const differences: string[] = [];
-    for (const table of allProjections.flatMap((p) => p.tables)) {
-      const [liveRows, rebuiltRows] = await Promise.all([rowsOf(live, table), rowsOf(rebuilt, table)]);
-      differences.push(...diff(table, liveRows, rebuiltRows));
-    }
+    const report = await verifyReadModels({
+      store: upcastingEventStore(store),
+      live,
+      shadow: scratch,
+      projections: allProjections,
+      onDifference: (difference) => differences.push(formatDifference(difference)),
+    });
+    for (const p of report.projections)
+      if (p.position === undefined) differences.push(`skipped: ${p.name} v${p.version}: ${p.note ?? ''}`);
     return differences;
   } finally {
-    await Promise.all([live.end(), rebuilt.end()]);
+    await store.close();
+    await Promise.all([live.end(), scratch.end()]);
   }
-}
-
-/** Each row as JSON text, sorted: two tables are equal when these lists are. */
-async function rowsOf(db: Client, table: string): Promise<string[]> {
-  const { rows } = await db.query<{ row: string }>(
-    `SELECT row_to_json(t)::text AS row FROM public.${db.escapeIdentifier(table)} t ORDER BY 1`,
-  );
-  return rows.map((r) => r.row);
-}
-
-function diff(table: string, live: readonly string[], rebuilt: readonly string[]): string[] {
-  const rebuiltSet = new Set(rebuilt);
-  const liveSet = new Set(live);
-  const onlyLive = live.filter((row) => !rebuiltSet.has(row));
-  const onlyRebuilt = rebuilt.filter((row) => !liveSet.has(row));
-  if (onlyLive.length === 0 && onlyRebuilt.length === 0 && live.length === rebuilt.length) return [];
-  return [
-    `${table}: ${live.length} live rows, ${rebuilt.length} rebuilt; ${onlyLive.length} only live, ${onlyRebuilt.length} only rebuilt`,
-    ...onlyLive.slice(0, SHOWN_ROWS).map((row) => `${table} only live: ${row}`),
-    ...onlyRebuilt.slice(0, SHOWN_ROWS).map((row) => `${table} only rebuilt: ${row}`),
-  ];
 }
