@@ -56,6 +56,7 @@ export async function startAllInOne(
     metrics,
     logger,
     progress: platform.progress,
+    ledgerHeadLogIntervalSeconds: config.ledgerHeadLogIntervalSeconds,
   });
   platform.addHealthCheck('projection_runner', projectionRunnerHealthCheck(projector));
   // Inspection runs in worker threads: never on the event loop that answers requests.

@@ -25,6 +25,7 @@ void runUntilSignal('projector', async () => {
     metrics,
     logger,
     searchMirror: search.mirror,
+    ledgerHeadLogIntervalSeconds: config.ledgerHeadLogIntervalSeconds,
   });
   const healthChecks = {
     ...dependencyHealthChecks({

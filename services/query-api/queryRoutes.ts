@@ -11,6 +11,9 @@ import { listSpeciesRoute } from './features/species/listSpeciesRoute';
 import { speciesRoute } from './features/species/speciesRoute';
 import { listAtlasesRoute } from './features/atlases/listAtlasesRoute';
 import { atlasRoute } from './features/atlases/atlasRoute';
+import { categoryHistoryRoute } from './features/audit/categoryHistoryRoute';
+import { speciesHistoryRoute } from './features/audit/speciesHistoryRoute';
+import { atlasHistoryRoute } from './features/audit/atlasHistoryRoute';
 import { listBrainsRoute } from './features/brains/listBrainsRoute';
 import { brainByReadableIdRoute } from './features/brains/brainByReadableIdRoute';
 import { brainByAtlasSlugRoute } from './features/brains/brainByAtlasSlugRoute';
@@ -21,10 +24,11 @@ import { listFileUploadsRoute } from './features/uploads/listFileUploadsRoute';
 import { fileUploadRoute } from './features/uploads/fileUploadRoute';
 import { fileUploadDownloadRoute } from './features/uploads/fileUploadDownloadRoute';
 import { fileUploadPreviewRoute } from './features/uploads/fileUploadPreviewRoute';
-import { auditEventsRoute } from './features/audit/auditEventsRoute';
 import { brainHistoryRoute } from './features/audit/brainHistoryRoute';
 import { fileUploadHistoryRoute } from './features/audit/fileUploadHistoryRoute';
 import { meHistoryRoute } from './features/audit/meHistoryRoute';
+import { auditEventsRoute } from './features/audit/auditEventsRoute';
+import { ledgerRoute } from './features/audit/ledgerRoute';
 
 /** Every read the service answers. */
 export function queryRoutes(deps: QueryDeps): RouteSpec[] {
@@ -37,10 +41,13 @@ export function queryRoutes(deps: QueryDeps): RouteSpec[] {
     categoryImageRoute(deps),
     listCategoriesRoute(deps),
     categoryRoute(deps),
+    categoryHistoryRoute(deps),
     listSpeciesRoute(deps),
     speciesRoute(deps),
+    speciesHistoryRoute(deps),
     listAtlasesRoute(deps),
     atlasRoute(deps),
+    atlasHistoryRoute(deps),
     listBrainsRoute(deps),
     // The fixed segments before {key}, which would otherwise take them as readable_ids.
     brainByReadableIdRoute(deps),
@@ -53,7 +60,8 @@ export function queryRoutes(deps: QueryDeps): RouteSpec[] {
     fileUploadRoute(deps),
     fileUploadDownloadRoute(deps),
     fileUploadPreviewRoute(deps),
-    auditEventsRoute(deps),
     fileUploadHistoryRoute(deps),
+    auditEventsRoute(deps),
+    ledgerRoute(deps),
   ];
 }

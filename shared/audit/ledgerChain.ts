@@ -9,8 +9,8 @@
  * the chain valid.
  */
 import { createHash } from 'node:crypto';
-import canonicalize from 'canonicalize';
 import type { RecordedEvent } from '#shared/eventStore/eventStore';
+import { canonicalJson } from './ledgerCanonicalJson';
 
 export const LEDGER_ALGORITHM = 'sha256';
 export const GENESIS_HASH: Buffer = Buffer.alloc(32);
@@ -22,7 +22,7 @@ export type ChainedEvent = Pick<
 
 /** The bytes of one event that the chain covers. */
 export function canonicalEventBytes(event: ChainedEvent): Buffer {
-  const text = canonicalize({
+  const text = canonicalJson({
     id: event.id,
     type: event.type,
     stream: event.streamName,

@@ -69,6 +69,8 @@ export interface Config {
   readonly faultInjectCrashAfterCommit: boolean;
   /** HEALTH_MAX_PROJECTION_LAG_SECONDS */
   readonly healthMaxProjectionLagSeconds: number;
+  /** LEDGER_HEAD_LOG_INTERVAL_SECONDS (0: the ledger head is not logged) */
+  readonly ledgerHeadLogIntervalSeconds: number;
   /** PROCESSOR_* */
   readonly processor: ProcessorConfig;
   /** RATE_LIMIT_* */
@@ -245,6 +247,7 @@ function toConfig(v: EnvValues, cwd: string): Config {
     },
     faultInjectCrashAfterCommit: v.FAULT_INJECT_CRASH_AFTER_COMMIT,
     healthMaxProjectionLagSeconds: v.HEALTH_MAX_PROJECTION_LAG_SECONDS,
+    ledgerHeadLogIntervalSeconds: v.LEDGER_HEAD_LOG_INTERVAL_SECONDS,
     processor: {
       enabled: v.PROCESSOR_ENABLED,
       leaseSeconds: v.PROCESSOR_LEASE_SECONDS,

@@ -276,6 +276,13 @@ export const envSchema = z.object({
     default: 30,
     description: '`/health/` fails when the oldest event not yet in the read models is older than this',
   }),
+  LEDGER_HEAD_LOG_INTERVAL_SECONDS: integer({
+    min: 0,
+    max: MAX_TIMER_SECONDS,
+    default: 300,
+    description:
+      'the leading projector logs the ledger head (position, count, hash) once caught up, then at this interval: a copy outside the database; `0`: never',
+  }),
   LOG_LEVEL: oneOf(['info', 'debug', 'warn', 'error', 'silent'], {
     description: 'logs are JSON lines with the request id',
   }),

@@ -1,0 +1,238 @@
+import type { EventStore, GlobalPosition, RecordedEvent } from '#shared/eventStore/eventStore';
+import { START, comparePositions, formatPosition } from '#shared/eventStore/eventStore';
+import { GENESIS_HASH, chainHash } from '#shared/audit/ledgerChain';
+import { type LedgerHead, type Queryable, readLedgerHead } from '#shared/audit/ledgerHead';
+import { PagedLookahead, type Page } from './ledgerPages';
+
+/**
+ * What verify-ledger found first, when the events and the ledger disagree:
+ * - altered: the same event at seq n, but its chained hash differs (its stored bytes changed);
+ * - removed: the ledger's event n is no longer in the store;
+ * - inserted: the store has an event, before the ledger's event n, that the ledger never chained;
+ * - reordered: the ledger's events n and n+1 are in the store the other way round;
+ * - replaced: another event stands where the ledger's event n was;
+ * - moved: the same event and hash, but at another position in the store;
+ * - ledger_edited: the ledger row n itself was changed (its hash or event id does not follow from
+ *   the events, while the chain after it does), or a row is missing from the ledger.
+ */
+export type LedgerFaultKind =
+  'altered' | 'removed' | 'inserted' | 'reordered' | 'replaced' | 'moved' | 'ledger_edited';
+
+export interface LedgerFault {
+  readonly kind: LedgerFaultKind;
+  /** The ledger's seq where the chain breaks (1-based). */
+  readonly seq: number;
+  /** The position named: the store's for an event it holds, the ledger's for one it lost. */
+  readonly position: string;
+  readonly eventId: string;
+}
+
+export interface LedgerVerification {
+  readonly ok: boolean;
+  /** Ledger rows checked against the events (all of them when ok). */
+  readonly eventsChecked: number;
+  /** The ledger's head when the run began: what was verified. */
+  readonly head: LedgerHead;
+  /** Events the store held at the start beyond the ledger's head (not a failure: it catches up). */
+  readonly newerEvents: number;
+  readonly fault: LedgerFault | undefined;
+  /** One line for a person: "ledger verified: ..." or the fault. */
+  readonly message: string;
+  readonly startedAt: Date;
+  readonly finishedAt: Date;
+}
+
+export interface VerifyLedgerOptions {
+  readonly store: EventStore;
+  /** The read models' database (the `audit_events` view). */
+  readonly pool: Queryable;
+  /** Events and ledger rows per read; the next page is read while this one is hashed. */
+  readonly pageSize?: number;
+  /** After each page: ledger rows checked so far, of `total`. */
+  readonly onProgress?: (checked: number, total: number) => void;
+}
+
+export const DEFAULT_VERIFY_PAGE_SIZE = 5000;
+
+interface LedgerRow {
+  readonly seq: number;
+  readonly eventId: string;
+  readonly commit: bigint;
+  readonly prepare: bigint;
+  readonly hash: Buffer;
+}
+
+const rowPosition = (row: LedgerRow): string => `${row.commit}.${row.prepare}`;
+
+/**
+ * Recomputes the ledger's chain from the events in global order and compares it, seq by seq, with
+ * the ledger's rows (event id, hash and position) up to the ledger's head at the start. Both are read
+ * in pages, the next page of each while this one is hashed. Stops at the first disagreement and
+ * names it; events newer than the ledger's head are counted, not verified.
+ */
+export async function verifyLedger(options: VerifyLedgerOptions): Promise<LedgerVerification> {
+  const startedAt = new Date();
+  const pageSize = options.pageSize ?? DEFAULT_VERIFY_PAGE_SIZE;
+  // The ledger's head first: every event it chained was readable then, so the store's head read
+  // after it is at or past them all.
+  const head = await readLedgerHead(options.pool);
+  const storeHead = await options.store.headPosition();
+  const events = new PagedLookahead<RecordedEvent>((last) =>
+    readEvents(options.store, last?.position ?? START, storeHead, pageSize),
+  );
+  const rows = new PagedLookahead<LedgerRow>((last) =>
+    readRows(options.pool, last?.seq ?? 0, head.count, pageSize),
+  );
+  const finish = (
+    fault: LedgerFault | undefined,
+    checked: number,
+    newerEvents: number,
+  ): LedgerVerification => ({
+    ok: fault === undefined,
+    eventsChecked: checked,
+    head,
+    newerEvents,
+    fault,
+    message: fault ? faultMessage(fault) : verifiedMessage(head, newerEvents),
+    startedAt,
+    finishedAt: new Date(),
+  });
+
+  let previous = GENESIS_HASH;
+  for (let seq = 1; seq <= head.count; seq++) {
+    if (rows.needsFill()) {
+      await rows.fill();
+      options.onProgress?.(seq - 1, head.count);
+    }
+    if (events.needsFill()) await events.fill();
+    const row = rows.peek(0);
+    const event = events.peek(0);
+    if (!row || row.seq !== seq)
+      return finish(
+        {
+          kind: 'ledger_edited',
+          seq,
+          position: event ? formatPosition(event.position) : `seq ${seq}`,
+          eventId: event?.id ?? '',
+        },
+        seq - 1,
+        0,
+      );
+    if (!event) return finish(fault('removed', row), seq - 1, 0);
+    const hash = chainHash(previous, event);
+    const problem = compare(row, event, hash, rows, events);
+    if (problem) return finish(problem, seq - 1, 0);
+    previous = hash;
+    rows.shift();
+    events.shift();
+  }
+  options.onProgress?.(head.count, head.count);
+  return finish(undefined, head.count, await events.drain());
+}
+
+/** The first disagreement between ledger row n and the store's event n, if any. */
+function compare(
+  row: LedgerRow,
+  event: RecordedEvent,
+  hash: Buffer,
+  rows: PagedLookahead<LedgerRow>,
+  events: PagedLookahead<RecordedEvent>,
+): LedgerFault | undefined {
+  if (event.id === row.eventId) {
+    if (!hash.equals(row.hash)) {
+      // The row's hash is wrong while the next row follows from the true one: the row was edited.
+      const nextRow = rows.peek(1);
+      const nextEvent = events.peek(1);
+      const rowEdited =
+        nextRow !== undefined &&
+        nextEvent !== undefined &&
+        nextRow.eventId === nextEvent.id &&
+        chainHash(hash, nextEvent).equals(nextRow.hash);
+      return fault(rowEdited ? 'ledger_edited' : 'altered', row, event);
+    }
+    if (event.position.commit !== row.commit || event.position.prepare !== row.prepare)
+      return fault('moved', row, event);
+    return undefined;
+  }
+  if (hash.equals(row.hash)) return fault('ledger_edited', row, event);
+  const storeNextIsLedgers = events.peek(1)?.id === row.eventId;
+  const ledgerNextIsStores = rows.peek(1)?.eventId === event.id;
+  if (storeNextIsLedgers && ledgerNextIsStores) return fault('reordered', row, event);
+  if (storeNextIsLedgers) return fault('inserted', row, event);
+  if (ledgerNextIsStores) return fault('removed', row);
+  return fault('replaced', row, event);
+}
+
+function fault(kind: LedgerFaultKind, row: LedgerRow, event?: RecordedEvent): LedgerFault {
+  const named = kind === 'inserted' || kind === 'moved' || kind === 'reordered' ? event : undefined;
+  return {
+    kind,
+    seq: row.seq,
+    position: named ? formatPosition(named.position) : rowPosition(row),
+    eventId: named?.id ?? row.eventId,
+  };
+}
+
+function faultMessage(f: LedgerFault): string {
+  switch (f.kind) {
+    case 'altered':
+      return `event altered at position ${f.position} (event ${f.eventId}, seq ${f.seq})`;
+    case 'removed':
+      return `event removed at position ${f.position} (event ${f.eventId}, seq ${f.seq}): the ledger chained it, the store no longer holds it there`;
+    case 'inserted':
+      return `event inserted at position ${f.position} (event ${f.eventId}, before seq ${f.seq}): the store holds it, the ledger never chained it`;
+    case 'reordered':
+      return `events reordered at position ${f.position} (event ${f.eventId}, seq ${f.seq}): the store holds the ledger's events ${f.seq} and ${f.seq + 1} the other way round`;
+    case 'replaced':
+      return `event replaced at position ${f.position} (seq ${f.seq}): the ledger chained event ${f.eventId} there, the store holds another`;
+    case 'moved':
+      return `event moved to position ${f.position} (event ${f.eventId}, seq ${f.seq}): the ledger chained it at another position`;
+    case 'ledger_edited':
+      return `ledger row edited at seq ${f.seq} (position ${f.position}${f.eventId ? `, event ${f.eventId}` : ''}): it does not follow from the events`;
+  }
+}
+
+function verifiedMessage(head: LedgerHead, newerEvents: number): string {
+  const verified = `ledger verified: ${head.count} events, head ${head.position ?? '-'} ${head.hash.toString('hex')}`;
+  return newerEvents > 0 ? `${verified}; ${newerEvents} newer events not yet chained` : verified;
+}
+
+async function readEvents(
+  store: EventStore,
+  after: GlobalPosition,
+  storeHead: GlobalPosition,
+  pageSize: number,
+): Promise<Page<RecordedEvent>> {
+  const page = await store.readAll({ after, maxCount: pageSize });
+  let end = page.length;
+  while (end > 0 && comparePositions(page[end - 1]!.position, storeHead) > 0) end--;
+  return { items: end === page.length ? page : page.slice(0, end), done: end < pageSize };
+}
+
+async function readRows(
+  db: Queryable,
+  afterSeq: number,
+  lastSeq: number,
+  pageSize: number,
+): Promise<Page<LedgerRow>> {
+  if (afterSeq >= lastSeq) return { items: [], done: true };
+  const { rows } = await db.query<{
+    seq: string;
+    event_id: string;
+    commit_position: string;
+    prepare_position: string;
+    hash: Buffer;
+  }>(
+    `SELECT seq, event_id, commit_position, prepare_position, hash FROM audit_events
+      WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3`,
+    [afterSeq, lastSeq, pageSize],
+  );
+  const items = rows.map((r) => ({
+    seq: Number(r.seq),
+    eventId: r.event_id,
+    commit: BigInt(r.commit_position),
+    prepare: BigInt(r.prepare_position),
+    hash: r.hash,
+  }));
+  return { items, done: items.length < pageSize };
+}

@@ -1,0 +1,105 @@
+import { loadConfig } from '#shared/config/config';
+import { createLogger } from '#shared/logging/logger';
+import { openInfrastructure } from '#shared/platform/openInfrastructure';
+import { recordLedgerVerification } from '#shared/audit/ledgerVerifications';
+import { type LedgerVerification, verifyLedger } from './ledgerVerification';
+
+export {
+  verifyLedger,
+  type LedgerFault,
+  type LedgerFaultKind,
+  type LedgerVerification,
+  type VerifyLedgerOptions,
+} from './ledgerVerification';
+
+const USAGE = `usage: npm run verify-ledger [-- --json]
+
+Recomputes the ledger's hash chain from the events and compares it with the ledger (the audit_log
+read model). Exit 0 when intact, 1 naming the first position where an event was altered, removed or
+inserted, 2 when it could not run. Reaches the database as the service does: DATABASE_URL, or the
+embedded PostgreSQL in DATA_DIR (default ./data), running or not.
+  --json   one JSON object on stdout instead of the line of text
+`;
+
+/**
+ * `npm run verify-ledger`: verifies the ledger (ledgerVerification.ts), prints the outcome, records
+ * the run in audit.ledger_verifications (the ledger metrics read it) and exits 0 or 1.
+ */
+async function main(args: readonly string[]): Promise<number> {
+  if (args.includes('--help') || args.includes('-h')) return (void process.stdout.write(USAGE), 0);
+  const unknown = args.filter((a) => a !== '--json');
+  if (unknown.length > 0) {
+    process.stderr.write(`unknown argument: ${unknown[0]}\n${USAGE}`);
+    return 2;
+  }
+  const json = args.includes('--json');
+  const config = loadConfig(process.env);
+  const logger = createLogger({
+    service: 'verify-ledger',
+    level: config.logLevel === 'debug' ? 'debug' : 'warn',
+    sink: (line) => process.stderr.write(`${line}\n`),
+  });
+  const infra = await openInfrastructure(config, logger, { poolSize: 4 });
+  try {
+    const showProgress = process.stderr.isTTY && !json;
+    const result = await verifyLedger({
+      store: infra.store,
+      pool: infra.readModels,
+      onProgress: showProgress
+        ? (done, total) => process.stderr.write(`\rverifying ${done}/${total} events`)
+        : undefined,
+    });
+    if (showProgress) process.stderr.write('\n');
+    await recordLedgerVerification(infra.readModels, {
+      startedAt: result.startedAt,
+      finishedAt: result.finishedAt,
+      ok: result.ok,
+      eventsChecked: result.eventsChecked,
+      firstBadPosition: result.fault?.position ?? null,
+      message: result.message,
+    }).catch((error: unknown) =>
+      process.stderr.write(`warning: the run could not be recorded: ${String(error)}\n`),
+    );
+    process.stdout.write(`${json ? JSON.stringify(jsonOf(result)) : result.message}\n`);
+    return result.ok ? 0 : 1;
+  } finally {
+    await infra.close();
+  }
+}
+
+function jsonOf(result: LedgerVerification): Record<string, unknown> {
+  const seconds = (result.finishedAt.getTime() - result.startedAt.getTime()) / 1000;
+  return {
+    ok: result.ok,
+    events_checked: result.eventsChecked,
+    newer_events: result.newerEvents,
+    head: {
+      position: result.head.position,
+      count: result.head.count,
+      hash: result.head.hash.toString('hex'),
+    },
+    fault: result.fault
+      ? {
+          kind: result.fault.kind,
+          seq: result.fault.seq,
+          position: result.fault.position,
+          event_id: result.fault.eventId,
+        }
+      : null,
+    message: result.message,
+    started_at: result.startedAt.toISOString(),
+    seconds,
+  };
+}
+
+// Run as a script only: tests and the benchmark import verifyLedger from here.
+if (require.main === module)
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`verify-ledger failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+      process.exitCode = 2;
+    },
+  );

@@ -1,0 +1,65 @@
+/**
+ * How fast verify-ledger runs (not part of the test suite; the benchmark has the 1M-event figure):
+ *   npx tsx tests/audit/ledgerVerifySpeed.ts [events]   (default 200000)
+ * Seeds `events` events straight into the events table of a throw-away embedded PostgreSQL (brain
+ * and user shaped payloads, a few thousand events per transaction), chains them with the audit_log
+ * projection alone, then times verifyLedger over them, three times.
+ */
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { startEmbeddedPostgres } from '#shared/infra/postgres/embeddedPostgres';
+import { createPostgresEventStore } from '#shared/eventStore/postgres/postgresEventStore';
+import { ProjectionRunner } from '#shared/projections/projectionRunner';
+import { auditLogProjection } from '#services/projector/projections/auditLogProjection';
+import { verifyLedger } from '#services/projector/verifyLedger';
+import { freePort } from '#tests/support/freePort';
+import { seedEvents } from './ledgerSeed';
+
+async function main(): Promise<void> {
+  const events = Number(process.argv[2] ?? 200_000);
+  const root = mkdtempSync(path.join(tmpdir(), 'ledger-speed-'));
+  chmodSync(root, 0o755);
+  const server = await startEmbeddedPostgres({
+    dataDir: path.join(root, 'pg'),
+    port: await freePort(),
+    persistent: false,
+  });
+  try {
+    await server.createDatabase('ledger');
+    const url = server.connectionString('ledger');
+    const store = createPostgresEventStore({ connectionString: url });
+    const pool = new pg.Pool({ connectionString: url, max: 4 });
+    await store.migrate();
+    let started = performance.now();
+    await seedEvents(pool, events);
+    console.log(`seeded ${events} events in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    started = performance.now();
+    const chained = await new ProjectionRunner({
+      store,
+      pool,
+      projections: [auditLogProjection],
+      batchSize: 2000,
+    }).catchUp();
+    const chainSeconds = (performance.now() - started) / 1000;
+    console.log(
+      `chained ${chained} events in ${chainSeconds.toFixed(1)} s: ${Math.round(chained / chainSeconds)} events/s`,
+    );
+    for (let run = 1; run <= 3; run++) {
+      started = performance.now();
+      const result = await verifyLedger({ store, pool });
+      const seconds = (performance.now() - started) / 1000;
+      console.log(
+        `verify run ${run}: ${result.eventsChecked} events in ${seconds.toFixed(2)} s: ${Math.round(result.eventsChecked / seconds)} events/s (${result.message.slice(0, 40)}...)`,
+      );
+    }
+    await pool.end();
+    await store.close();
+  } finally {
+    await server.stop();
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+void main();
