@@ -3,7 +3,6 @@
  * the last event at or before the point, by replay; 404 when the resource did not exist then.
  */
 import type { Pool } from 'pg';
-import { Type } from '@sinclair/typebox';
 import { NotFoundError } from '#shared/errors/httpErrors';
 import { type EventStore, formatPosition } from '#shared/eventStore/eventStore';
 import { AS_OF_POSITION_HEADER, type AsOf } from '#shared/audit/asOf';
@@ -14,16 +13,6 @@ import {
   replayPointOf,
 } from './catalogueReplaySource';
 import type { Replayed } from './catalogueReplay';
-
-/** The `as_of` query parameter of a detail route. */
-export const asOfQueryProperty = Type.Optional(
-  Type.String({
-    description:
-      'An ISO 8601 time or an event position: the resource as it was right after the last event at or ' +
-      `before that point, computed by replay (${AS_OF_POSITION_HEADER} names the newest event it stands on). ` +
-      '404 if it did not exist then; a future time gives the current state.',
-  }),
-);
 
 /** The 200 answer of a detail route as of a point: the body and its X-As-Of-Position. */
 export async function catalogueAsOfReply<Json>(

@@ -9,7 +9,8 @@ import {
   categorySchema,
 } from '#shared/views/categoryViews';
 import { parseAsOf } from '#shared/audit/asOf';
-import { asOfQueryProperty, catalogueAsOfReply } from '#shared/audit/replay/catalogueAsOf';
+import { asOfQueryProperty } from '#shared/audit/replay/asOfQuery';
+import { catalogueAsOfReply } from '#shared/audit/replay/catalogueAsOf';
 import { categoryAt } from '#shared/audit/replay/catalogueReplay';
 import type { QueryDeps } from '#services/query-api/queryDeps';
 
