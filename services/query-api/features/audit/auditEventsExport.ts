@@ -1,9 +1,8 @@
 import { Readable } from 'node:stream';
 import type { Pool } from 'pg';
 import type { Logger } from '#shared/logging/logger';
-import { auditEntryJson } from './auditEntry';
 import type { EventLogFilter } from './auditEventsFilter';
-import { type SeqBounds, auditPage } from './auditEventsQuery';
+import { type SeqBounds, ndjsonPage } from './auditEventsQuery';
 
 /** Rows per keyset page of an export: one query, one chunk written to the response. */
 export const EXPORT_PAGE_ROWS = 2000;
@@ -37,15 +36,13 @@ export function exportStream(
     try {
       while (left > 0) {
         const want = Math.min(pageRows, left);
-        const rows = await auditPage(pool, filter, bounds, { from, limit: want, upTo: bounds.head });
-        if (rows.length === 0) return;
-        let chunk = '';
-        for (const row of rows) chunk += `${JSON.stringify(auditEntryJson(row))}\n`;
-        yield chunk;
-        written += rows.length;
-        left -= rows.length;
-        from = Number(rows[rows.length - 1]!.seq);
-        if (rows.length < want) return;
+        const page = await ndjsonPage(pool, filter, bounds, { from, limit: want, upTo: bounds.head });
+        if (page.count === 0) return;
+        yield page.text;
+        written += page.count;
+        left -= page.count;
+        from = page.lastSeq;
+        if (page.count < want) return;
       }
     } catch (error) {
       // Before the first line the error middleware answers (and logs) a 500. After it the status is

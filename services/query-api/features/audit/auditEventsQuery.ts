@@ -84,15 +84,66 @@ export async function auditPage(
   page: PageRequest,
 ): Promise<AuditRow[]> {
   if (bounds.empty) return [];
-  const { text, values } = pageSql(filter, bounds, page);
-  return (await pool.query<AuditRow>(text, values)).rows;
+  const { seqs, values } = pageSeqs(filter, bounds, page);
+  const { rows } = await pool.query<AuditRow>(
+    `${auditSelect(true)} WHERE e.seq IN ${seqs} ORDER BY e.seq`,
+    values,
+  );
+  return rows;
 }
 
-export function pageSql(
+/**
+ * The entry of auditEntryJson as JSON text, written by PostgreSQL: an export then parses and
+ * allocates nothing per event (one string per page), which keeps its memory flat and its rate high.
+ * tests/audit/eventLog.e2e.test.ts holds the two forms equal.
+ */
+const ENTRY_JSON = `json_build_object(
+  'position', e.commit_position || '.' || e.prepare_position,
+  'id', e.event_id,
+  'type', e.event_type,
+  'resource', CASE WHEN e.resource_type IS NULL OR e.resource_id IS NULL THEN NULL
+                   ELSE json_build_object('type', e.resource_type, 'id',
+                     CASE WHEN e.resource_type IN ('token', 'file_upload') THEN to_json(e.resource_id)
+                          WHEN e.resource_id ~ '^[0-9]{1,15}$' THEN to_json(e.resource_id::bigint) END) END,
+  'revision', e.revision,
+  'recorded_at', to_char(e.recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+  'actor', CASE WHEN e.actor_id IS NULL THEN NULL ELSE json_build_object('id', e.actor_id, 'username', u.username) END,
+  'request_id', e.request_id,
+  'data', e.data)`;
+
+export interface NdjsonPage {
+  /** The page's entries, one per line, each line ended by a newline; '' when none. */
+  readonly text: string;
+  readonly count: number;
+  /** The seq of the last entry (the next page starts after it). */
+  readonly lastSeq: number;
+}
+
+/** A page as NDJSON text, in seq order: at most `limit` entries. */
+export async function ndjsonPage(
+  pool: Pool,
   filter: EventLogFilter,
   bounds: SeqBounds,
   page: PageRequest,
-): { text: string; values: unknown[] } {
+): Promise<NdjsonPage> {
+  if (bounds.empty) return { text: '', count: 0, lastSeq: page.from };
+  const { seqs, values } = pageSeqs(filter, bounds, page);
+  const { rows } = await pool.query<{ n: number; last: string | null; text: string | null }>(
+    `SELECT count(*)::int AS n, max(e.seq) AS last, string_agg(${ENTRY_JSON}::text || E'\\n', '' ORDER BY e.seq) AS text
+       FROM audit_events e LEFT JOIN users u ON u.id = e.actor_id
+      WHERE e.seq IN ${seqs}`,
+    values,
+  );
+  const row = rows[0];
+  return { text: row?.text ?? '', count: row?.n ?? 0, lastSeq: row?.last ? Number(row.last) : page.from };
+}
+
+/** The seqs of a page: `(SELECT seq ... ORDER BY seq LIMIT n)`, with its bind values. */
+export function pageSeqs(
+  filter: EventLogFilter,
+  bounds: SeqBounds,
+  page: PageRequest,
+): { seqs: string; values: unknown[] } {
   const values: unknown[] = [];
   const param = (value: unknown, cast = ''): string => {
     values.push(value);
@@ -145,8 +196,5 @@ export function pageSql(
     branches.length === 1
       ? branches[0]!
       : `(SELECT s.seq FROM (${branches.join(' UNION ALL ')}) s ORDER BY s.seq LIMIT ${limit})`;
-  return {
-    text: `${auditSelect(true)} WHERE e.seq IN ${seqs} ORDER BY e.seq`,
-    values,
-  };
+  return { seqs, values };
 }
