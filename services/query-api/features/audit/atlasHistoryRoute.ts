@@ -13,8 +13,8 @@ export const atlasHistoryRoute = (deps: QueryDeps): RouteSpec => ({
   summary: "An atlas's history: its events, oldest first, with the fields each one changed",
   description:
     'Staff and the user who created the atlas. `changes` compares the representation of ' +
-    'GET /api/atlases/{slug}/ (brains_count included) right before and right after each event.',
-  tags: ['atlases', 'audit'],
+    'GET /api/atlases/{slug}/ (brains_count included) right before and right after each event. An array; {count, next, previous, results} with page or page_size.',
+  tags: ['audit', 'atlases'],
   auth: 'required',
   query: historyQuery,
   responses: {

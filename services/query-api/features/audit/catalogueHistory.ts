@@ -17,7 +17,10 @@ import {
 } from '#shared/audit/replay/catalogueReplaySource';
 import { AuthenticationError, PermissionDeniedError } from '#shared/errors/httpErrors';
 import type { QueryDeps } from '#services/query-api/queryDeps';
-import { historyReply, historyRows } from './historyReply';
+import { listReply } from '#shared/query/listResponse';
+import { historyEntries } from '#shared/audit/replay/historyEntries';
+import { historyRows } from './historyReply';
+import { auditEntryBase } from './auditEntry';
 
 export type CatalogueRepresentAt = (
   source: CatalogueReplaySource,
@@ -30,7 +33,10 @@ export function requireStaff(ctx: RequestContext, alsoAllowed = false): void {
   if (!ctx.principal.isStaff && !alsoAllowed) throw new PermissionDeniedError();
 }
 
-/** The history answer of the resource whose own stream is `streamName`. */
+/**
+ * The history answer of the resource whose own stream is `streamName`. Only the entries of the
+ * page asked for are replayed (each replays the members up to its point, twice).
+ */
 export async function catalogueHistoryReply(
   ctx: RequestContext,
   deps: QueryDeps,
@@ -42,17 +48,23 @@ export async function catalogueHistoryReply(
   representAt: CatalogueRepresentAt,
 ): Promise<Reply> {
   const rows = await historyRows(deps.readModels, [{ type: resource.type, ids: [String(resource.id)] }]);
+  // Read after the rows, so that every listed event is found.
   const events = new Map((await deps.store.readStream(resource.streamName)).map((e) => [e.id, e]));
   const source = catalogueReplaySource(deps.readModels, deps.store);
-  const steps: TimelineStep[] = [];
-  // One entry at a time: each replays the members up to its point, and a page holds up to 1000.
-  for (const row of rows) {
-    const event = events.get(row.event_id);
-    if (!event) continue;
-    const point = pointOfRow(row);
-    const after = await representAt(source, point);
-    const before = await representAt(source, pointBefore(point));
-    steps.push({ event, before: before?.json, after: after?.json });
-  }
-  return historyReply(ctx, rows, steps);
+  return listReply(ctx, {
+    count: () => Promise.resolve(rows.length),
+    async fetch({ limit, offset }) {
+      const page = rows.slice(offset, offset + limit);
+      const steps: TimelineStep[] = [];
+      for (const row of page) {
+        const event = events.get(row.event_id);
+        if (!event) continue;
+        const point = pointOfRow(row);
+        const after = await representAt(source, point);
+        const before = await representAt(source, pointBefore(point));
+        steps.push({ event, before: before?.json, after: after?.json });
+      }
+      return historyEntries(page, steps, auditEntryBase);
+    },
+  });
 }

@@ -14,8 +14,8 @@ export const categoryHistoryRoute = (deps: QueryDeps): RouteSpec => ({
   summary: "A category's history: its events, oldest first, with the fields each one changed",
   description:
     'Staff only. The name matches case-insensitively, as on the detail route. `changes` compares the ' +
-    'representation of GET /api/categories/{name}/ (counts included) right before and right after each event.',
-  tags: ['categories', 'audit'],
+    'representation of GET /api/categories/{name}/ (counts included) right before and right after each event. An array; {count, next, previous, results} with page or page_size.',
+  tags: ['audit', 'categories'],
   auth: 'required',
   query: historyQuery,
   responses: {

@@ -16,8 +16,8 @@ export const speciesHistoryRoute = (deps: QueryDeps): RouteSpec => ({
   description:
     'Staff only. The scientific name matches as on the detail route (case-insensitive; words separated by ' +
     '%20, "+", "_" or "-"). `changes` compares the representation of GET /api/species/{scientific_name}/ ' +
-    '(counts and compact brains and atlases included) right before and right after each event.',
-  tags: ['species', 'audit'],
+    '(counts and compact brains and atlases included) right before and right after each event. An array; {count, next, previous, results} with page or page_size.',
+  tags: ['audit', 'species'],
   auth: 'required',
   query: historyQuery,
   responses: {
