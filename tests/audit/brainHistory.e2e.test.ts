@@ -275,6 +275,70 @@ describe('GET /api/brains/{key}/history/', () => {
       expect((await api.get(historyOf(key), { token: staff })).status).toBe(404);
   });
 
+  test("a file upload's history: its own events, with the changes to its representation", async () => {
+    const res = await api.get(`/api/file-uploads/${fileId}/history/`, { token: uploader.token });
+    expect(res.status).toBe(200);
+    const entries = res.body as Entry[];
+    expect(entries.map((e) => e.type)).toEqual([
+      'UploadReceived',
+      'UploadProcessingStarted',
+      'UploadProcessingCompleted',
+    ]);
+    const brainEntries = await history();
+    expect(entries.map((e) => e.position)).toEqual(
+      brainEntries.filter((e) => e.resource?.id === fileId).map((e) => e.position),
+    );
+    const now = await api.get(`/api/file-uploads/${fileId}/`, { token: uploader.token });
+    const [received, started, completed] = entries as [Entry, Entry, Entry];
+    expect(received).toMatchObject({
+      resource: { type: 'file_upload', id: fileId },
+      revision: 0,
+      actor: { id: uploader.id, username: uploader.username },
+      request_id: createRequestId,
+    });
+    expect(received.changes).toMatchObject({
+      id: [null, fileId],
+      status: [null, 'uploaded'],
+      metadata: [null, {}],
+      uploader: [null, now.body.uploader],
+      // Received before its brain was created, in the same request: no brain to name yet.
+      associated_brain: [null, { id: brain.id, name: null, readable_id: null }],
+    });
+    expect(started.changes).toEqual({
+      status: ['uploaded', 'processing'],
+      processing_started: [null, now.body.processing_started],
+    });
+    expect(completed.changes).toEqual({
+      status: ['processing', 'completed'],
+      processing_completed: [null, now.body.processing_completed],
+      metadata: [{}, now.body.metadata],
+      preview_url: [null, now.body.preview_url],
+    });
+    // Staff reads it; the envelope applies.
+    const paged = await api.get(`/api/file-uploads/${fileId}/history/?page=2&page_size=2`, { token: staff });
+    expect(paged.body).toEqual({
+      count: 3,
+      next: null,
+      previous: expect.stringContaining('page=1'),
+      results: [completed],
+    });
+  });
+
+  test("a file upload's history: 401 anonymous, 404 for anyone else (uploads are private) or no such upload", async () => {
+    const path = `/api/file-uploads/${fileId}/history/`;
+    expect((await api.get(path)).status).toBe(401);
+    const other = await api.get(path, { token: stranger.token });
+    expect(other.status).toBe(404);
+    expect(other.body).toEqual({ detail: expect.any(String) });
+    for (const id of [randomUUID(), 'not-a-uuid'])
+      expect((await api.get(`/api/file-uploads/${id}/history/`, { token: staff })).status).toBe(404);
+    // A UUID in capitals names the same upload.
+    const upper = await api.get(`/api/file-uploads/${fileId.toUpperCase()}/history/`, {
+      token: uploader.token,
+    });
+    expect(upper.status).toBe(200);
+  });
+
   test('after the delete: readable by the uploader and staff, by id and readable_id; the delete changes nothing', async () => {
     const before = await history();
     expect((await api.delete(`/api/brains/${brain.id}/`, { token: uploader.token })).status).toBe(204);
@@ -289,5 +353,14 @@ describe('GET /api/brains/{key}/history/', () => {
     expect(await history(brain.readable_id)).toEqual(after);
     expect((await api.get(historyOf(brain.id), { token: stranger.token })).status).toBe(403);
     expect((await api.get(historyOf(brain.id))).status).toBe(401);
+    // Its file's history too: the uploader and staff still read it, ending with the delete.
+    for (const token of [uploader.token, staff]) {
+      const upload = await api.get(`/api/file-uploads/${fileId}/history/`, { token });
+      expect(upload.status).toBe(200);
+      expect((upload.body as Entry[]).at(-1)).toMatchObject({ type: 'UploadDeleted', changes: {} });
+    }
+    expect((await api.get(`/api/file-uploads/${fileId}/history/`, { token: stranger.token })).status).toBe(
+      404,
+    );
   });
 });
