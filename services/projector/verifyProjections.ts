@@ -13,7 +13,7 @@ import { allProjections } from './projections/allProjections';
  * with the live one row by row, at the position the live read models stood at when it began
  * (verifyReadModels). The service keeps serving meanwhile: no leader lock, no pause, nothing live
  * written. Prints each difference and a summary on stdout, progress on stderr; exits 1 on any
- * difference, 2 when it could not verify, 130 when interrupted. The shadow schema is dropped at
+ * difference, 2 when it could not verify (or found nothing to verify), 130 when interrupted. The shadow schema is dropped at
  * the end, on failure and on Ctrl-C too (one left by a run killed outright is dropped by the next).
  */
 async function main(): Promise<number> {
@@ -60,6 +60,12 @@ async function main(): Promise<number> {
         `${at ? ` at position ${formatPosition(at)}` : ''}, ${report.liveRows} live row(s), ` +
         `${report.events} event(s) rebuilt in ${report.buildSeconds.toFixed(2)} s, compared in ${report.compareSeconds.toFixed(2)} s`,
     );
+    if (compared.length === 0) {
+      process.stderr.write(
+        'verify-projections: no read model of this code is installed there: nothing verified\n',
+      );
+      return 2;
+    }
     return report.differences === 0 ? 0 : 1;
   } catch (error) {
     if (aborted.signal.aborted) {

@@ -155,9 +155,7 @@ type Row = readonly (string | null)[];
 function keyComparator(key: readonly Column[], indexes: readonly number[]): (a: Row, b: Row) => number {
   const parts = key.map((column, i) => {
     const index = indexes[i]!;
-    const compareValues = isInteger(column)
-      ? (x: string, y: string) => (BigInt(x) < BigInt(y) ? -1 : BigInt(x) > BigInt(y) ? 1 : 0)
-      : (x: string, y: string) => Buffer.compare(Buffer.from(x, 'utf8'), Buffer.from(y, 'utf8'));
+    const compareValues = isInteger(column) ? compareIntegers : compareBytes;
     return (a: Row, b: Row): number => {
       const [x, y] = [a[index]!, b[index]!];
       if (x === null || y === null) return x === y ? 0 : x === null ? -1 : 1; // NULLS FIRST
@@ -173,6 +171,23 @@ function keyComparator(key: readonly Column[], indexes: readonly number[]): (a: 
   };
 }
 
+function compareIntegers(x: string, y: string): number {
+  if (x.length < 16 && y.length < 16) return Number(x) - Number(y);
+  const [a, b] = [BigInt(x), BigInt(y)];
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Code units (JavaScript's `<`) order as UTF-8 bytes do, except from the surrogates up. */
+const PAST_SURROGATES = /[\uD800-\uFFFF]/;
+
+/** Byte order of the UTF-8 text, as COLLATE "C" orders it. */
+function compareBytes(x: string, y: string): number {
+  if (x === y) return 0;
+  if (PAST_SURROGATES.test(x) || PAST_SURROGATES.test(y))
+    return Buffer.compare(Buffer.from(x, 'utf8'), Buffer.from(y, 'utf8'));
+  return x < y ? -1 : 1;
+}
+
 let cursorCount = 0;
 
 /** Every row of a table as text values, in key order, fetched a few thousand at a time. */
@@ -180,7 +195,7 @@ class RowCursor {
   private readonly name = `verify_cursor_${++cursorCount}`;
   private buffer: Row[] = [];
   private at = 0;
-  private done = false;
+  private pending: Promise<Row[]> | undefined;
   count = 0;
 
   constructor(
@@ -203,25 +218,33 @@ class RowCursor {
     await client.query(
       `DECLARE ${this.name} NO SCROLL CURSOR FOR SELECT ${values} FROM ${table} ORDER BY ${order}`,
     );
+    this.pending = this.fetch();
   }
 
   async next(): Promise<Row | undefined> {
     if (this.at >= this.buffer.length) {
-      if (this.done) return undefined;
-      const { rows } = await this.source.client.query<(string | null)[]>({
-        text: `FETCH FORWARD ${FETCH_ROWS} FROM ${this.name}`,
-        rowMode: 'array',
-      });
-      this.buffer = rows;
+      if (!this.pending) return undefined;
+      this.buffer = await this.pending;
       this.at = 0;
-      if (rows.length < FETCH_ROWS) this.done = true;
-      if (rows.length === 0) return undefined;
+      // The next rows are on their way while these are compared.
+      this.pending = this.buffer.length < FETCH_ROWS ? undefined : this.fetch();
+      if (this.buffer.length === 0) return undefined;
     }
     this.count++;
     return this.buffer[this.at++];
   }
 
+  /** The next rows; a failure surfaces where they are awaited (never as an unhandled rejection). */
+  private fetch(): Promise<Row[]> {
+    const rows = this.source.client
+      .query<(string | null)[]>({ text: `FETCH FORWARD ${FETCH_ROWS} FROM ${this.name}`, rowMode: 'array' })
+      .then((result) => result.rows);
+    rows.catch(() => undefined);
+    return rows;
+  }
+
   async close(): Promise<void> {
+    await this.pending?.catch(() => undefined);
     await this.source.client.query(`CLOSE ${this.name}`).catch(() => undefined);
   }
 }
