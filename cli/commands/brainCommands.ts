@@ -40,14 +40,19 @@ export function brainCommands(program: Command, run: RunCommand): void {
     .command('show')
     .description('one brain, by id or readable id')
     .argument('<key>', 'numeric id or readable id')
+    .option('--as-of <time>', 'as it was then: an ISO 8601 time (2026-01-31T12:00:00Z) or an event position')
     .option('--json', 'print the JSON')
     .action(
-      run(async (ctx, opts: { json?: boolean }, key = '') => {
-        const brain = await ctx.api.json<Json>({
+      run(async (ctx, opts: { json?: boolean; asOf?: string }, key = '') => {
+        const response = await ctx.api.send({
           method: 'GET',
           path: brainPath(key),
-          query: { shape: 'a' },
+          query: { shape: 'a', as_of: opts.asOf },
         });
+        const brain = (await response.json()) as Json;
+        const position = response.headers.get('x-as-of-position');
+        if (opts.asOf !== undefined && position)
+          ctx.notice(`as of ${opts.asOf} (event position ${position})`);
         if (opts.json) return printJson(ctx, brain);
         ctx.print(renderRecord(flattenRecord(brain)));
       }),
