@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { accountCommands } from './commands/accountCommands';
 import { brainCommands } from './commands/brainCommands';
 import { catalogueCommands } from './commands/catalogueCommands';
+import { historyCommands } from './commands/historyCommands';
 import { commandRunner } from './commands/runCommand';
 import { tokenCommands } from './commands/tokenCommands';
 import { uploadCommands } from './commands/uploadCommands';
@@ -32,5 +33,6 @@ export function createProgram(version: string): Command {
   catalogueCommands(program, run);
   brainCommands(program, run);
   uploadCommands(program, run);
+  historyCommands(program, run);
   return program;
 }
