@@ -9,6 +9,7 @@ import { createPostgresEventStore } from '#shared/eventStore/postgres/postgresEv
 import { upcastingEventStore } from '#shared/eventStore/upcastingEventStore';
 import { type GlobalPosition, comparePositions, parsePosition } from '#shared/eventStore/eventStore';
 import type { Projection } from '#shared/projections/projection';
+import { ProjectionRunner } from '#shared/projections/projectionRunner';
 import { formatDifference } from '#shared/projections/verify/compareReadModels';
 import { type VerifyReport, verifyReadModels } from '#shared/projections/verify/verifyReadModels';
 import { brainForm, createTaxonomy, nifti, niftiBytes, type Taxonomy } from '#tests/e2e/brains/brainFixtures';
@@ -192,6 +193,47 @@ test('a projection version not installed in the database is skipped, with the re
   ]);
 });
 
+test('a version being built (a swap in progress) is compared at its own checkpoint, from its own tables', async () => {
+  // A next version of categories installed beside the live one and caught up, not swapped in yet.
+  const next: Projection = { ...categoriesProjection, version: categoriesProjection.version + 1 };
+  const live = new Pool({ connectionString: curated.service.databaseUrl, max: 2 });
+  const store = createPostgresEventStore({ connectionString: curated.service.databaseUrl, poolSize: 1 });
+  try {
+    await new ProjectionRunner({
+      store: upcastingEventStore(store),
+      pool: live,
+      projections: [next],
+    }).catchUp();
+    const { rows } = await db.query<{ status: string }>(
+      `SELECT status FROM rm.projection_checkpoints WHERE projection = 'categories' AND version = $1`,
+      [next.version],
+    );
+    expect(rows).toEqual([{ status: 'building' }]);
+    const clean = await verify({ projections: [next] });
+    expect(clean.lines).toEqual([]);
+    expect(clean.report.tables).toBe(next.tables.length);
+    expect(clean.report.projections[0]!.note).toMatch(
+      /^version \d+ is being built \(a version swap is in progress\): compared at its own checkpoint \d+\.\d+$/,
+    );
+    // Its tables are compared, not the live version's behind the views.
+    await db.query(
+      `UPDATE rm.categories_v${next.version} SET name = 'in the next version only' WHERE id = $1`,
+      [taxonomy.category.id],
+    );
+    const { lines } = await verify({ projections: [next] });
+    expect(lines).toEqual([
+      `categories: row id=${taxonomy.category.id} differs: name live="in the next version only" rebuilt="${taxonomy.category.name}"`,
+    ]);
+  } finally {
+    await db.query(`DELETE FROM rm.projection_checkpoints WHERE projection = 'categories' AND version = $1`, [
+      next.version,
+    ]);
+    for (const table of next.tables) await db.query(`DROP TABLE IF EXISTS rm."${table}_v${next.version}"`);
+    await store.close();
+    await live.end();
+  }
+});
+
 test('interrupted, or killed before, it leaves no shadow schema behind', async () => {
   // A run killed outright left its schema (and no one holds its lock): the next run drops it.
   await db.query(`CREATE SCHEMA rm_verify_1_deadbeef`);
@@ -204,9 +246,11 @@ test('interrupted, or killed before, it leaves no shadow schema behind', async (
 });
 
 /** The real script, as `npm run verify-projections` runs it (here from the sources), with DATABASE_URL. */
-function runScript(): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runScript(
+  extraEnv: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'catalogue-verify-'));
-  const env = serviceEnv(curated.service.databaseUrl, dataDir, '0');
+  const env = serviceEnv(curated.service.databaseUrl, dataDir, '0', extraEnv);
   const child = spawn(process.execPath, ['--import', 'tsx', 'services/projector/verifyProjections.ts'], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
@@ -246,4 +290,16 @@ test('the script names a row altered by hand, one deleted and one added, and exi
   expect(run.stderr).toMatch(/verifying the read models of DATABASE_URL/);
   expect(run.stderr).toMatch(/rebuilding: \d+\/\d+ events applied/);
   expect(await shadowSchemas()).toEqual([]);
+});
+
+test('with SEARCH_BACKEND=elasticsearch the index is said to be skipped; the PostgreSQL tables are still compared', async () => {
+  const run = await runScript({ SEARCH_BACKEND: 'elasticsearch', ELASTICSEARCH_URL: 'http://127.0.0.1:9' });
+  const lines = run.stdout.trim().split('\n');
+  expect({ code: run.code, lines }).toEqual({
+    code: 1, // the rows altered by the test above are still there
+    lines: expect.arrayContaining([
+      expect.stringMatching(/^skipped: elasticsearch index not compared \(.+\)$/),
+      expect.stringMatching(/^verify-projections: 3 difference\(s\) from a rebuild: /),
+    ]),
+  });
 });
