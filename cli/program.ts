@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { accountCommands } from './commands/accountCommands';
+import { auditCommands } from './commands/auditCommands';
 import { brainCommands } from './commands/brainCommands';
 import { catalogueCommands } from './commands/catalogueCommands';
 import { historyCommands } from './commands/historyCommands';
@@ -34,5 +35,6 @@ export function createProgram(version: string): Command {
   brainCommands(program, run);
   uploadCommands(program, run);
   historyCommands(program, run);
+  auditCommands(program, run);
   return program;
 }
