@@ -34,7 +34,6 @@ async function main(): Promise<number> {
       store: db.store,
       live: db.pool,
       projections: allProjections,
-      batchSize: 1000,
       signal: aborted.signal,
       countEvents: config.eventStoreConnectionString ? undefined : (upTo) => countEvents(db.pool, upTo),
       onProgress: (applied, total) =>

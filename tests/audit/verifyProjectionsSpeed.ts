@@ -25,6 +25,7 @@ async function main(): Promise<void> {
     const store = createPostgresEventStore({ connectionString: url });
     cleanup.defer('store', () => store.close());
     const pool = new pg.Pool({ connectionString: url, max: 6 });
+    pool.on('error', () => undefined); // the server stops first at the end
     cleanup.defer('pool', () => pool.end());
     await store.migrate();
     const written = await writeCatalogue(upcastingEventStore(store), brains, () => undefined);
@@ -43,7 +44,6 @@ async function main(): Promise<void> {
       store: upcastingEventStore(store),
       live: pool,
       projections: allProjections,
-      batchSize: 1000,
       onDifference: (d) => console.log(formatDifference(d)),
     });
     const total = (performance.now() - started) / 1000;

@@ -75,6 +75,7 @@ export async function compareTable(
   live: TableSource,
   rebuilt: TableSource,
   onDifference: (difference: Difference) => void,
+  signal?: AbortSignal,
 ): Promise<TableComparison> {
   const [liveColumns, rebuiltColumns] = await Promise.all([columnsOf(live), columnsOf(rebuilt)]);
   const signature = (columns: readonly Column[]): string[] =>
@@ -96,7 +97,10 @@ export async function compareTable(
   const showKey = (row: readonly (string | null)[]): string =>
     key.map((k, i) => `${k.name}=${row[keyIndexes[i]!] ?? 'null'}`).join(', ');
 
-  const [liveRows, rebuiltRows] = [new RowCursor(live, columns, key), new RowCursor(rebuilt, columns, key)];
+  const [liveRows, rebuiltRows] = [
+    new RowCursor(live, columns, key, signal),
+    new RowCursor(rebuilt, columns, key, signal),
+  ];
   await Promise.all([liveRows.open(), rebuiltRows.open()]);
   let differences = 0;
   const report = (difference: Difference): void => {
@@ -202,6 +206,7 @@ class RowCursor {
     private readonly source: TableSource,
     private readonly columns: readonly Column[],
     private readonly key: readonly Column[],
+    private readonly signal: AbortSignal | undefined,
   ) {}
 
   async open(): Promise<void> {
@@ -224,6 +229,7 @@ class RowCursor {
   async next(): Promise<Row | undefined> {
     if (this.at >= this.buffer.length) {
       if (!this.pending) return undefined;
+      this.signal?.throwIfAborted();
       this.buffer = await this.pending;
       this.at = 0;
       // The next rows are on their way while these are compared.

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
-import type { EventStore, GlobalPosition, RecordedEvent } from '#shared/eventStore/eventStore';
+import type { EventStore, GlobalPosition } from '#shared/eventStore/eventStore';
 import { START, comparePositions } from '#shared/eventStore/eventStore';
 import { inTransaction } from '#shared/infra/postgres/inTransaction';
 import type { Projection, ProjectionContext } from '../projection';
@@ -9,11 +9,8 @@ import { appliesTo } from '../projection';
 /** Every shadow schema's name starts so; the rest is the process id and a random suffix. */
 export const SHADOW_SCHEMA_PREFIX = 'rm_verify_';
 
-/**
- * Short batches: a shadow batch's transaction writes, so while it runs it holds back the event
- * store's visibility horizon (readAll) for the live projector too.
- */
-const DEFAULT_BATCH_SIZE = 500;
+/** Events read from the store at a time. */
+const DEFAULT_BATCH_SIZE = 2000;
 
 /** Quoted name of a projection's logical table in `schema` (one per version, as in `rm`). */
 export function shadowTable(schema: string, projection: Pick<Projection, 'version'>, table: string): string {
@@ -122,6 +119,12 @@ export interface ShadowRebuildOptions {
  * Applies the events of the store, in global order and in batches, to the shadow copies with the
  * projections' own `apply`: each projection gets every event it applies to up to its target, and
  * none after it. Returns the number of events read.
+ *
+ * The statements run outside any transaction block, each committing by itself: a transaction that
+ * writes holds back the event store's visibility horizon (readAll sees only transactions older
+ * than every running one), so one transaction per batch would delay the live projector, and with
+ * it every write waiting for its read models, by up to a batch's duration. Nothing needs the
+ * batch to be atomic here: the copy is private, and any failure throws it all away.
  */
 export async function rebuildShadow(options: ShadowRebuildOptions): Promise<number> {
   const { store, pool, shadow, targets } = options;
@@ -129,39 +132,39 @@ export async function rebuildShadow(options: ShadowRebuildOptions): Promise<numb
     (max, t) => (comparePositions(t.upTo, max) > 0 ? t.upTo : max),
     START,
   );
-  let after = START;
-  let applied = 0;
-  while (comparePositions(after, last) < 0) {
-    options.signal?.throwIfAborted();
-    const read = await store.readAll({ after, maxCount: options.batchSize ?? DEFAULT_BATCH_SIZE });
-    const batch = read.filter((e) => comparePositions(e.position, last) <= 0);
-    if (batch.length === 0) {
-      if (read.length > 0) break;
-      throw new Error(
-        'the event store ended before the position the read models stand at (were events deleted?)',
-      );
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  const onError = (error: Error): void => {
+    broken ??= error;
+  };
+  client.on('error', onError);
+  try {
+    await client.query('SET synchronous_commit = off');
+    let after = START;
+    let applied = 0;
+    while (comparePositions(after, last) < 0) {
+      options.signal?.throwIfAborted();
+      const read = await store.readAll({ after, maxCount: options.batchSize ?? DEFAULT_BATCH_SIZE });
+      const batch = read.filter((e) => comparePositions(e.position, last) <= 0);
+      if (batch.length === 0) {
+        if (read.length > 0) break;
+        throw new Error(
+          'the event store ended before the position the read models stand at (were events deleted?)',
+        );
+      }
+      for (const { projection, upTo } of targets) {
+        const events = batch.filter(
+          (e) => appliesTo(projection, e.type) && comparePositions(e.position, upTo) <= 0,
+        );
+        if (events.length > 0) await projection.apply(shadow.context(projection, client), events);
+      }
+      applied += batch.length;
+      after = batch[batch.length - 1]!.position;
+      options.onProgress?.(applied, after);
     }
-    await applyToShadow(pool, shadow, targets, batch);
-    applied += batch.length;
-    after = batch[batch.length - 1]!.position;
-    options.onProgress?.(applied, after);
+    return applied;
+  } finally {
+    client.off('error', onError);
+    client.release(broken ?? true); // its session settings go with it
   }
-  return applied;
-}
-
-async function applyToShadow(
-  pool: Pool,
-  shadow: ShadowSchema,
-  targets: ShadowRebuildOptions['targets'],
-  batch: readonly RecordedEvent[],
-): Promise<void> {
-  await inTransaction(pool, async (client) => {
-    await client.query('SET LOCAL synchronous_commit = off');
-    for (const { projection, upTo } of targets) {
-      const events = batch.filter(
-        (e) => appliesTo(projection, e.type) && comparePositions(e.position, upTo) <= 0,
-      );
-      if (events.length > 0) await projection.apply(shadow.context(projection, client), events);
-    }
-  });
 }

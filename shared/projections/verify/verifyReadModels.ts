@@ -118,6 +118,7 @@ export async function verifyReadModels(options: VerifyReadModelsOptions): Promis
             { client: snapshot, table: physicalTable(projection, table) },
             { client: rebuilt, table: shadow.table(projection, table) },
             (difference) => options.onDifference?.(difference),
+            options.signal,
           );
           tables++;
           liveRows += result.liveRows;
