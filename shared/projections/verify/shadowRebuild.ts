@@ -28,8 +28,7 @@ const lockKey = (schema: string): string => `catalogue:verify:${schema}`;
  * A schema of private copies of projections' tables, created by the projections' own createTables
  * through a context whose `table(name)` points into it. Projections reach their tables only
  * through `ctx.table` (never `rm.` nor the public views), so applying events there touches nothing
- * live. The tables are UNLOGGED: they are thrown away at the end, and skipping the WAL halves the
- * cost of the build.
+ * live. The tables are UNLOGGED: they are thrown away at the end, so they need no WAL.
  */
 export class ShadowSchema {
   private constructor(

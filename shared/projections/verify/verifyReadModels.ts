@@ -62,7 +62,10 @@ const seconds = (since: bigint): number => Number(process.hrtime.bigint() - sinc
  * this code is 'building' (a version swap in progress) is compared at its own checkpoint, from its
  * own new tables; one whose version is not installed in that database (the service runs other
  * code) is skipped, with a note. The snapshot is read-only and gets no transaction id, so it does
- * not hold back the event store's visibility horizon.
+ * not hold back the event store's visibility horizon. What it does hold, until the end: the
+ * oldest snapshot for VACUUM (dead rows are kept meanwhile), and from its comparison on, a share
+ * lock on each live table read, so a version swap that drops an old version's tables in that
+ * window waits for the comparison to end.
  */
 export async function verifyReadModels(options: VerifyReadModelsOptions): Promise<VerifyReport> {
   const shadowPool = options.shadow ?? options.live;
