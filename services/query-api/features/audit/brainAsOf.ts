@@ -54,16 +54,18 @@ export async function brainAsOfReply(
 ): Promise<Reply> {
   const upTo = readUpTo(asOf);
   const found = await readBrainStream(store, key, upTo);
-  const brain = found && activeBrain(found.events.reduce(evolveWorld, emptyWorld()), found.brainId);
-  if (!found || !brain) throw new NotFoundError();
+  const world = found && found.events.reduce(evolveWorld, emptyWorld());
+  const brain = found && world && activeBrain(world, found.brainId);
+  if (!found || !world || !brain) throw new NotFoundError();
   const shown = await Promise.all(
     streamsShownBy(brain, shape).map(({ name, firstOnly }) =>
       store.readStream(name, firstOnly ? { ...upTo, maxCount: 1 } : upTo),
     ),
   );
-  const events = mergeByPosition([found.events, ...shown]);
-  const body = brainJsonAt(events.reduce(evolveWorld, emptyWorld()), found.brainId, shape, view);
-  const newest = events.at(-1);
+  // Each stream's state depends on its own events only: the others fold on top of the brain's.
+  const others = mergeByPosition(shown);
+  const body = brainJsonAt(others.reduce(evolveWorld, world), found.brainId, shape, view);
+  const newest = mergeByPosition([found.events.slice(-1), others.slice(-1)]).at(-1);
   if (!body || !newest) throw new NotFoundError();
   return { status: 200, body, headers: { [AS_OF_POSITION_HEADER]: formatPosition(newest.position) } };
 }
