@@ -52,7 +52,7 @@ export interface VerifyLedgerOptions {
   readonly onProgress?: (checked: number, total: number) => void;
 }
 
-export const DEFAULT_VERIFY_PAGE_SIZE = 5000;
+export const DEFAULT_VERIFY_PAGE_SIZE = 10_000;
 
 interface LedgerRow {
   readonly seq: number;

@@ -1,6 +1,5 @@
 import { loadConfig } from '#shared/config/config';
-import { createLogger } from '#shared/logging/logger';
-import { openInfrastructure } from '#shared/platform/openInfrastructure';
+import { connectToRunningDatabase } from '#shared/platform/connectToRunningDatabase';
 import { recordLedgerVerification } from '#shared/audit/ledgerVerifications';
 import { type LedgerVerification, verifyLedger } from './ledgerVerification';
 
@@ -17,7 +16,7 @@ const USAGE = `usage: npm run verify-ledger [-- --json]
 Recomputes the ledger's hash chain from the events and compares it with the ledger (the audit_log
 read model). Exit 0 when intact, 1 naming the first position where an event was altered, removed or
 inserted, 2 when it could not run. Reaches the database as the service does: DATABASE_URL, or the
-embedded PostgreSQL in DATA_DIR (default ./data), running or not.
+running all-in-one's embedded PostgreSQL found through DATA_DIR (default ./data); it starts nothing.
   --json   one JSON object on stdout instead of the line of text
 `;
 
@@ -33,24 +32,18 @@ async function main(args: readonly string[]): Promise<number> {
     return 2;
   }
   const json = args.includes('--json');
-  const config = loadConfig(process.env);
-  const logger = createLogger({
-    service: 'verify-ledger',
-    level: config.logLevel === 'debug' ? 'debug' : 'warn',
-    sink: (line) => process.stderr.write(`${line}\n`),
-  });
-  const infra = await openInfrastructure(config, logger, { poolSize: 4 });
+  const db = await connectToRunningDatabase(loadConfig(process.env));
   try {
     const showProgress = process.stderr.isTTY && !json;
     const result = await verifyLedger({
-      store: infra.store,
-      pool: infra.readModels,
+      store: db.store,
+      pool: db.pool,
       onProgress: showProgress
         ? (done, total) => process.stderr.write(`\rverifying ${done}/${total} events`)
         : undefined,
     });
     if (showProgress) process.stderr.write('\n');
-    await recordLedgerVerification(infra.readModels, {
+    await recordLedgerVerification(db.pool, {
       startedAt: result.startedAt,
       finishedAt: result.finishedAt,
       ok: result.ok,
@@ -63,7 +56,7 @@ async function main(args: readonly string[]): Promise<number> {
     process.stdout.write(`${json ? JSON.stringify(jsonOf(result)) : result.message}\n`);
     return result.ok ? 0 : 1;
   } finally {
-    await infra.close();
+    await db.close();
   }
 }
 
@@ -99,7 +92,9 @@ if (require.main === module)
       process.exitCode = code;
     },
     (error: unknown) => {
-      process.stderr.write(`verify-ledger failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+      process.stderr.write(
+        `verify-ledger failed: ${error instanceof Error ? error.message : String(error)}\n`,
+      );
       process.exitCode = 2;
     },
   );

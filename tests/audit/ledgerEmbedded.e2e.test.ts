@@ -1,0 +1,119 @@
+import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { client, newUser } from '#tests/support/httpClient';
+import { freePort } from '#tests/support/freePort';
+import { serviceEnv } from '#tests/support/serviceEnv';
+import { spawnAllInOne, type ServiceProcess } from '#tests/support/spawnService';
+import { waitFor } from '#tests/support/waitFor';
+
+/**
+ * verify-ledger as an operator runs it beside the all-in-one: no DATABASE_URL, the service's
+ * embedded PostgreSQL found through DATA_DIR. It joins that server (the same postmaster keeps
+ * serving), verifies the chain at the head the route answers, and its recorded run shows on the
+ * service's /metrics/.
+ */
+const REPO_ROOT = path.resolve(__dirname, '../..');
+const STAFF = { email: 'ledger-embedded@example.org', password: 'ledger-embedded-password' };
+let dataDir: string;
+let service: ServiceProcess | undefined;
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(path.join(tmpdir(), 'catalogue-ledger-embedded-'));
+  chmodSync(dataDir, 0o755); // as root the cluster runs as `postgres`, which must reach its data dir
+  const env = serviceEnv('', dataDir, String(await freePort()), {
+    EMBEDDED_PG_PORT: '',
+    PROCESSOR_ENABLED: 'false',
+    ADMIN_EMAIL: STAFF.email,
+    ADMIN_PASSWORD: STAFF.password,
+  });
+  service = await spawnAllInOne(env, 120_000);
+}, 150_000);
+
+afterAll(async () => {
+  if (service) {
+    // SIGTERM: the service stops its PostgreSQL (a SIGKILL would leave the postmaster behind).
+    process.kill(service.pid, 'SIGTERM');
+    await waitFor('the service to exit', () => Promise.resolve(isAlive(service!.pid)), {
+      timeoutMs: 30_000,
+      intervalMs: 200,
+      until: (alive) => !alive,
+    }).catch(() => undefined);
+    await service.kill();
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const postmasterPid = (): number | undefined => {
+  const file = path.join(dataDir, 'postgres', 'postmaster.pid');
+  return existsSync(file) ? Number(readFileSync(file, 'utf8').split('\n')[0]) : undefined;
+};
+
+function runScript(
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'services/projector/verifyLedger.ts'], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, DATABASE_URL: '', EVENTSTORE_CONNECTION_STRING: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
+}
+
+test('finds the running embedded PostgreSQL through DATA_DIR and verifies the ledger clean at its head', async () => {
+  const api = client(service!.url);
+  await newUser(api);
+  const login = await api.post('/api/auth/login/', { json: STAFF });
+  expect(login.status).toBe(200);
+  const token = login.body.token as string;
+  const head = await api.get('/api/audit/ledger/', { token });
+  expect(head.status).toBe(200);
+  const postmaster = postmasterPid();
+  const run = await runScript({ DATA_DIR: dataDir });
+  expect(run).toEqual({
+    code: 0,
+    stdout: expect.stringMatching(/^ledger verified: \d+ events, head \d+\.\d+ [0-9a-f]{64}\n$/),
+    stderr: '',
+  });
+  const [, count] = /^ledger verified: (\d+) events/.exec(run.stdout)!;
+  expect(Number(count)).toBeGreaterThanOrEqual(head.body.count as number);
+  // The same server, still serving; the run recorded where the service's metrics read it.
+  expect(postmasterPid()).toBe(postmaster);
+  const metrics = await waitFor(
+    'the verification on /metrics/',
+    async () => (await api.get('/metrics/')).text,
+    {
+      timeoutMs: 10_000,
+      intervalMs: 300,
+      until: (text) => /^ledger_verification_last_success\{[^}]*\} 1$/m.test(text),
+    },
+  );
+  const finished = /^ledger_verification_last_run_timestamp_seconds\{[^}]*\} (\S+)$/m.exec(metrics);
+  expect(Math.abs(Number(finished![1]) - Date.now() / 1000)).toBeLessThan(60);
+});
+
+test('with no DATABASE_URL and no server on DATA_DIR it says so, starts nothing and exits 2', async () => {
+  const empty = mkdtempSync(path.join(tmpdir(), 'catalogue-ledger-none-'));
+  try {
+    const run = await runScript({ DATA_DIR: empty });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`no PostgreSQL is running on DATA_DIR=${empty}`);
+    expect(existsSync(path.join(empty, 'postgres'))).toBe(false);
+  } finally {
+    rmSync(empty, { recursive: true, force: true });
+  }
+});
