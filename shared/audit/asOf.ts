@@ -26,13 +26,26 @@ export function parseAsOf(value: unknown): AsOf | undefined {
   if (typeof value !== 'string' || value.trim() === '') throw ValidationError.field('as_of', AS_OF_MESSAGE);
   const text = value.trim();
   const position = parsePosition(text);
-  if (position) return { kind: 'position', position };
+  if (position) return { kind: 'position', position: withinStoreRange(position) };
   if (ISO_TIME.test(text)) {
     const time = new Date(text);
     if (!Number.isNaN(time.getTime())) return { kind: 'time', time };
   }
   throw ValidationError.field('as_of', AS_OF_MESSAGE);
 }
+
+/**
+ * A position as far as the stores can hold one (64-bit parts): beyond the newest event is "now",
+ * before the first "nothing yet", so a point past either end names the same events as the end.
+ */
+const MAX_COMMIT = 2n ** 64n - 1n;
+const MAX_PREPARE = 2n ** 63n - 1n;
+const clamp = (value: bigint, min: bigint, max: bigint): bigint =>
+  value < min ? min : value > max ? max : value;
+const withinStoreRange = (p: GlobalPosition): GlobalPosition => ({
+  commit: clamp(p.commit, -1n, MAX_COMMIT),
+  prepare: clamp(p.prepare, -MAX_PREPARE - 1n, MAX_PREPARE),
+});
 
 /** readStream options that stop at the point. */
 export function readUpTo(asOf: AsOf | undefined): ReadStreamOptions {
@@ -41,7 +54,10 @@ export function readUpTo(asOf: AsOf | undefined): ReadStreamOptions {
 }
 
 /** Whether an event is at or before the point (times at millisecond precision, as the store records them). */
-export function isAtOrBefore(event: Pick<RecordedEvent, 'position' | 'metadata'>, asOf: AsOf | undefined): boolean {
+export function isAtOrBefore(
+  event: Pick<RecordedEvent, 'position' | 'metadata'>,
+  asOf: AsOf | undefined,
+): boolean {
   if (!asOf) return true;
   return asOf.kind === 'position'
     ? comparePositions(event.position, asOf.position) <= 0

@@ -154,6 +154,31 @@ describe('GET /api/brains/{key}/?as_of=', () => {
       as_of: [expect.any(String)],
     });
   });
+  test('extreme values are answered, never a server error', async () => {
+    const extremes = [
+      '99999999999999999999.99999999999999999999',
+      '18446744073709551615.9223372036854775807',
+      '-1.-1',
+      '-99999999999999999999.5',
+      '5.-99999999999999999999',
+      '0000-01-01',
+      '0001-01-01T00:00:00Z',
+      '9999-12-31T23:59:59.999999999+14:00',
+      '275760-09-13',
+    ];
+    const failures: string[] = [];
+    for (const asOf of extremes)
+      for (const path of [
+        brainPath(brain.id, asOf),
+        brainPath(brain.readable_id, asOf),
+        `/api/file-uploads/${uploadId}/?as_of=${encodeURIComponent(asOf)}`,
+        `/api/auth/me/?as_of=${encodeURIComponent(asOf)}`,
+      ]) {
+        const res = await api.get(path, { token: uploader.token });
+        if (res.status >= 500) failures.push(`${path} ${res.status}`);
+      }
+    expect(failures).toEqual([]);
+  });
 });
 
 describe('GET /api/file-uploads/{id}/?as_of=', () => {
