@@ -45,7 +45,8 @@ function what(entry: HistoryEntry): string {
 function changeLines(changes: HistoryEntry['changes']): string[] {
   const fields = Object.entries(changes);
   if (fields.length === 0) return ['(no change to what it shows)'];
-  const created = fields.every(([, [before]]) => before === null);
+  // A create lists every field with null before, the id among them (no change ever sets an id).
+  const created = changes.id !== undefined && changes.id[0] === null;
   return fields.map(([field, [before, after]]) =>
     created ? `${field} = ${value(after)}` : `${field}: ${value(before)} → ${value(after)}`,
   );
