@@ -99,7 +99,7 @@ beforeAll(async () => {
   expect(renamed.status).toBe(200);
   everything = await followAll('include_internal=true&limit=1000');
   visible = await followAll('limit=1000');
-});
+}, 120_000);
 
 afterAll(() => world?.service.close());
 

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { Pool } from 'pg';
 import type { Logger } from '#shared/logging/logger';
 import type { EventLogFilter } from './auditEventsFilter';
-import { type SeqBounds, ndjsonPage } from './auditEventsQuery';
+import { type NdjsonPage, type SeqBounds, ndjsonPage } from './auditEventsQuery';
 
 /** Rows per keyset page of an export: one query, one chunk written to the response. */
 export const EXPORT_PAGE_ROWS = 2000;
@@ -17,10 +17,10 @@ export interface ExportOptions {
 
 /**
  * Every matching event up to the head at the time of the request, one JSON entry per line, read in
- * keyset pages by seq. Constant memory: a page is read only when the response has taken the one
- * before (the stream buffers one chunk, and piping stops at the socket's high-water mark until
- * 'drain'); a client that goes away destroys the stream, which ends the loop. No connection or
- * transaction is held between pages.
+ * keyset pages by seq. Constant memory: at most a page being sent and the next one read ahead (the
+ * stream buffers one chunk, and piping stops at the socket's high-water mark until 'drain'); a
+ * client that goes away destroys the stream, which ends the loop. No connection or transaction is
+ * held between pages.
  */
 export function exportStream(
   pool: Pool,
@@ -29,20 +29,27 @@ export function exportStream(
   options: ExportOptions,
 ): Readable {
   const pageRows = options.pageRows ?? EXPORT_PAGE_ROWS;
+  const fetchPage = (from: number, limit: number): Promise<NdjsonPage> => {
+    const page = ndjsonPage(pool, filter, bounds, { from, limit, upTo: bounds.head });
+    void page.catch(() => undefined); // awaited below, or dropped when the client went away first
+    return page;
+  };
   async function* lines(): AsyncGenerator<string> {
-    let from = bounds.after;
     let left = options.limit ?? Number.POSITIVE_INFINITY;
+    let want = Math.min(pageRows, left);
+    // One page read ahead: the database reads the next page while this one is being sent.
+    let next: Promise<NdjsonPage> | undefined = fetchPage(bounds.after, want);
     let written = 0;
     try {
-      while (left > 0) {
-        const want = Math.min(pageRows, left);
-        const page = await ndjsonPage(pool, filter, bounds, { from, limit: want, upTo: bounds.head });
+      while (next) {
+        const page: NdjsonPage = await next;
+        left -= page.count;
+        const more: boolean = page.count === want && left > 0;
+        want = Math.min(pageRows, left);
+        next = more ? fetchPage(page.lastSeq, want) : undefined;
         if (page.count === 0) return;
         yield page.text;
         written += page.count;
-        left -= page.count;
-        from = page.lastSeq;
-        if (page.count < want) return;
       }
     } catch (error) {
       // Before the first line the error middleware answers (and logs) a 500. After it the status is
