@@ -84,11 +84,8 @@ export async function auditPage(
   page: PageRequest,
 ): Promise<AuditRow[]> {
   if (bounds.empty) return [];
-  const { seqs, values } = pageSeqs(filter, bounds, page);
-  const { rows } = await pool.query<AuditRow>(
-    `${auditSelect(true)} WHERE e.seq IN ${seqs} ORDER BY e.seq`,
-    values,
-  );
+  const { where, values } = pageWhere(filter, bounds, page);
+  const { rows } = await pool.query<AuditRow>(`${auditSelect(true)} WHERE ${where}`, values);
   return rows;
 }
 
@@ -165,10 +162,10 @@ export async function ndjsonPage(
   page: PageRequest,
 ): Promise<NdjsonPage> {
   if (bounds.empty) return { text: '', count: 0, lastSeq: page.from };
-  const { seqs, values } = pageSeqs(filter, bounds, page);
+  const { where, values } = pageWhere(filter, bounds, page);
   const { rows } = await pool.query<[...LineRow, string]>({
     text: `SELECT ${LINE_COLUMNS}, e.seq FROM audit_events e LEFT JOIN users u ON u.id = e.actor_id
-            WHERE e.seq IN ${seqs} ORDER BY e.seq`,
+            WHERE ${where}`,
     values,
     rowMode: 'array',
   });
@@ -178,12 +175,15 @@ export async function ndjsonPage(
   return { text: lines, count: rows.length, lastSeq: last ? Number(last[11]) : page.from };
 }
 
-/** The seqs of a page: `(SELECT seq ... ORDER BY seq LIMIT n)`, with its bind values. */
-export function pageSeqs(
+/**
+ * The WHERE clause (with ORDER BY and LIMIT) of a page of `audit_events e`, with its bind values:
+ * one index range read in place, or the seqs of several ranges merged.
+ */
+export function pageWhere(
   filter: EventLogFilter,
   bounds: SeqBounds,
   page: PageRequest,
-): { seqs: string; values: unknown[] } {
+): { where: string; values: unknown[] } {
   const values: unknown[] = [];
   const param = (value: unknown, cast = ''): string => {
     values.push(value);
@@ -211,16 +211,13 @@ export function pageSeqs(
                                                   ${param(filter.after.prepare.toString(), '::bigint')})`,
     );
 
-  const branch = (conditions: string[]): string =>
-    `(SELECT e.seq FROM audit_events e WHERE ${conditions.join(' AND ')} ORDER BY e.seq LIMIT ${limit})`;
+  const branches: string[][] = [];
   const stragglersFrom =
     bounds.stragglersFrom === undefined ? undefined : param(bounds.stragglersFrom, '::bigint');
   const main = stragglersFrom ? [...common, `e.seq < ${stragglersFrom}`] : common;
   const types = filter.types ?? [];
-  const branches =
-    types.length === 0
-      ? [branch(main)]
-      : types.map((type) => branch([...main, `e.event_type = ${param(type)}`]));
+  if (types.length === 0) branches.push(main);
+  else for (const type of types) branches.push([...main, `e.event_type = ${param(type)}`]);
   if (stragglersFrom && until) {
     const late = [
       ...common,
@@ -230,11 +227,15 @@ export function pageSeqs(
       `tstzrange(e.recorded_at, e.recorded_hwm, '[]') @> ${until}`,
     ];
     if (types.length > 0) late.push(`e.event_type = ANY (${param(types, '::text[]')})`);
-    branches.push(branch(late));
+    branches.push(late);
   }
-  const seqs =
-    branches.length === 1
-      ? branches[0]!
-      : `(SELECT s.seq FROM (${branches.join(' UNION ALL ')}) s ORDER BY s.seq LIMIT ${limit})`;
-  return { seqs, values };
+  const ordered = `ORDER BY e.seq LIMIT ${limit}`;
+  if (branches.length === 1) return { where: `${branches[0]!.join(' AND ')} ${ordered}`, values };
+  const ranges = branches.map(
+    (b) => `(SELECT e.seq FROM audit_events e WHERE ${b.join(' AND ')} ${ordered})`,
+  );
+  return {
+    where: `e.seq IN (SELECT s.seq FROM (${ranges.join(' UNION ALL ')}) s ORDER BY s.seq LIMIT ${limit}) ORDER BY e.seq`,
+    values,
+  };
 }
