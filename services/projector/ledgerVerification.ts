@@ -29,7 +29,9 @@ export interface LedgerFault {
 
 export interface LedgerVerification {
   readonly ok: boolean;
-  /** Ledger rows checked against the events (all of them when ok). */
+  /** The first seq verified (1: the whole chain). */
+  readonly fromSeq: number;
+  /** Ledger rows checked against the events (all of them from fromSeq when ok). */
   readonly eventsChecked: number;
   /** The ledger's head when the run began: what was verified. */
   readonly head: LedgerHead;
@@ -48,6 +50,11 @@ export interface VerifyLedgerOptions {
   readonly pool: Queryable;
   /** Events and ledger rows per read; the next page is read while this one is hashed. */
   readonly pageSize?: number;
+  /**
+   * Verify from this seq on (default 1, the whole chain), starting from the ledger's own hash and
+   * position at seq - 1: for a routine run after a full one has proven the rows before.
+   */
+  readonly fromSeq?: number;
   /** After each page: ledger rows checked so far, of `total`. */
   readonly onProgress?: (checked: number, total: number) => void;
 }
@@ -77,11 +84,13 @@ export async function verifyLedger(options: VerifyLedgerOptions): Promise<Ledger
   // after it is at or past them all.
   const head = await readLedgerHead(options.pool);
   const storeHead = await options.store.headPosition();
+  const fromSeq = Math.max(1, Math.min(options.fromSeq ?? 1, head.count + 1));
+  const start = await startingPoint(options.pool, fromSeq);
   const events = new PagedLookahead<RecordedEvent>((last) =>
-    readEvents(options.store, last?.position ?? START, storeHead, pageSize),
+    readEvents(options.store, last?.position ?? start.position, storeHead, pageSize),
   );
   const rows = new PagedLookahead<LedgerRow>((last) =>
-    readRows(options.pool, last?.seq ?? 0, head.count, pageSize),
+    readRows(options.pool, last?.seq ?? fromSeq - 1, head.count, pageSize),
   );
   const finish = (
     fault: LedgerFault | undefined,
@@ -89,20 +98,21 @@ export async function verifyLedger(options: VerifyLedgerOptions): Promise<Ledger
     newerEvents: number,
   ): LedgerVerification => ({
     ok: fault === undefined,
+    fromSeq,
     eventsChecked: checked,
     head,
     newerEvents,
     fault,
-    message: fault ? faultMessage(fault) : verifiedMessage(head, newerEvents),
+    message: fault ? faultMessage(fault) : verifiedMessage(head, fromSeq, newerEvents),
     startedAt,
     finishedAt: new Date(),
   });
 
-  let previous = GENESIS_HASH;
-  for (let seq = 1; seq <= head.count; seq++) {
+  let previous = start.hash;
+  for (let seq = fromSeq; seq <= head.count; seq++) {
     if (rows.needsFill()) {
       await rows.fill();
-      options.onProgress?.(seq - 1, head.count);
+      options.onProgress?.(seq - fromSeq, head.count - fromSeq + 1);
     }
     if (events.needsFill()) await events.fill();
     const row = rows.peek(0);
@@ -115,19 +125,38 @@ export async function verifyLedger(options: VerifyLedgerOptions): Promise<Ledger
           position: event ? formatPosition(event.position) : `seq ${seq}`,
           eventId: event?.id ?? '',
         },
-        seq - 1,
+        seq - fromSeq,
         0,
       );
-    if (!event) return finish(fault('removed', row), seq - 1, 0);
+    if (!event) return finish(fault('removed', row), seq - fromSeq, 0);
     const hash = chainHash(previous, event);
     const problem = compare(row, event, hash, rows, events);
-    if (problem) return finish(problem, seq - 1, 0);
+    if (problem) return finish(problem, seq - fromSeq, 0);
     previous = hash;
     rows.shift();
     events.shift();
   }
-  options.onProgress?.(head.count, head.count);
-  return finish(undefined, head.count, await events.drain());
+  const checked = head.count - fromSeq + 1;
+  options.onProgress?.(checked, checked);
+  return finish(undefined, checked, await events.drain());
+}
+
+/** The chain's hash and the store's position before `fromSeq`: genesis, or the ledger's row fromSeq - 1. */
+async function startingPoint(
+  db: Queryable,
+  fromSeq: number,
+): Promise<{ hash: Buffer; position: GlobalPosition }> {
+  if (fromSeq <= 1) return { hash: GENESIS_HASH, position: START };
+  const { rows } = await db.query<{ hash: Buffer; commit_position: string; prepare_position: string }>(
+    'SELECT hash, commit_position, prepare_position FROM audit_events WHERE seq = $1',
+    [fromSeq - 1],
+  );
+  const row = rows[0];
+  if (!row) throw new Error(`the ledger has no row at seq ${fromSeq - 1} to start from`);
+  return {
+    hash: row.hash,
+    position: { commit: BigInt(row.commit_position), prepare: BigInt(row.prepare_position) },
+  };
 }
 
 /** The first disagreement between ledger row n and the store's event n, if any. */
@@ -192,8 +221,12 @@ function faultMessage(f: LedgerFault): string {
   }
 }
 
-function verifiedMessage(head: LedgerHead, newerEvents: number): string {
-  const verified = `ledger verified: ${head.count} events, head ${head.position ?? '-'} ${head.hash.toString('hex')}`;
+function verifiedMessage(head: LedgerHead, fromSeq: number, newerEvents: number): string {
+  const events =
+    fromSeq > 1
+      ? `${head.count - fromSeq + 1} events (seq ${fromSeq} to ${head.count})`
+      : `${head.count} events`;
+  const verified = `ledger verified: ${events}, head ${head.position ?? '-'} ${head.hash.toString('hex')}`;
   return newerEvents > 0 ? `${verified}; ${newerEvents} newer events not yet chained` : verified;
 }
 

@@ -11,13 +11,15 @@ export {
   type VerifyLedgerOptions,
 } from './ledgerVerification';
 
-const USAGE = `usage: npm run verify-ledger [-- --json]
+const USAGE = `usage: npm run verify-ledger [-- [--json] [--from-seq N]]
 
 Recomputes the ledger's hash chain from the events and compares it with the ledger (the audit_log
 read model). Exit 0 when intact, 1 naming the first position where an event was altered, removed or
 inserted, 2 when it could not run. Reaches the database as the service does: DATABASE_URL, or the
 running all-in-one's embedded PostgreSQL found through DATA_DIR (default ./data); it starts nothing.
-  --json   one JSON object on stdout instead of the line of text
+  --json         one JSON object on stdout instead of the line of text
+  --from-seq N   verify from seq N on, starting from the ledger's hash at N - 1 (which an earlier
+                 full run proved): a routine run over what was chained since
 `;
 
 /**
@@ -26,18 +28,19 @@ running all-in-one's embedded PostgreSQL found through DATA_DIR (default ./data)
  */
 async function main(args: readonly string[]): Promise<number> {
   if (args.includes('--help') || args.includes('-h')) return (void process.stdout.write(USAGE), 0);
-  const unknown = args.filter((a) => a !== '--json');
-  if (unknown.length > 0) {
-    process.stderr.write(`unknown argument: ${unknown[0]}\n${USAGE}`);
+  const options = parseArguments(args);
+  if (typeof options === 'string') {
+    process.stderr.write(`${options}\n${USAGE}`);
     return 2;
   }
-  const json = args.includes('--json');
+  const { json, fromSeq } = options;
   const db = await connectToRunningDatabase(loadConfig(process.env));
   try {
     const showProgress = process.stderr.isTTY && !json;
     const result = await verifyLedger({
       store: db.store,
       pool: db.pool,
+      fromSeq,
       onProgress: showProgress
         ? (done, total) => process.stderr.write(`\rverifying ${done}/${total} events`)
         : undefined,
@@ -60,10 +63,28 @@ async function main(args: readonly string[]): Promise<number> {
   }
 }
 
+/** The options, or what is wrong with the arguments. */
+function parseArguments(args: readonly string[]): { json: boolean; fromSeq: number } | string {
+  let json = false;
+  let fromSeq = 1;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--json') json = true;
+    else if (arg === '--from-seq' || arg.startsWith('--from-seq=')) {
+      const value = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : args[++i];
+      if (value === undefined || !/^[1-9]\d{0,15}$/.test(value))
+        return `--from-seq takes a seq (1, 2, 3...), got "${value ?? ''}"`;
+      fromSeq = Number(value);
+    } else return `unknown argument: ${arg}`;
+  }
+  return { json, fromSeq };
+}
+
 function jsonOf(result: LedgerVerification): Record<string, unknown> {
   const seconds = (result.finishedAt.getTime() - result.startedAt.getTime()) / 1000;
   return {
     ok: result.ok,
+    from_seq: result.fromSeq,
     events_checked: result.eventsChecked,
     newer_events: result.newerEvents,
     head: {

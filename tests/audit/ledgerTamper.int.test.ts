@@ -333,6 +333,44 @@ test('events newer than the ledger are counted, not a failure', async () => {
   expect(await verify()).toMatchObject({ ok: true, eventsChecked: 38, newerEvents: 0 });
 });
 
+// (After the test above: 38 events chained.)
+test('from a seq on: starts from the ledger row before it, finds a fault after it, not one before', async () => {
+  const late = at(30);
+  const early = at(4);
+  const { rows } = await db.pool.query<{ hash: Buffer }>('SELECT hash FROM audit_events WHERE seq = 38');
+  expect(await verifyLedger({ store: db.store, pool: db.pool, pageSize: PAGE, fromSeq: 25 })).toMatchObject({
+    ok: true,
+    fromSeq: 25,
+    eventsChecked: 14,
+    head: { count: 38, hash: rows[0]!.hash },
+    message: expect.stringMatching(/^ledger verified: 14 events \(seq 25 to 38\), head /),
+  });
+  await tamper((c) =>
+    c.query(`UPDATE event_store.events SET data = '{}' WHERE event_id = ANY($1)`, [[late.id, early.id]]),
+  );
+  try {
+    const from = (fromSeq: number) =>
+      verifyLedger({ store: db.store, pool: db.pool, pageSize: PAGE, fromSeq });
+    expect(await from(10)).toMatchObject({
+      ok: false,
+      eventsChecked: 20,
+      fault: { kind: 'altered', seq: 30 },
+    });
+    expect(await from(1)).toMatchObject({ ok: false, eventsChecked: 3, fault: { kind: 'altered', seq: 4 } });
+    expect(await from(31)).toMatchObject({ ok: true, eventsChecked: 8 });
+    expect(await from(99)).toMatchObject({ ok: true, eventsChecked: 0 });
+  } finally {
+    await tamper(async (c) => {
+      for (const victim of [late, early])
+        await c.query('UPDATE event_store.events SET data = $2 WHERE event_id = $1', [
+          victim.id,
+          victim.data,
+        ]);
+    });
+  }
+  expect(await verify()).toMatchObject({ ok: true, eventsChecked: 38 });
+});
+
 /** The real script, as `npm run verify-ledger` runs it (from the sources), with DATABASE_URL. */
 function runScript(args: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'catalogue-verify-ledger-'));
@@ -390,4 +428,16 @@ test('the script exits 1 naming the altered event, 0 once undone, and records ea
   const recorded = await lastLedgerVerification(db.pool);
   expect(recorded).toMatchObject({ ok: true, eventsChecked: 38, firstBadPosition: null });
   expect(recorded!.finishedAt.getTime()).toBeGreaterThanOrEqual(recorded!.startedAt.getTime());
+
+  const routine = await runScript(['--from-seq', '30']);
+  expect(routine).toMatchObject({
+    code: 0,
+    stdout: expect.stringMatching(/^ledger verified: 9 events \(seq 30 to 38\), head /),
+  });
+  const wrong = await runScript(['--from-seq', '0']);
+  expect(wrong).toMatchObject({
+    code: 2,
+    stdout: '',
+    stderr: expect.stringContaining('--from-seq takes a seq'),
+  });
 });
