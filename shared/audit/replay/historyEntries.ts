@@ -18,6 +18,9 @@ export function historyEntries<Row extends { readonly event_id: string }, Base e
   steps: readonly TimelineStep[],
   base: (row: Row) => Base,
 ): Array<WithChanges<Base>> {
-  const changes = new Map(steps.map((step) => [step.event.id, changesBetween(step.before, step.after)]));
-  return rows.map((row) => ({ ...base(row), changes: changes.get(row.event_id) ?? {} }));
+  const byEvent = new Map(steps.map((step) => [step.event.id, step]));
+  return rows.map((row) => {
+    const step = byEvent.get(row.event_id);
+    return { ...base(row), changes: step ? changesBetween(step.before, step.after) : {} };
+  });
 }

@@ -53,9 +53,10 @@ export function historyReply(
   rows: readonly AuditRow[],
   steps: readonly TimelineStep[],
 ): Promise<Reply> {
-  const entries = historyEntries(rows, steps, auditEntryBase);
+  // Only the page's entries are built (a long history is replayed once, but compared only where asked).
   return listReply(ctx, {
-    count: () => Promise.resolve(entries.length),
-    fetch: ({ limit, offset }) => Promise.resolve(entries.slice(offset, offset + limit)),
+    count: () => Promise.resolve(rows.length),
+    fetch: ({ limit, offset }) =>
+      Promise.resolve(historyEntries(rows.slice(offset, offset + limit), steps, auditEntryBase)),
   });
 }
