@@ -109,6 +109,7 @@ function prng(seed: number): () => number {
 }
 
 const STRINGS = [
+  '__proto__',
   '',
   'a',
   'é',
@@ -179,6 +180,12 @@ describe('canonicalJson', () => {
     expect(canonicalJson({ 9: 'a', 10: 'b', b: 1, B: 2, '😀': 3, '€': 4 })).toBe(
       '{"10":"b","9":"a","B":2,"b":1,"€":4,"😀":3}',
     );
+  });
+
+  test('keeps a member named __proto__ (as JSON.parse makes it) and orders it like any other', () => {
+    const parsed = JSON.parse('{"b": 1, "__proto__": {"z": 1, "a": 2}, "A": 3}') as unknown;
+    expect(canonicalJson(parsed)).toBe('{"A":3,"__proto__":{"a":2,"z":1},"b":1}');
+    expect(canonicalJson(parsed)).toBe(canonicalize(parsed));
   });
 
   test('leaves out undefined members, writes undefined array slots as null, honours toJSON, refuses NaN', () => {
