@@ -74,7 +74,7 @@ export async function startAllInOne(
 
   const { commands, queries } = serviceRoutes(
     commandDeps,
-    createQueryDeps(config, infra, platform.progress, search.reader),
+    createQueryDeps(config, infra, platform.progress, logger, search.reader),
   );
   const common = { ...platform.apiOptions, knownRoutes: [...commands, ...queries] };
   const commandApp = createCommandApp(

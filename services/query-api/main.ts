@@ -22,7 +22,7 @@ void runUntilSignal('query-api', async () => {
   // It documents the whole service (the gateway sends /api/schema/ here) from the generated document.
   const app = createQueryApp(
     { ...platform.apiOptions, knownRoutes: routeKeysOf(API_DOCUMENT), openApiDocument: API_DOCUMENT },
-    queryRoutes(createQueryDeps(config, infra, platform.progress, search.reader)),
+    queryRoutes(createQueryDeps(config, infra, platform.progress, logger, search.reader)),
   );
   const server = createHttpServer(app, config.httpTimeouts).listen(config.port, config.host);
   logger.info('query-api listening', { port: config.port });

@@ -1,6 +1,7 @@
 import type { Pool } from 'pg';
 import type { Config } from '#shared/config/config';
 import type { BlobStore } from '#shared/blobStore/blobStore';
+import type { Logger } from '#shared/logging/logger';
 import type { EventStore } from '#shared/eventStore/eventStore';
 import type { Infrastructure } from '#shared/platform/openInfrastructure';
 import type { SearchReader, SearchResult } from '#shared/search/searchIndex';
@@ -25,6 +26,8 @@ export interface QueryDeps {
   /** The event store, read by the audit replays (history and as_of), never appended to here. */
   readonly store: EventStore;
   readonly blobs: BlobStore;
+  /** For what fails after an answer has begun (an export cut mid-stream): nothing else can report it. */
+  readonly logger: Logger;
   readonly users: UserLoader;
   /** The brains list's `search` and `facets` (SEARCH_BACKEND). */
   readonly search: SearchReader;
@@ -61,12 +64,14 @@ export function createQueryDeps(
   config: Pick<Config, 'uploaderEmailVisibility' | 'listCacheBytes' | 'searchBackend'>,
   infra: Infrastructure,
   progress: ProjectionProgress,
+  logger: Logger,
   search: SearchReader = createPostgresSearchReader({ pool: infra.readModels }),
 ): QueryDeps {
   return {
     readModels: infra.readModels,
     store: infra.store,
     blobs: infra.blobs,
+    logger,
     users: new UserLoader(infra.readModels),
     search,
     uploaderEmails: config.uploaderEmailVisibility,

@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { PermissionDeniedError } from '#shared/errors/httpErrors';
 import type { RequestContext, RouteSpec } from '#shared/http/routeSpec';
-import type { Logger } from '#shared/logging/logger';
 import { Nullable } from '#shared/views/nullable';
 import type { QueryDeps } from '#services/query-api/queryDeps';
 import { auditEntryJson, auditEntrySchema, auditPosition } from './auditEntry';
@@ -32,10 +31,7 @@ function nextUrl(ctx: RequestContext, after: string): string {
 const wantsNdjson = (ctx: RequestContext): boolean =>
   ctx.req.accepts(['application/json', NDJSON]) === NDJSON;
 
-/** The route's dependencies: the query side's, and a logger for exports that fail mid-stream. */
-export type AuditEventsDeps = QueryDeps & { readonly logger?: Logger };
-
-export const auditEventsRoute = (deps: AuditEventsDeps): RouteSpec<unknown, typeof AuditEventsQuery> => ({
+export const auditEventsRoute = (deps: QueryDeps): RouteSpec<unknown, typeof AuditEventsQuery> => ({
   method: 'get',
   path: '/api/audit/events/',
   operationId: 'listAuditEvents',
