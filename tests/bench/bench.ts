@@ -1,5 +1,6 @@
 import { startBenchPostgres } from './benchPostgres';
 import { measureAppends } from './appendBench';
+import { measureAudit } from './auditBench';
 import { measureCatalogue } from './catalogueBench';
 import { Cleanup } from './cleanup';
 import type { Figure } from './figure';
@@ -26,6 +27,13 @@ async function main(cleanup: Cleanup): Promise<void> {
     http: () => measureMeEndpoint(pg, cleanup, http),
     catalogue: () =>
       measureCatalogue(pg, cleanup, { ...http, brains: positiveInteger('BENCH_BRAINS', 100_000) }),
+    audit: () =>
+      measureAudit(pg, cleanup, {
+        events: positiveInteger('BENCH_AUDIT_EVENTS', 1_000_000),
+        rounds: 3,
+        connections: 4,
+        durationSeconds: 5,
+      }),
     processor: () =>
       measureApiWhileProcessing(pg, cleanup, {
         rounds: 3,

@@ -1,0 +1,255 @@
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { createPostgresEventStore } from '#shared/eventStore/postgres/postgresEventStore';
+import { formatPosition, type EventStore, type NewEvent } from '#shared/eventStore/eventStore';
+import { ProjectionRunner } from '#shared/projections/projectionRunner';
+import { createPasswordHasher } from '#shared/auth/passwords';
+import { allProjections } from '#services/projector/projections/allProjections';
+import { auditLogProjection } from '#services/projector/projections/auditLogProjection';
+import { verifyLedger } from '#services/projector/verifyLedger';
+import type { BenchPostgres } from './benchPostgres';
+import { startBenchService } from './benchService';
+import { writeCatalogue } from './catalogueWriter';
+import type { Cleanup } from './cleanup';
+import { milliseconds, perSecond, type Figure } from './figure';
+import { checked, generateLoad, summarise } from './loadGenerator';
+import { printDetail, printFigure, printSection } from './report';
+
+const BATCH = 2000;
+/** Events of a generated catalogue per brain (IdAllocated, UploadReceived, BrainCreated). */
+const EVENTS_PER_BRAIN = 3;
+const REVISIONS = 200;
+const STAFF_PASSWORD = 'bench-staff-password';
+
+export interface AuditPlan {
+  readonly events: number;
+  readonly rounds: number;
+  readonly connections: number;
+  readonly durationSeconds: number;
+}
+
+/**
+ * The auditor's instruments at scale (issue 18): a store of `events` events (a generated catalogue
+ * and one brain with REVISIONS revisions), then
+ * - ledger catch-up: the audit_log projection (index rows + hash chain) alone, from zero (events/s);
+ * - verify-ledger: the chain recomputed from the events and compared (events/s);
+ * - the event log with a type filter and a time range, uncached, varied windows (p99);
+ * - `as_of` on the brain with REVISIONS revisions, at random revisions (p99);
+ * - the NDJSON export of every event (events/s).
+ */
+export async function measureAudit(
+  bench: BenchPostgres,
+  cleanup: Cleanup,
+  plan: AuditPlan,
+): Promise<Figure[]> {
+  printSection(`audit over ${plan.events.toLocaleString('en-US')} events`);
+  const databaseUrl = await bench.createDatabase('bench_audit');
+  const store = createPostgresEventStore({ connectionString: databaseUrl, poolSize: 10 });
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
+  pool.on('error', () => undefined);
+  const closeStore = cleanup.defer('audit store', async () => {
+    await pool.end();
+    await store.close();
+  });
+  await store.migrate();
+  const brains = Math.max(1, Math.floor(plan.events / EVENTS_PER_BRAIN));
+  const written = await writeCatalogue(store, brains, () => undefined);
+  const revisionPositions = await reviseBrain(store, 1, REVISIONS);
+  await makeStaff(store, 1);
+  printDetail(`wrote ${written.events + REVISIONS + 2} events in ${written.seconds.toFixed(1)} s`);
+
+  const figures: Figure[] = [];
+  const ledger = new ProjectionRunner({ store, pool, projections: [auditLogProjection], batchSize: BATCH });
+  let started = performance.now();
+  const chained = await ledger.catchUp();
+  figures.push(
+    figure(
+      'ledger catch-up (audit_log projection alone, from zero)',
+      [chained / seconds(started)],
+      perSecond('events'),
+      {
+        kind: 'at least',
+        value: 50_000,
+      },
+    ),
+  );
+  started = performance.now();
+  const verification = await verifyLedger({ store, pool });
+  if (!verification.ok)
+    throw new Error(`verify-ledger failed on an untouched store: ${verification.message}`);
+  figures.push(
+    figure('verify-ledger', [verification.eventsChecked / seconds(started)], perSecond('events'), {
+      kind: 'at least',
+      value: 100_000,
+    }),
+  );
+  started = performance.now();
+  const rest = await new ProjectionRunner({
+    store,
+    pool,
+    projections: allProjections,
+    batchSize: BATCH,
+  }).catchUp();
+  printDetail(`the other read models caught up on ${rest} events in ${seconds(started).toFixed(1)} s`);
+  const span = await recordedSpan(pool);
+  await pool.query('VACUUM (ANALYZE) rm.audit_events_v1');
+  await closeStore();
+
+  const service = await startBenchService(databaseUrl, path.join(bench.scratchDir, 'audit'));
+  const closeService = cleanup.defer('audit all-in-one', () => service.close());
+  const token = await login(service.url, 'bench1@example.org', STAFF_PASSWORD);
+  const headers = { authorization: `Token ${token}` };
+  const load = {
+    url: service.url,
+    connections: plan.connections,
+    durationSeconds: plan.durationSeconds,
+    headers,
+  };
+
+  const logRounds: number[] = [];
+  for (let round = 0; round < plan.rounds; round++) {
+    const result = checked(await generateLoad({ ...load, paths: eventLogPaths(span, 300) }));
+    printDetail(`event log, type + time range: ${summarise(result)}`);
+    logRounds.push(result.latencyP99Ms);
+  }
+  figures.push(
+    figure('event log p99, type filter + time range', logRounds, milliseconds, {
+      kind: 'at most',
+      value: 50,
+    }),
+  );
+
+  const asOfRounds: number[] = [];
+  const asOfPaths = revisionPositions.map((p) => `/api/brains/1/?as_of=${encodeURIComponent(p)}`);
+  for (let round = 0; round < plan.rounds; round++) {
+    const result = checked(await generateLoad({ ...load, paths: asOfPaths }));
+    printDetail(`as_of on a brain with ${REVISIONS} revisions: ${summarise(result)}`);
+    asOfRounds.push(result.latencyP99Ms);
+  }
+  figures.push(
+    figure(`as_of p99, brain with ${REVISIONS} revisions`, asOfRounds, milliseconds, {
+      kind: 'at most',
+      value: 20,
+    }),
+  );
+
+  started = performance.now();
+  const lines = await exportAll(service.url, headers);
+  figures.push(
+    figure('NDJSON export of every event', [lines / seconds(started)], perSecond('events'), {
+      kind: 'at least',
+      value: 50_000,
+    }),
+  );
+  printDetail(`exported ${lines} events`);
+  await closeService();
+  return figures;
+}
+
+const seconds = (since: number): number => (performance.now() - since) / 1000;
+
+function figure(name: string, rounds: number[], unit: Figure['unit'], target: Figure['target']): Figure {
+  const f: Figure = { name, rounds, unit, target };
+  printFigure(f);
+  return f;
+}
+
+function metadata(actor: string): NewEvent['metadata'] {
+  return { actor, requestId: randomUUID(), correlationId: randomUUID(), causationId: null, schemaVersion: 1 };
+}
+
+/** `revisions` renames of one brain, one event each; the positions they were appended at. */
+async function reviseBrain(store: EventStore, brainId: number, revisions: number): Promise<string[]> {
+  const positions: string[] = [];
+  for (let i = 1; i <= revisions; i++) {
+    const result = await store.appendToStream(`brain-${brainId}`, [
+      {
+        id: randomUUID(),
+        type: 'BrainUpdated',
+        data: {
+          brainId,
+          changes: { name: `revision ${i}` },
+          updatedBy: 1,
+          updatedAt: new Date().toISOString(),
+        },
+        metadata: metadata('1'),
+      },
+    ]);
+    positions.push(formatPosition(result.position));
+  }
+  return positions;
+}
+
+/** User `userId` becomes staff with a known password (the generated users' hashes are random). */
+async function makeStaff(store: EventStore, userId: number): Promise<void> {
+  const passwordHash = await createPasswordHasher(10).hash(STAFF_PASSWORD);
+  const now = new Date().toISOString();
+  await store.appendToStream(`user-${userId}`, [
+    {
+      id: randomUUID(),
+      type: 'UserPasswordChanged',
+      data: { userId, passwordHash, changedAt: now },
+      metadata: metadata('system'),
+    },
+    {
+      id: randomUUID(),
+      type: 'UserStaffStatusChanged',
+      data: { userId, isStaff: true, changedAt: now },
+      metadata: metadata('system'),
+    },
+  ]);
+}
+
+async function recordedSpan(pool: pg.Pool): Promise<{ from: number; to: number }> {
+  const { rows } = await pool.query<{ first: Date; last: Date }>(
+    'SELECT min(recorded_at) AS first, max(recorded_at) AS last FROM audit_events',
+  );
+  return { from: rows[0]!.first.getTime(), to: rows[0]!.last.getTime() };
+}
+
+/** Varied uncached requests: a type (or two) and a window of 1 % to 10 % of the span at a random place. */
+function eventLogPaths(span: { from: number; to: number }, count: number): string[] {
+  const types = [
+    'BrainCreated',
+    'UploadReceived',
+    'BrainUpdated',
+    'BrainCreated,UploadReceived',
+    'UserRegistered',
+  ];
+  const width = span.to - span.from;
+  const paths: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const size = width * (0.01 + Math.random() * 0.09);
+    const since = span.from + Math.random() * (width - size);
+    const query = new URLSearchParams({
+      type: types[i % types.length]!,
+      since: new Date(since).toISOString(),
+      until: new Date(since + size).toISOString(),
+    });
+    paths.push(`/api/audit/events/?${query.toString()}`);
+  }
+  return paths;
+}
+
+async function login(baseUrl: string, email: string, password: string): Promise<string> {
+  const response = await fetch(`${baseUrl}/api/auth/login/`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
+  if (!response.ok) throw new Error(`login: ${response.status} ${await response.text()}`);
+  return ((await response.json()) as { token: string }).token;
+}
+
+/** Streams the whole export and counts its lines. */
+async function exportAll(baseUrl: string, headers: Record<string, string>): Promise<number> {
+  const response = await fetch(`${baseUrl}/api/audit/events/?include_internal=true`, {
+    headers: { ...headers, accept: 'application/x-ndjson' },
+  });
+  if (!response.ok || !response.body) throw new Error(`export: ${response.status} ${await response.text()}`);
+  let lines = 0;
+  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>)
+    for (const byte of chunk) if (byte === 10) lines++;
+  return lines;
+}
