@@ -54,8 +54,9 @@ describe('the all-in-one process', () => {
         ADMIN_EMAIL: STAFF.email,
         ADMIN_PASSWORD: STAFF.password,
       }),
+      90_000, // loading the service's sources through tsx takes long on a busy machine
     );
-  });
+  }, 120_000);
   afterAll(async () => {
     await service?.kill();
     rmSync(dataDir, { recursive: true, force: true });
