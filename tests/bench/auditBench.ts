@@ -5,6 +5,7 @@ import { createPostgresEventStore } from '#shared/eventStore/postgres/postgresEv
 import { formatPosition, type EventStore, type NewEvent } from '#shared/eventStore/eventStore';
 import { ProjectionRunner } from '#shared/projections/projectionRunner';
 import { createPasswordHasher } from '#shared/auth/passwords';
+import { reservationStreamName } from '#shared/domain/reservation/reservation';
 import { allProjections } from '#services/projector/projections/allProjections';
 import { auditLogProjection } from '#services/projector/projections/auditLogProjection';
 import { verifyLedger } from '#services/projector/verifyLedger';
@@ -181,8 +182,24 @@ async function reviseBrain(store: EventStore, brainId: number, revisions: number
   return positions;
 }
 
-/** User `userId` becomes staff with a known password (the generated users' hashes are random). */
+/**
+ * User `userId` becomes staff with a known password (the generated users' hashes are random) and
+ * can log in by e-mail (login finds the account through the e-mail's reservation stream).
+ */
 async function makeStaff(store: EventStore, userId: number): Promise<void> {
+  await store.appendToStream(reservationStreamName('email', `bench${userId}@example.org`), [
+    {
+      id: randomUUID(),
+      type: 'ValueReserved',
+      data: {
+        scope: 'email',
+        value: `bench${userId}@example.org`,
+        ownerId: `user-${userId}`,
+        reservedAt: new Date().toISOString(),
+      },
+      metadata: metadata('system'),
+    },
+  ]);
   const passwordHash = await createPasswordHasher(10).hash(STAFF_PASSWORD);
   const now = new Date().toISOString();
   await store.appendToStream(`user-${userId}`, [
