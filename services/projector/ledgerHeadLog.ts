@@ -2,6 +2,7 @@ import type { Pool } from 'pg';
 import type { EventStore, GlobalPosition } from '#shared/eventStore/eventStore';
 import { START, comparePositions, parsePosition } from '#shared/eventStore/eventStore';
 import type { Logger } from '#shared/logging/logger';
+import { abortableSleep } from '#shared/runtime/abortableSleep';
 import { LEDGER_ALGORITHM } from '#shared/audit/ledgerChain';
 import { type LedgerHead, ledgerLagEvents, readLedgerHead } from '#shared/audit/ledgerHead';
 import { lastLedgerVerification } from '#shared/audit/ledgerVerifications';
@@ -62,9 +63,9 @@ export function startLedgerHeadLog(deps: {
       logHead(head);
       return true;
     };
-    while (!signal.aborted && !(await attempt(caughtUp))) await sleep(CATCH_UP_POLL_MS, signal);
+    while (!signal.aborted && !(await attempt(caughtUp))) await abortableSleep(CATCH_UP_POLL_MS, signal, { unref: true });
     while (!signal.aborted) {
-      await sleep(deps.intervalSeconds * 1000, signal);
+      await abortableSleep(deps.intervalSeconds * 1000, signal, { unref: true });
       if (!signal.aborted && deps.leading())
         await attempt(async () => {
           logHead(await readLedgerHead(deps.pool));
@@ -86,17 +87,3 @@ export async function readLedgerReadings(pool: Pool): Promise<LedgerReadings> {
   };
 }
 
-/** A wait that never keeps the process alive, cut short when the signal aborts. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    timer.unref();
-    signal.addEventListener('abort', done, { once: true });
-  });
-}

@@ -1,5 +1,8 @@
-/** Resolves after `ms`, or at once when the signal aborts (never rejects: callers check the signal). */
-export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+/**
+ * Resolves after `ms`, or at once when the signal aborts (never rejects: callers check the signal).
+ * `unref`: the wait alone does not keep the process alive.
+ */
+export function abortableSleep(ms: number, signal: AbortSignal, { unref = false } = {}): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
     const done = (): void => {
@@ -8,6 +11,7 @@ export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
       resolve();
     };
     const timer = setTimeout(done, ms);
+    if (unref) timer.unref();
     signal.addEventListener('abort', done, { once: true });
   });
 }
