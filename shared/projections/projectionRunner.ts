@@ -85,18 +85,25 @@ export class ProjectionRunner {
   async catchUp(onProgress?: (applied: number, position: GlobalPosition) => void): Promise<number> {
     const active = await this.load();
     const head = await this.options.store.headPosition();
+    const read = (after: GlobalPosition): Promise<RecordedEvent[]> =>
+      comparePositions(after, head) < 0
+        ? this.options.store.readAll({ after, maxCount: this.options.batchSize ?? 1000 })
+        : Promise.resolve([]);
     let applied = 0;
-    let from = earliestPosition(active);
-    while (comparePositions(from, head) < 0) {
-      const batch = await this.options.store.readAll({
-        after: from,
-        maxCount: this.options.batchSize ?? 1000,
-      });
+    // The next batch is read while this one is applied (the store and the read models work at once).
+    let next = read(earliestPosition(active));
+    for (;;) {
+      const batch = await next;
       if (batch.length === 0) break;
-      await this.apply(active, batch);
+      const end = batch[batch.length - 1]!.position;
+      next = read(end);
+      // A failed apply must not leave the read-ahead's rejection unobserved.
+      await this.apply(active, batch).catch(async (error: unknown) => {
+        await next.catch(() => undefined);
+        throw error;
+      });
       applied += batch.length;
-      from = batch[batch.length - 1]!.position;
-      onProgress?.(applied, from);
+      onProgress?.(applied, end);
     }
     return applied;
   }

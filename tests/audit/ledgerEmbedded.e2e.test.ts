@@ -1,11 +1,14 @@
-import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { client, newUser } from '#tests/support/httpClient';
-import { freePort } from '#tests/support/freePort';
-import { serviceEnv } from '#tests/support/serviceEnv';
-import { spawnAllInOne, type ServiceProcess } from '#tests/support/spawnService';
+import type { ServiceProcess } from '#tests/support/spawnService';
+import {
+  type ScriptRun,
+  embeddedServiceForFile,
+  postmasterPid,
+  runOperatorScript,
+} from '#tests/support/operatorTools';
 import { waitFor } from '#tests/support/waitFor';
 
 /**
@@ -14,76 +17,27 @@ import { waitFor } from '#tests/support/waitFor';
  * serving), verifies the chain at the head the route answers, and its recorded run shows on the
  * service's /metrics/.
  */
-const REPO_ROOT = path.resolve(__dirname, '../..');
 const STAFF = { email: 'ledger-embedded@example.org', password: 'ledger-embedded-password' };
-let dataDir: string;
-let service: ServiceProcess | undefined;
-
-beforeAll(async () => {
-  dataDir = mkdtempSync(path.join(tmpdir(), 'catalogue-ledger-embedded-'));
-  chmodSync(dataDir, 0o755); // as root the cluster runs as `postgres`, which must reach its data dir
-  const env = serviceEnv('', dataDir, String(await freePort()), {
-    EMBEDDED_PG_PORT: '',
-    PROCESSOR_ENABLED: 'false',
-    ADMIN_EMAIL: STAFF.email,
-    ADMIN_PASSWORD: STAFF.password,
-  });
-  service = await spawnAllInOne(env, 120_000);
-}, 150_000);
-
-afterAll(async () => {
-  if (service) {
-    // SIGTERM: the service stops its PostgreSQL (a SIGKILL would leave the postmaster behind).
-    process.kill(service.pid, 'SIGTERM');
-    await waitFor('the service to exit', () => Promise.resolve(isAlive(service!.pid)), {
-      timeoutMs: 30_000,
-      intervalMs: 200,
-      until: (alive) => !alive,
-    }).catch(() => undefined);
-    await service.kill();
-  }
-  rmSync(dataDir, { recursive: true, force: true });
+const embedded = embeddedServiceForFile('ledger-embedded', {
+  PROCESSOR_ENABLED: 'false',
+  ADMIN_EMAIL: STAFF.email,
+  ADMIN_PASSWORD: STAFF.password,
 });
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const postmasterPid = (): number | undefined => {
-  const file = path.join(dataDir, 'postgres', 'postmaster.pid');
-  return existsSync(file) ? Number(readFileSync(file, 'utf8').split('\n')[0]) : undefined;
-};
-
-function runScript(
-  env: Record<string, string>,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'services/projector/verifyLedger.ts'], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, DATABASE_URL: '', EVENTSTORE_CONNECTION_STRING: '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  return new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
-}
+const dataDir = (): string => embedded.dataDir();
+const service = (): ServiceProcess => embedded.service();
+const runScript = (env: Record<string, string>): Promise<ScriptRun> =>
+  runOperatorScript('services/projector/verifyLedger.ts', env);
 
 test('finds the running embedded PostgreSQL through DATA_DIR and verifies the ledger clean at its head', async () => {
-  const api = client(service!.url);
+  const api = client(service().url);
   await newUser(api);
   const login = await api.post('/api/auth/login/', { json: STAFF });
   expect(login.status).toBe(200);
   const token = login.body.token as string;
   const head = await api.get('/api/audit/ledger/', { token });
   expect(head.status).toBe(200);
-  const postmaster = postmasterPid();
-  const run = await runScript({ DATA_DIR: dataDir });
+  const postmaster = postmasterPid(dataDir());
+  const run = await runScript({ DATA_DIR: dataDir() });
   expect(run).toEqual({
     code: 0,
     stdout: expect.stringMatching(/^ledger verified: \d+ events, head \d+\.\d+ [0-9a-f]{64}\n$/),
@@ -92,7 +46,7 @@ test('finds the running embedded PostgreSQL through DATA_DIR and verifies the le
   const [, count] = /^ledger verified: (\d+) events/.exec(run.stdout)!;
   expect(Number(count)).toBeGreaterThanOrEqual(head.body.count as number);
   // The same server, still serving; the run recorded where the service's metrics read it.
-  expect(postmasterPid()).toBe(postmaster);
+  expect(postmasterPid(dataDir())).toBe(postmaster);
   const metrics = await waitFor(
     'the verification on /metrics/',
     async () => (await api.get('/metrics/')).text,
