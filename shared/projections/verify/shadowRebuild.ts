@@ -3,6 +3,7 @@ import type { Pool, PoolClient } from 'pg';
 import type { EventStore, GlobalPosition } from '#shared/eventStore/eventStore';
 import { START, comparePositions } from '#shared/eventStore/eventStore';
 import { inTransaction } from '#shared/infra/postgres/inTransaction';
+import { withClient } from '#shared/infra/postgres/withClient';
 import type { Projection, ProjectionContext } from '../projection';
 import { appliesTo } from '../projection';
 
@@ -131,39 +132,35 @@ export async function rebuildShadow(options: ShadowRebuildOptions): Promise<numb
     (max, t) => (comparePositions(t.upTo, max) > 0 ? t.upTo : max),
     START,
   );
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  const onError = (error: Error): void => {
-    broken ??= error;
-  };
-  client.on('error', onError);
-  try {
-    await client.query('SET synchronous_commit = off');
-    let after = START;
-    let applied = 0;
-    while (comparePositions(after, last) < 0) {
-      options.signal?.throwIfAborted();
-      const read = await store.readAll({ after, maxCount: options.batchSize ?? DEFAULT_BATCH_SIZE });
-      const batch = read.filter((e) => comparePositions(e.position, last) <= 0);
-      if (batch.length === 0) {
-        if (read.length > 0) break;
-        throw new Error(
-          'the event store ended before the position the read models stand at (were events deleted?)',
-        );
+  // Discarded after: its session settings go with it.
+  return withClient(
+    pool,
+    async (client) => {
+      await client.query('SET synchronous_commit = off');
+      let after = START;
+      let applied = 0;
+      while (comparePositions(after, last) < 0) {
+        options.signal?.throwIfAborted();
+        const read = await store.readAll({ after, maxCount: options.batchSize ?? DEFAULT_BATCH_SIZE });
+        const batch = read.filter((e) => comparePositions(e.position, last) <= 0);
+        if (batch.length === 0) {
+          if (read.length > 0) break;
+          throw new Error(
+            'the event store ended before the position the read models stand at (were events deleted?)',
+          );
+        }
+        for (const { projection, upTo } of targets) {
+          const events = batch.filter(
+            (e) => appliesTo(projection, e.type) && comparePositions(e.position, upTo) <= 0,
+          );
+          if (events.length > 0) await projection.apply(shadow.context(projection, client), events);
+        }
+        applied += batch.length;
+        after = batch[batch.length - 1]!.position;
+        options.onProgress?.(applied, after);
       }
-      for (const { projection, upTo } of targets) {
-        const events = batch.filter(
-          (e) => appliesTo(projection, e.type) && comparePositions(e.position, upTo) <= 0,
-        );
-        if (events.length > 0) await projection.apply(shadow.context(projection, client), events);
-      }
-      applied += batch.length;
-      after = batch[batch.length - 1]!.position;
-      options.onProgress?.(applied, after);
-    }
-    return applied;
-  } finally {
-    client.off('error', onError);
-    client.release(broken ?? true); // its session settings go with it
-  }
+      return applied;
+    },
+    { discard: true },
+  );
 }
