@@ -1,4 +1,5 @@
 /** JSON representations of a brain: shape A (catalogue) and shape B (detail), interface-spec 2.7. */
+import type { ActiveBrain } from '#shared/domain/brains/events';
 import { uploadExtension } from '#shared/domain/uploads/fileRules';
 
 /** What shape B needs: the brain row and the name of its file. */
@@ -40,6 +41,28 @@ export interface BrainARow extends BrainBRow {
   readonly uploader_username: string | null;
   readonly uploader_email: string | null;
   readonly file_size_bytes: string | number | null;
+}
+
+/**
+ * The row fields a brain's own state gives, as brainsProjection stores them: what a command's reply
+ * (shape B) and the audit replays build their rows from. `fileName`: its file's original name.
+ */
+export function brainRowOfState(brain: ActiveBrain, fileName: string | null): BrainBRow {
+  return {
+    id: brain.brainId,
+    readable_id: brain.readableId,
+    uuid: brain.uuid,
+    name: brain.name,
+    date_uploaded: brain.createdAt,
+    website: brain.website,
+    verified: brain.verified,
+    category_id: brain.categoryId,
+    uploader_id: brain.uploaderId,
+    atlas_id: brain.atlasId,
+    is_reference: brain.isReference,
+    extra_link: brain.extraLink,
+    file_name: fileName,
+  };
 }
 
 export type BrainShape = 'a' | 'b';

@@ -16,6 +16,7 @@ import {
   type BrainShape,
   type BrainView,
   brainJson,
+  brainRowOfState,
   brainShapeB,
 } from '#shared/views/brainViews';
 import type { Replay } from './timeline';
@@ -39,21 +40,9 @@ export function brainRowAt(world: CatalogueWorld, brainId: number): BrainARow | 
   const uploader = world.users.get(brain.uploaderId);
   const registered = uploader?.status === 'registered' ? uploader : undefined;
   return {
-    id: brain.brainId,
-    readable_id: brain.readableId,
-    uuid: brain.uuid,
-    name: brain.name,
+    ...brainRowOfState(brain, file?.filename ?? null),
     description: brain.description,
-    date_uploaded: brain.createdAt,
-    website: brain.website,
-    verified: brain.verified,
     color: brain.color,
-    category_id: brain.categoryId,
-    uploader_id: brain.uploaderId,
-    atlas_id: brain.atlasId,
-    is_reference: brain.isReference,
-    extra_link: brain.extraLink,
-    file_name: file?.filename ?? null,
     file_size_bytes: file?.sizeBytes ?? null,
     file_metadata: file?.metadata ?? null,
     // A failed upload has no preview (uploadsProjection clears it).
