@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +9,7 @@ import { lastLedgerVerification } from '#shared/audit/ledgerVerifications';
 import { auditLogProjection } from '#services/projector/projections/auditLogProjection';
 import { verifyLedger } from '#services/projector/verifyLedger';
 import { eventStoreDatabase } from '#tests/support/eventStoreDatabase';
+import { type ScriptRun, runOperatorScript } from '#tests/support/operatorTools';
 import { serviceEnv } from '#tests/support/serviceEnv';
 
 /**
@@ -18,7 +18,6 @@ import { serviceEnv } from '#tests/support/serviceEnv';
  * inserted, and a ledger row edited; the untouched store, and the store once each change is undone,
  * verify clean. Small pages, so the breaks fall across page boundaries too.
  */
-const REPO_ROOT = path.resolve(__dirname, '../..');
 const db = eventStoreDatabase('ledger_tamper');
 const PAGE = 7;
 let events: RecordedEvent[];
@@ -372,23 +371,17 @@ test('from a seq on: starts from the ledger row before it, finds a fault after i
 });
 
 /** The real script, as `npm run verify-ledger` runs it (from the sources), with DATABASE_URL. */
-function runScript(args: string[] = []): Promise<{ code: number | null; stdout: string; stderr: string }> {
+async function runScript(args: string[] = []): Promise<ScriptRun> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'catalogue-verify-ledger-'));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'services/projector/verifyLedger.ts', ...args], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, ...serviceEnv(db.url, dataDir, '0') },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  return new Promise((resolve) =>
-    child.once('exit', (code) => {
-      rmSync(dataDir, { recursive: true, force: true });
-      resolve({ code, stdout, stderr });
-    }),
-  );
+  try {
+    return await runOperatorScript(
+      'services/projector/verifyLedger.ts',
+      serviceEnv(db.url, dataDir, '0'),
+      args,
+    );
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 }
 
 test('the script exits 1 naming the altered event, 0 once undone, and records each run', async () => {

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -17,6 +16,7 @@ import { upload } from '#tests/e2e/uploads/uploadFixtures';
 import { type CuratedService, startCuratedService } from '#tests/support/curatedService';
 import { newUser } from '#tests/support/httpClient';
 import { waitUntilCaughtUp } from '#tests/support/readModelAudit';
+import { type ScriptRun, runOperatorScript } from '#tests/support/operatorTools';
 import { serviceEnv } from '#tests/support/serviceEnv';
 import { waitFor } from '#tests/support/waitFor';
 import { startWriteLoad } from '#tests/support/writeLoad';
@@ -26,7 +26,6 @@ import { startWriteLoad } from '#tests/support/writeLoad';
  * of data equals its rebuild, also while writers keep going; a row altered, deleted or added by
  * hand is named; nothing is left behind (shadow schemas), also when interrupted or killed.
  */
-const REPO_ROOT = path.resolve(__dirname, '../..');
 
 let curated: CuratedService;
 let db: Client;
@@ -246,26 +245,14 @@ test('interrupted, or killed before, it leaves no shadow schema behind', async (
 });
 
 /** The real script, as `npm run verify-projections` runs it (here from the sources), with DATABASE_URL. */
-function runScript(
-  extraEnv: Record<string, string> = {},
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
+async function runScript(extraEnv: Record<string, string> = {}): Promise<ScriptRun> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'catalogue-verify-'));
-  const env = serviceEnv(curated.service.databaseUrl, dataDir, '0', extraEnv);
-  const child = spawn(process.execPath, ['--import', 'tsx', 'services/projector/verifyProjections.ts'], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  return new Promise((resolve) =>
-    child.once('exit', (code) => {
-      rmSync(dataDir, { recursive: true, force: true });
-      resolve({ code, stdout, stderr });
-    }),
-  );
+  try {
+    const env = serviceEnv(curated.service.databaseUrl, dataDir, '0', extraEnv);
+    return await runOperatorScript('services/projector/verifyProjections.ts', env);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 }
 
 test('the script names a row altered by hand, one deleted and one added, and exits 1', async () => {

@@ -78,8 +78,12 @@ export interface ScriptRun {
  * Runs an operator tool (e.g. `services/projector/verifyLedger.ts`) from the TypeScript source as
  * its npm script would run the build, with no database configured beyond `env`.
  */
-export function runOperatorScript(script: string, env: Record<string, string>): Promise<ScriptRun> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+export function runOperatorScript(
+  script: string,
+  env: Record<string, string>,
+  args: readonly string[] = [],
+): Promise<ScriptRun> {
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, DATABASE_URL: '', EVENTSTORE_CONNECTION_STRING: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
