@@ -12,6 +12,8 @@ import type { RequestContext } from '#shared/http/routeSpec';
 import type { ProjectionProgress } from '#shared/projections/projectionProgress';
 import { ChangeAwareCache } from '#shared/query/changeAwareCache';
 import { ReadModelPosition } from '#shared/projections/readModelPosition';
+import { EmbargoClock } from '#shared/query/embargoClock';
+import { type Viewer, viewerOf } from '#shared/domain/brains/visibility';
 
 /** A list answer as kept by QueryDeps.brainPages: serialised once. */
 export interface CachedReply {
@@ -48,7 +50,15 @@ export interface QueryDeps {
   readonly searchRankings: ChangeAwareCache<SearchResult> | undefined;
   /** Species ids per normalised scientific name, until a species changes. */
   readonly speciesIds: ChangeAwareCache<number[]>;
+  /**
+   * When the next embargo ends: every kept answer that applies the visibility rule (the three
+   * brain caches above) is dropped then, on every instance, with no write needed.
+   */
+  readonly embargoes: EmbargoClock;
 }
+
+/** Who asks, as the visibility rule sees them (shared/domain/brains/visibility). */
+export const viewerFor = (ctx: RequestContext): Viewer => viewerOf(ctx.principal);
 
 /** How brains are represented to this request's caller. */
 export const brainViewFor = (deps: QueryDeps, ctx: RequestContext): BrainView => ({
@@ -67,7 +77,10 @@ export function createQueryDeps(
   logger: Logger,
   search: SearchReader = createPostgresSearchReader({ pool: infra.readModels }),
 ): QueryDeps {
+  const embargoes = new EmbargoClock(infra.readModels, progress);
+  const expiresAt = (now: Parameters<EmbargoClock['nextEnd']>[0]): Promise<number> => embargoes.nextEnd(now);
   return {
+    embargoes,
     readModels: infra.readModels,
     store: infra.store,
     blobs: infra.blobs,
@@ -80,12 +93,14 @@ export function createQueryDeps(
       // A filter may name an atlas by slug or a category by name.
       dependsOn: (key) => /^(brain|atlas|category):/.test(key),
       maxEntries: 10_000,
+      expiresAt,
     }),
     brainPages: new ChangeAwareCache(progress, {
       dependsOn: showsOnBrains,
       maxEntries: 100_000,
       maxWeight: config.listCacheBytes,
       weigh: (reply) => reply.json.length * 2,
+      expiresAt,
     }),
     searchRankings:
       config.searchBackend !== 'postgres' || config.listCacheBytes === 0
@@ -95,6 +110,7 @@ export function createQueryDeps(
             maxEntries: 10_000,
             maxWeight: config.listCacheBytes,
             weigh: (ranking) => 8 * ranking.ids.length + 1024,
+            expiresAt,
           }),
     speciesIds: new ChangeAwareCache(progress, {
       dependsOn: (key) => key.startsWith('species:'),

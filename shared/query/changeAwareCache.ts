@@ -9,10 +9,20 @@ export interface ChangeAwareCacheOptions<V> {
   /** With `weigh`: the most the kept answers may weigh together (e.g. bytes); 0 keeps none. */
   readonly maxWeight?: number;
   readonly weigh?: (value: V) => number;
+  /**
+   * When answers start to depend on the clock as well (an embargo ends: EmbargoClock): asked before
+   * each load, the time (ms since the epoch; Infinity: never) from which the loaded answer is no
+   * longer served. Asked before, not after, so that an end falling during the load still counts.
+   */
+  readonly expiresAt?: (now: GlobalPosition) => Promise<number>;
+  /** For an answer that is itself a time: the time from which it is no longer served. */
+  readonly validUntil?: (value: V) => number;
 }
 
 interface Entry<V> {
   readonly value: Promise<V>;
+  /** Served until `until` (ms since the epoch); Infinity while loading and when nothing ends it. */
+  readonly expiry: { until: number };
   /** The read models' position (ReadModelPosition) just before the answer was loaded. */
   readonly loadedAt: GlobalPosition;
   /** Known once the load has answered. */
@@ -54,7 +64,8 @@ export class ChangeAwareCache<V> {
     const cached = this.entries.get(key);
     if (cached && this.current(cached, now)) return cached.value;
     const generation = this.generation;
-    const entry: Entry<V> = { value: load(), loadedAt: now, weight: 0 };
+    const expiry = { until: Infinity };
+    const entry: Entry<V> = { value: this.load(expiry, now, load), loadedAt: now, weight: 0, expiry };
     if (this.options.maxEntries <= 0 || this.options.maxWeight === 0) return entry.value;
     this.remove(key);
     this.entries.set(key, entry);
@@ -71,6 +82,14 @@ export class ChangeAwareCache<V> {
     return entry.value;
   }
 
+  private async load(expiry: { until: number }, now: GlobalPosition, load: () => Promise<V>): Promise<V> {
+    const { expiresAt, validUntil } = this.options;
+    if (expiresAt) expiry.until = await expiresAt(now);
+    const value = await load();
+    if (validUntil) expiry.until = Math.min(expiry.until, validUntil(value));
+    return value;
+  }
+
   invalidate(): void {
     this.generation++;
     this.entries.clear();
@@ -78,6 +97,7 @@ export class ChangeAwareCache<V> {
   }
 
   private current(entry: Entry<V>, now: GlobalPosition): boolean {
+    if (Date.now() >= entry.expiry.until) return false;
     return comparePositions(entry.loadedAt, now) >= 0 || comparePositions(this.progress.position, now) >= 0;
   }
 

@@ -43,6 +43,12 @@ export async function countBrainFor(
     case 'BrainDeleted':
       await countMemberFor(ctx, spec, 'brain', event.data.brainId, null);
       return [`${keyPrefix}:*`];
+    // Who may see a brain does not move it: the query side leaves out what a viewer may not see.
+    case 'BrainCollaboratorAdded':
+    case 'BrainCollaboratorRoleChanged':
+    case 'BrainCollaboratorRemoved':
+    case 'EmbargoLifted':
+      return [];
   }
 }
 

@@ -83,6 +83,10 @@ async function applyOne(ctx: ProjectionContext, event: Handled): Promise<string[
     case 'BrainCreated':
     case 'BrainUpdated':
     case 'BrainDeleted':
+    case 'BrainCollaboratorAdded':
+    case 'BrainCollaboratorRoleChanged':
+    case 'BrainCollaboratorRemoved':
+    case 'EmbargoLifted':
       return countBrainFor(ctx, COUNTS, event, 'categoryId', 'category');
   }
 }
