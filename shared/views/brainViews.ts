@@ -1,6 +1,7 @@
 /** JSON representations of a brain: shape A (catalogue) and shape B (detail), interface-spec 2.7. */
 import type { ActiveBrain } from '#shared/domain/brains/events';
 import { uploadExtension } from '#shared/domain/uploads/fileRules';
+import { type Visibility, VISIBILITIES, effectiveVisibility } from '#shared/domain/brains/visibility';
 
 /** What shape B needs: the brain row and the name of its file. */
 export interface BrainBRow {
@@ -16,6 +17,9 @@ export interface BrainBRow {
   readonly atlas_id: number | null;
   readonly is_reference: boolean;
   readonly extra_link: string;
+  /** As stored: an embargo past its time is still `embargoed` until EmbargoLifted is projected. */
+  readonly visibility: Visibility;
+  readonly embargo_until: Date | string | null;
   /** The original name of the brain's file; null when it has none. */
   readonly file_name: string | null;
   /**
@@ -61,7 +65,21 @@ export function brainRowOfState(brain: ActiveBrain, fileName: string | null): Br
     atlas_id: brain.atlasId,
     is_reference: brain.isReference,
     extra_link: brain.extraLink,
+    visibility: brain.visibility,
+    embargo_until: brain.embargoUntil,
     file_name: fileName,
+  };
+}
+
+/**
+ * `visibility` and `embargo_until` as both shapes show them: an embargo whose time has passed
+ * reads as public, its embargo_until kept (decisions.md).
+ */
+export function visibilityFields(b: Pick<BrainBRow, 'visibility' | 'embargo_until'>, nowMs = Date.now()) {
+  const embargoUntil = b.embargo_until === null ? null : new Date(b.embargo_until).toISOString();
+  return {
+    visibility: effectiveVisibility({ visibility: b.visibility, embargoUntil }, nowMs),
+    embargo_until: embargoUntil,
   };
 }
 
@@ -105,6 +123,7 @@ export function brainShapeB(b: BrainBRow, baseUrl: string) {
     extra_link: b.extra_link,
     readable_id: b.readable_id,
     s3_url: fileUrl,
+    ...visibilityFields(b),
     ...fileExtras(b, baseUrl),
   };
 }
@@ -156,6 +175,7 @@ export function brainShapeA(b: BrainARow, view: BrainView) {
     uuid: b.uuid,
     is_reference: b.is_reference,
     file_size_mb: Math.round((Number(b.file_size_bytes ?? 0) / MiB) * 100) / 100,
+    ...visibilityFields(b),
     ...fileExtras(b, baseUrl),
   };
 }
@@ -181,6 +201,21 @@ const fileExtraProperties = {
   },
 } as const;
 
+/** decisions.md "Visibility and collaborators". */
+const visibilityProperties = {
+  visibility: {
+    type: 'string',
+    enum: [...VISIBILITIES],
+    description:
+      'public (the default), private (uploader, collaborators and staff only) or embargoed (so until embargo_until, then public).',
+  },
+  embargo_until: {
+    type: ['string', 'null'],
+    format: 'date-time',
+    description: 'When the embargo ends; kept after it has ended, null unless the brain was embargoed.',
+  },
+} as const;
+
 export const brainShapeBSchema = {
   type: 'object',
   required: [
@@ -199,6 +234,8 @@ export const brainShapeBSchema = {
     'extra_link',
     'readable_id',
     's3_url',
+    'visibility',
+    'embargo_until',
   ],
   properties: {
     id: { type: 'integer' },
@@ -216,6 +253,7 @@ export const brainShapeBSchema = {
     extra_link: { type: 'string', description: '"" when absent.' },
     readable_id: { type: 'string' },
     s3_url: { type: 'string', description: "URL of the brain's file." },
+    ...visibilityProperties,
     ...fileExtraProperties,
   },
 } as const;
@@ -236,6 +274,8 @@ export const brainShapeASchema = {
     'uuid',
     'is_reference',
     'file_size_mb',
+    'visibility',
+    'embargo_until',
   ],
   properties: {
     id: { type: 'integer' },
@@ -264,6 +304,7 @@ export const brainShapeASchema = {
     uuid: { type: 'string', format: 'uuid' },
     is_reference: { type: 'boolean' },
     file_size_mb: { type: 'number' },
+    ...visibilityProperties,
     ...fileExtraProperties,
   },
 } as const;

@@ -52,6 +52,8 @@ describe('POST /api/brains/', () => {
       id: expect.any(Number),
       name: 'P56 Reference',
       date_uploaded: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      visibility: 'public',
+      embargo_until: null,
       image: `${service.url}/api/brains/${res.body.id}/file/`,
       website: 'https://example.org',
       verified: false,

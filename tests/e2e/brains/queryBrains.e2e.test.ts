@@ -53,6 +53,8 @@ describe('GET /api/brains/', () => {
       name: `${tag} Alpha`,
       description: 'first',
       date_uploaded: expect.any(String),
+      visibility: 'public',
+      embargo_until: null,
       verified: false,
       color: '',
       atlas: {

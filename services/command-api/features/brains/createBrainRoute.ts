@@ -8,6 +8,7 @@ import {
   type BrainState,
   brainDecider,
   brainStreamName,
+  createdVisibility,
 } from '#shared/domain/brains/events';
 import { readableIdFor } from '#shared/domain/naming/naming';
 import { brainShapeB, brainShapeBSchema } from '#shared/views/brainViews';
@@ -107,6 +108,8 @@ export const createBrainRoute = (deps: CommandDeps): RouteSpec => ({
           atlas_id: d.atlasId,
           is_reference: d.isReference,
           extra_link: d.extraLink,
+          visibility: createdVisibility(d).visibility,
+          embargo_until: createdVisibility(d).embargoUntil,
           file_name: file.filename,
         },
         ctx.baseUrl,

@@ -18,6 +18,7 @@ const BRAIN_JOINS = `LEFT JOIN atlases a ON a.id = b.atlas_id
 
 const BRAIN_COLUMNS = `b.id, b.readable_id, b.uuid, b.name, b.description, b.date_uploaded, b.website, b.verified,
     b.category_id, b.uploader_id, b.atlas_id, b.is_reference, b.extra_link, b.color, b.revision,
+    b.visibility, b.embargo_until,
     a.name AS atlas_name, a.slug AS atlas_slug, a.description AS atlas_description,
     b.species_id, s.name AS species_name, s.scientific_name, c.name AS category_name,
     u.username AS uploader_username, u.email AS uploader_email,
