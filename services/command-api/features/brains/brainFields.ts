@@ -3,6 +3,7 @@ import { ValidationError } from '#shared/errors/httpErrors';
 import { httpUrlField } from '#shared/http/httpUrlField';
 import { Nullable } from '#shared/views/nullable';
 import { normaliseHexColour } from '#shared/domain/naming/naming';
+import { VISIBILITIES, type Visibility } from '#shared/domain/brains/visibility';
 
 /** A brain's name: required by create and PUT, optional in PATCH. */
 export const brainName = Type.String({ minLength: 1, maxLength: 200 });
@@ -24,10 +25,29 @@ export const brainFields = {
     Type.String({ maxLength: 7, description: '#rrggbb or #rgb (stored lowercase #rrggbb).' }),
   ),
   verified: Type.Optional(Type.Boolean({ description: 'Staff only (403 otherwise).' })),
+  visibility: Type.Optional(
+    Type.Unsafe<Visibility>({
+      type: 'string',
+      enum: [...VISIBILITIES],
+      description:
+        'public (the default), private (the uploader, collaborators and staff) or embargoed (until embargo_until, then public). Only the uploader or staff may change it (403). Absent in PUT or PATCH: unchanged.',
+    }),
+  ),
+  embargo_until: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description:
+        'When the embargo ends (ISO 8601, in the future); required with embargoed, ignored otherwise. Absent in PUT or PATCH: unchanged.',
+    }),
+  ),
 };
 
 /** The JSON form of an update: atlas null files the brain under its category alone. */
-export const brainJsonFields = { ...brainFields, atlas: Type.Optional(Nullable(Type.Integer())) };
+export const brainJsonFields = {
+  ...brainFields,
+  atlas: Type.Optional(Nullable(Type.Integer())),
+  embargo_until: Type.Optional(Nullable(brainFields.embargo_until)),
+};
 
 /** A brain's writable fields as a request sends them (multipart text, url-encoded or JSON). */
 export const BrainBody = Type.Object(brainJsonFields);
@@ -43,4 +63,15 @@ export function colourOf(color: string | undefined): string | undefined {
   const hex = normaliseHexColour(color);
   if (!hex) throw ValidationError.field('color', 'Enter a hex colour: #rrggbb or #rgb.');
   return hex;
+}
+
+/**
+ * embargo_until as the decider compares it (the ISO form the answers carry, so a round-tripped
+ * value is no change); undefined when not sent. ajv has checked the format.
+ */
+export function embargoUntilOf(value: string | null | undefined): string | null | undefined {
+  if (value === undefined || value === null) return value;
+  const at = Date.parse(value);
+  if (Number.isNaN(at)) throw ValidationError.field('embargo_until', 'Enter a valid date/time (ISO 8601).');
+  return new Date(at).toISOString();
 }

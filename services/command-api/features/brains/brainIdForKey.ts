@@ -1,6 +1,10 @@
 import { NotFoundError } from '#shared/errors/httpErrors';
 import { isNumericKey } from '#shared/domain/naming/naming';
 import { databaseIdOf } from '#shared/http/ids';
+import type { EventStore } from '#shared/eventStore/eventStore';
+import { loadAggregate } from '#shared/commandHandling/handleCommand';
+import { brainDecider, brainStreamName, collaboratorIdsOf } from '#shared/domain/brains/events';
+import { type Viewer, canSeeBrain } from '#shared/domain/brains/visibility';
 
 /**
  * The brain id a `/api/brains/{key}/` path names. A readable_id ends in "-<id>" (readableIdFor), so
@@ -16,3 +20,15 @@ export function brainIdForKey(key: string): number {
 /** True when the key names the brain whose readable_id is given (ids always match their own key). */
 export const keyMatches = (key: string, readableId: string): boolean =>
   isNumericKey(key) || key.toLowerCase() === readableId;
+
+/**
+ * A brain that does not exist for the caller (none, deleted, another readable_id, or one they may
+ * not see) is a 404 before If-Match is compared: a stale or guessed ETag must not answer 409 and
+ * so tell a stranger that an invisible brain exists.
+ */
+export async function visibleBeforeIfMatch(store: EventStore, key: string, viewer: Viewer, now: Date): Promise<void> {
+  const { state } = await loadAggregate(store, brainStreamName(brainIdForKey(key)), brainDecider);
+  if (state.status !== 'active' || !keyMatches(key, state.readableId)) throw new NotFoundError();
+  const facts = { ...state, collaboratorIds: collaboratorIdsOf(state) };
+  if (!canSeeBrain(facts, viewer, now.getTime())) throw new NotFoundError();
+}

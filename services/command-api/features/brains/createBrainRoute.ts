@@ -16,7 +16,7 @@ import type { CommandDeps } from '#services/command-api/commandDeps';
 import { commandContext } from '#services/command-api/commandDeps';
 import { withStoredFile } from '#services/command-api/withStoredFile';
 import { requirePrincipal } from '#services/command-api/features/accounts/requirePrincipal';
-import { colourOf } from './brainFields';
+import { colourOf, embargoUntilOf } from './brainFields';
 import { deleteUploads } from '#services/command-api/features/uploads/deleteUploads';
 import { recordBrainUpload } from './brainUploads';
 import { resolveAtlas, resolveCategory } from './resolvePlacement';
@@ -28,7 +28,7 @@ export const createBrainRoute = (deps: CommandDeps): RouteSpec => ({
   operationId: 'createBrain',
   summary: 'Create a brain with its file',
   description:
-    'multipart/form-data. name is required; the file as `file` (.nii, .nii.gz, .zarr, .tif, .tiff) or `image` (TIFF only); an atlas or a category is required. With an atlas, species and category are derived from it, and a category that contradicts it is 400. Only staff may set verified (403). The file is recorded as a file upload of the brain (status uploaded). Files larger than MAX_UPLOAD_BYTES are refused while streaming (413). Answers shape B.',
+    'multipart/form-data. name is required; the file as `file` (.nii, .nii.gz, .zarr, .tif, .tiff) or `image` (TIFF only); an atlas or a category is required. With an atlas, species and category are derived from it, and a category that contradicts it is 400. Only staff may set verified (403). visibility is public unless given (private, or embargoed with a future embargo_until, else 400 on embargo_until). The file is recorded as a file upload of the brain (status uploaded). Files larger than MAX_UPLOAD_BYTES are refused while streaming (413). Answers shape B.',
   tags: ['brains'],
   auth: 'required',
   rateLimit: 'upload',
@@ -52,6 +52,7 @@ export const createBrainRoute = (deps: CommandDeps): RouteSpec => ({
     const now = deps.clock().toISOString();
     // The file is deleted if the create fails, or rolls back later under a unit of work.
     return withStoredFile(deps, file.key, async () => {
+      const embargoUntil = embargoUntilOf(fields.embargo_until);
       const [atlas, category] = await Promise.all([
         resolveAtlas(deps.store, fields.atlas ?? undefined),
         resolveCategory(deps.store, fields.category),
@@ -71,6 +72,8 @@ export const createBrainRoute = (deps: CommandDeps): RouteSpec => ({
           website: fields.website ?? '',
           color: colourOf(fields.color) ?? '',
           verified: fields.verified ?? false,
+          visibility: fields.visibility,
+          embargoUntil,
           fileUploadId,
           actor,
           now,

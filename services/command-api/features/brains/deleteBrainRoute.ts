@@ -16,7 +16,7 @@ import type { CommandDeps } from '#services/command-api/commandDeps';
 import { commandContext } from '#services/command-api/commandDeps';
 import { requirePrincipal } from '#services/command-api/features/accounts/requirePrincipal';
 import { deleteUploads } from '#services/command-api/features/uploads/deleteUploads';
-import { brainIdForKey, keyMatches } from './brainIdForKey';
+import { brainIdForKey, keyMatches, visibleBeforeIfMatch } from './brainIdForKey';
 
 /**
  * A brain deleted earlier whose uploads were not all removed (the request failed in between): a
@@ -48,8 +48,8 @@ export const deleteBrainRoute = (deps: CommandDeps): RouteSpec => ({
   auth: 'required',
   responses: {
     204: { description: 'Deleted' },
-    403: { description: 'Not the uploader nor staff' },
-    404: { description: 'No brain with this key' },
+    403: { description: 'Not the uploader nor staff (a collaborator, whatever their role, included)' },
+    404: { description: 'No brain with this key, or one the caller may not see' },
     409: { description: 'If-Match is stale' },
   },
   async handler(ctx) {
@@ -58,6 +58,8 @@ export const deleteBrainRoute = (deps: CommandDeps): RouteSpec => ({
     const key = ctx.params.key ?? '';
     const cmd = commandContext(ctx);
     const stream = brainStreamName(brainIdForKey(key));
+    const expectedRevision = ifMatchRevision(ctx.req.get('If-Match'));
+    if (expectedRevision !== undefined) await visibleBeforeIfMatch(deps.store, key, actor, deps.clock());
     const result = await handleCommand(
       deps.store,
       stream,
@@ -67,7 +69,7 @@ export const deleteBrainRoute = (deps: CommandDeps): RouteSpec => ({
         return decideBrain({ type: 'DeleteBrain', data: { actor, now: deps.clock().toISOString() } }, state);
       },
       cmd,
-      { expectedRevision: ifMatchRevision(ctx.req.get('If-Match')) },
+      { expectedRevision },
     ).catch(async (error: unknown) => {
       if (error instanceof NotFoundError) await finishEarlierDelete(deps, stream, actor, cmd);
       throw error;

@@ -23,6 +23,11 @@ export const brainFormSchema = Type.Object({
 const validateCreateFields = compileFormValidator(Type.Object({ ...brainFields, name: brainName }));
 const validateUpdateFields = compileFormValidator(Type.Object(brainFields));
 
+/** A form cannot send null: an empty embargo_until is taken as not sent. */
+function withoutBlankEmbargo(fields: Record<string, unknown>): void {
+  if (typeof fields.embargo_until === 'string' && fields.embargo_until.trim() === '') delete fields.embargo_until;
+}
+
 /**
  * Streams a brain's create form: its file goes straight to the BlobStore (hashed and size-limited
  * on the way); on any invalid field the stored file is deleted again.
@@ -39,6 +44,7 @@ export async function readCreateForm(
     },
   });
   const { file, image } = parsed.files;
+  withoutBlankEmbargo(parsed.fields);
   const errors = { ...validateCreateFields(parsed.fields) };
   if (!file && !image) errors.file = [FILE_REQUIRED];
   if (file && image) errors.non_field_errors = [ONE_FILE];
@@ -53,6 +59,7 @@ export async function readCreateForm(
 /** A multipart update carries text fields only: the file of a brain is not replaced this way. */
 export async function readUpdateForm(ctx: RequestContext<unknown>, deps: CommandDeps): Promise<BrainBody> {
   const parsed = await parseMultipart(ctx.req, { blobStore: deps.blobs, files: {} });
+  withoutBlankEmbargo(parsed.fields);
   const errors = validateUpdateFields(parsed.fields);
   if (errors) throw new ValidationError(errors);
   // The validator coerced the text values in place (integers, booleans).

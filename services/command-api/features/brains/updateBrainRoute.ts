@@ -10,8 +10,8 @@ import type { CommandDeps } from '#services/command-api/commandDeps';
 import { commandContext } from '#services/command-api/commandDeps';
 import { requirePrincipal } from '#services/command-api/features/accounts/requirePrincipal';
 import { brainShapeBFromState } from './brainShapeBFromState';
-import { BrainBody, BrainReplaceBody, brainFields, brainName, colourOf } from './brainFields';
-import { brainIdForKey, keyMatches } from './brainIdForKey';
+import { BrainBody, BrainReplaceBody, brainFields, brainName, colourOf, embargoUntilOf } from './brainFields';
+import { brainIdForKey, keyMatches, visibleBeforeIfMatch } from './brainIdForKey';
 import { resolveAtlas, resolveCategory } from './resolvePlacement';
 import { readUpdateForm } from './readBrainForm';
 
@@ -25,7 +25,11 @@ function requireCreateFields(body: BrainBody): void {
   if (Object.keys(errors).length > 0) throw new ValidationError(errors);
 }
 
-/** PUT replaces every field (absent ones take their create defaults); PATCH changes those sent. */
+/**
+ * PUT replaces every field (absent ones take their create defaults); PATCH changes those sent.
+ * visibility and embargo_until are never defaulted: a PUT without them keeps them (a client that
+ * does not know them must not make a private brain public).
+ */
 async function commandData(
   deps: CommandDeps,
   body: BrainBody,
@@ -46,6 +50,8 @@ async function commandData(
     website: body.website ?? (full ? '' : undefined),
     color: colourOf(body.color) ?? (full ? '' : undefined),
     verified: body.verified,
+    visibility: body.visibility,
+    embargoUntil: embargoUntilOf(body.embargo_until),
   };
 }
 
@@ -59,9 +65,9 @@ export const updateBrainRoute = (
   summary: mode === 'put' ? 'Replace a brain (uploader or staff)' : 'Change a brain (uploader or staff)',
   description: `${
     mode === 'put'
-      ? 'Every field of create except the file: name and an atlas or a category are required; absent optional fields return to their defaults.'
+      ? 'Every field of create except the file: name and an atlas or a category are required; absent optional fields return to their defaults, except visibility and embargo_until, which stay as they are.'
       : 'Only the fields sent change; atlas null (JSON) files the brain under its category alone.'
-  } JSON, url-encoded or multipart/form-data (text fields only). Only the uploader or staff (403); only staff may change verified (403). With If-Match (the ETag of GET), a change in between is 409. Answers shape B.`,
+  } JSON, url-encoded or multipart/form-data (text fields only). The uploader, staff and the brain's editors (403 otherwise); editors change the descriptive fields only, never visibility or embargo_until (403); only staff may change verified (403). A brain the caller may not see is 404. With If-Match (the ETag of GET), a change in between is 409. Answers shape B.`,
   tags: ['brains'],
   auth: 'required',
   body: mode === 'put' ? BrainReplaceBody : BrainBody,
@@ -69,8 +75,11 @@ export const updateBrainRoute = (
   responses: {
     200: { description: 'The brain, in shape B', schema: brainShapeBSchema },
     400: { description: 'Invalid fields, unknown or contradicting atlas and category' },
-    403: { description: 'Not the uploader nor staff, or verified changed by someone who is not staff' },
-    404: { description: 'No brain with this key' },
+    403: {
+      description:
+        'Not the uploader, staff nor an editor; visibility changed by an editor; or verified changed by someone who is not staff',
+    },
+    404: { description: 'No brain with this key, or one the caller may not see' },
     409: { description: 'If-Match is stale' },
   },
   async handler(ctx) {
@@ -79,6 +88,7 @@ export const updateBrainRoute = (
     const key = ctx.params.key ?? '';
     const brainId = brainIdForKey(key);
     const expectedRevision = ifMatchRevision(ctx.req.get('If-Match'));
+    if (expectedRevision !== undefined) await visibleBeforeIfMatch(deps.store, key, actor, deps.clock());
     const body = ctx.req.is('multipart/form-data') ? await readUpdateForm(ctx, deps) : (ctx.body ?? {});
     if (mode === 'put') requireCreateFields(body);
     const data = await commandData(deps, body, mode);
