@@ -10,6 +10,8 @@ import { waitForUpload } from '#cli/transfer/waitForUpload';
 import { brainColumns, brainFilters } from './catalogueCommands';
 import { addListCommand, listRunner, positiveInt } from './listing';
 import type { RunCommand } from './runCommand';
+import { describe, shareCommands } from './shareCommands';
+import { embargoDate } from './visibilityOptions';
 
 interface CreateOptions {
   name: string;
@@ -21,6 +23,8 @@ interface CreateOptions {
   reference?: boolean;
   extraLink?: string;
   website?: string;
+  private?: boolean;
+  embargoUntil?: string;
   wait?: boolean;
   timeout: string;
   json?: boolean;
@@ -70,16 +74,26 @@ export function brainCommands(program: Command, run: RunCommand): void {
     .option('--reference', 'mark as the reference brain of its atlas')
     .option('--extra-link <url>', 'a related link')
     .option('--website <url>', 'a website')
+    .option('--private', 'only you, staff and collaborators you share it with see it')
+    .option(
+      '--embargo-until <date>',
+      'private until then (YYYY-MM-DD: midnight UTC), public after',
+      embargoDate,
+    )
     .option('--wait', 'follow processing of the file until completed or failed')
     .option('--timeout <seconds>', 'how long --wait waits', positiveInt, '600')
     .option('--json', 'print the JSON')
     .action(run(createBrain));
+
+  shareCommands(brains, run);
 }
 
 async function createBrain(ctx: CliContext, opts: CreateOptions): Promise<void> {
   requireToken(ctx);
   if (opts.atlas === undefined && opts.category === undefined)
     throw new CliError('give --atlas or --category', ExitCode.usage);
+  if (opts.private && opts.embargoUntil !== undefined)
+    throw new CliError('give --private or --embargo-until, not both', ExitCode.usage);
   const brain = await uploadFile<Json>(ctx, '/api/brains/', opts.file, {
     name: opts.name,
     atlas: opts.atlas,
@@ -89,10 +103,14 @@ async function createBrain(ctx: CliContext, opts: CreateOptions): Promise<void> 
     is_reference: opts.reference ? 'true' : undefined,
     extra_link: opts.extraLink,
     website: opts.website,
+    visibility: opts.private ? 'private' : opts.embargoUntil !== undefined ? 'embargoed' : undefined,
+    embargo_until: opts.embargoUntil,
   });
   if (!opts.wait) {
     if (opts.json) return printJson(ctx, brain);
-    return ctx.print(`Created brain ${String(brain.id)} (${String(brain.readable_id)})`);
+    const visibility =
+      brain.visibility === undefined || brain.visibility === 'public' ? '' : `, ${describe(brain)}`;
+    return ctx.print(`Created brain ${String(brain.id)} (${String(brain.readable_id)})${visibility}`);
   }
   ctx.notice(`created brain ${String(brain.id)} (${String(brain.readable_id)}); waiting for processing`);
   const upload = await waitForUpload(ctx, await uploadOfBrain(ctx, brain), Number(opts.timeout));

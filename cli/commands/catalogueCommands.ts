@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { Json } from '#cli/api/resources';
 import { addListCommand, boolean, listRunner, positiveInt } from './listing';
 import type { RunCommand } from './runCommand';
+import { visibilityName } from './visibilityOptions';
 
 const field =
   (...path: string[]) =>
@@ -74,7 +75,7 @@ export function catalogueCommands(program: Command, run: RunCommand): void {
   );
 }
 
-export const brainColumns = [
+const BRAIN_COLUMNS = [
   { header: 'id', value: field('id') },
   { header: 'readable id', value: field('readable_id') },
   { header: 'name', value: field('name') },
@@ -85,10 +86,27 @@ export const brainColumns = [
   { header: 'uploaded', value: field('date_uploaded') },
 ];
 
+const VISIBILITY_COLUMN = { header: 'visibility', value: field('visibility') };
+
+/**
+ * The brains table. Its rows are already wider than 80 columns, so `visibility` is shown only when
+ * a row on the page is not public (a catalogue of public brains reads as before; --json has it always).
+ */
+export const brainColumns = (rows: readonly Json[]) =>
+  rows.some((row) => row.visibility !== undefined && row.visibility !== 'public')
+    ? [...BRAIN_COLUMNS.slice(0, 3), VISIBILITY_COLUMN, ...BRAIN_COLUMNS.slice(3)]
+    : BRAIN_COLUMNS;
+
 export const brainFilters = [
   { flag: 'species', param: 'species', description: 'species scientific name' },
   { flag: 'verified', param: 'verified', description: 'true or false', parse: boolean },
   { flag: 'uploader', param: 'uploader', description: 'uploader user id', parse: positiveInt },
   { flag: 'atlas', param: 'atlas', description: 'atlas id or slug' },
   { flag: 'category', param: 'category', description: 'category name or id' },
+  {
+    flag: 'visibility',
+    param: 'visibility',
+    description: 'public, private or embargoed',
+    parse: visibilityName,
+  },
 ];

@@ -16,7 +16,8 @@ export interface Filter {
 export interface Listing {
   readonly path: string;
   readonly filters: readonly Filter[];
-  readonly columns: readonly Column<Json>[];
+  /** The table's columns; a function picks them by the rows (a column shown only when it says something). */
+  readonly columns: readonly Column<Json>[] | ((rows: readonly Json[]) => readonly Column<Json>[]);
   /** Always sent (brains: `shape=a`, the readable catalogue form). */
   readonly fixedQuery?: Query;
 }
@@ -65,7 +66,8 @@ async function list(ctx: CliContext, listing: Listing, opts: ListOptions): Promi
   const body = (await response.json()) as Json[] | Page<Json>;
   if (opts.json) return printJson(ctx, body);
   const rows = Array.isArray(body) ? body : body.results;
-  ctx.print(renderTable(rows, listing.columns));
+  const columns = typeof listing.columns === 'function' ? listing.columns(rows) : listing.columns;
+  ctx.print(renderTable(rows, columns));
   if (!Array.isArray(body)) {
     const size = Math.min(Number(query.page_size ?? 20), 100); // the server clamps larger sizes
     ctx.print(
