@@ -13,6 +13,8 @@ import { createAtlasRoute } from './features/atlases/createAtlasRoute';
 import { createBrainRoute } from './features/brains/createBrainRoute';
 import { updateBrainRoute } from './features/brains/updateBrainRoute';
 import { deleteBrainRoute } from './features/brains/deleteBrainRoute';
+import { shareBrainRoute } from './features/collaborators/shareBrainRoute';
+import { unshareBrainRoute } from './features/collaborators/unshareBrainRoute';
 import { createFileUploadRoute } from './features/uploads/createFileUploadRoute';
 import { deleteFileUploadRoute } from './features/uploads/deleteFileUploadRoute';
 
@@ -33,6 +35,8 @@ export function commandRoutes(deps: CommandDeps): RouteSpec[] {
     updateBrainRoute(deps, 'put'),
     updateBrainRoute(deps, 'patch'),
     deleteBrainRoute(deps),
+    shareBrainRoute(deps),
+    unshareBrainRoute(deps),
     createFileUploadRoute(deps),
     deleteFileUploadRoute(deps),
   ] as RouteSpec[];

@@ -25,6 +25,7 @@ import { fileUploadRoute } from './features/uploads/fileUploadRoute';
 import { fileUploadDownloadRoute } from './features/uploads/fileUploadDownloadRoute';
 import { fileUploadPreviewRoute } from './features/uploads/fileUploadPreviewRoute';
 import { brainHistoryRoute } from './features/audit/brainHistoryRoute';
+import { listCollaboratorsRoute } from './features/collaborators/listCollaboratorsRoute';
 import { fileUploadHistoryRoute } from './features/audit/fileUploadHistoryRoute';
 import { meHistoryRoute } from './features/audit/meHistoryRoute';
 import { auditEventsRoute } from './features/audit/auditEventsRoute';
@@ -56,6 +57,7 @@ export function queryRoutes(deps: QueryDeps): RouteSpec[] {
     brainFileRoute(deps),
     brainPreviewRoute(deps),
     brainHistoryRoute(deps),
+    listCollaboratorsRoute(deps),
     listFileUploadsRoute(deps),
     fileUploadRoute(deps),
     fileUploadDownloadRoute(deps),
