@@ -46,6 +46,33 @@ function socketHost(req: Request): string {
   return req.socket.localPort ? `${host}:${req.socket.localPort}` : host;
 }
 
+const DEFAULT_PORTS: Readonly<Record<string, string>> = { http: '80', https: '443' };
+
+/**
+ * The request's host (Express: X-Forwarded-Host from a trusted proxy, else Host), with the port of
+ * X-Forwarded-Port when a trusted proxy forwarded a host without one: proxies that send the name
+ * alone (nginx's `$host`, load balancers) would otherwise make every link lose the port the
+ * client used. A port the host already names wins; the protocol's default port is left out.
+ */
+function withForwardedPort(req: Request): string | undefined {
+  const host = req.host;
+  const forwardedPort = firstValue(req.get('x-forwarded-port'));
+  if (host === undefined || forwardedPort === undefined || /:\d+$/.test(host)) return host;
+  if (!/^\d{1,5}$/.test(forwardedPort) || !fromTrustedProxy(req)) return host;
+  return DEFAULT_PORTS[req.protocol] === forwardedPort ? host : `${host}:${forwardedPort}`;
+}
+
+function firstValue(header: string | undefined): string | undefined {
+  const value = header?.split(',')[0]?.trim();
+  return value === '' ? undefined : value;
+}
+
+/** Express's own test for forwarded headers: the peer is a proxy TRUST_PROXY trusts. */
+function fromTrustedProxy(req: Request): boolean {
+  const trust = req.app.get('trust proxy fn') as ((address: string, hop: number) => boolean) | undefined;
+  return trust?.(req.socket.remoteAddress ?? '', 0) === true;
+}
+
 /**
  * Where the links the service emits point, without trusting what a client says the host is
  * (host-header poisoning): PUBLIC_BASE_URL when set; else the request's host when ALLOWED_HOSTS
@@ -71,7 +98,7 @@ export class HostPolicy {
 
   baseUrlOf(req: Request): string {
     if (this.publicBaseUrl) return this.publicBaseUrl;
-    const host = req.host;
+    const host = withForwardedPort(req);
     const name = hostnameOf(host);
     const trusted =
       host !== undefined && name !== undefined && (this.allowedHosts ? this.accepts(req) : isOwnName(name));

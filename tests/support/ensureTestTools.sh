@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # `npm test` runs this first: what the tests need beyond Node.js, installed as root on Debian when
 # missing (never skipped):
-#   promtool   (package prometheus)   lints /metrics/ and the alert rules
+#   promtool, prometheus (package prometheus)   lint /metrics/ and the alert rules, scrape the cluster
+#   nginx                             the gateway of the cluster tests (tests/deploy), `nginx -t`
 #   tmux                              the bic client's terminal (progress bar, password prompt) tests
 #   python3 nibabel, tifffile, zarr, numpy   write and read the real format test files (tests/formats)
 set -euo pipefail
 missing=()
 command -v "${PROMTOOL:-promtool}" >/dev/null 2>&1 || missing+=(prometheus)
+command -v prometheus >/dev/null 2>&1 || missing+=(prometheus)
+command -v "${NGINX:-nginx}" >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx)
 command -v tmux >/dev/null 2>&1 || missing+=(tmux)
 for package in python3-nibabel python3-tifffile python3-zarr python3-numpy; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
