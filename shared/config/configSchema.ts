@@ -75,8 +75,9 @@ export const envSchema = z.object({
   }),
   PROCESSOR_LEASE_SECONDS: integer({
     min: 1,
-    default: 60,
-    description: 'how long a claim holds unless renewed, before another processor takes it',
+    default: 15,
+    description:
+      'how long a claim holds past its last heartbeat (renewed every third of it while working): a dead processor\'s upload is taken over within this time',
   }),
   PROCESSOR_SMALL_UPLOAD_SLOTS: integer({
     min: 0,

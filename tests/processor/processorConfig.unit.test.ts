@@ -2,10 +2,10 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '#shared/config/config';
 
-test('processor defaults: one core left to requests, a slot for small uploads, 20 s + 300 s per GiB up to 600 s', () => {
+test('processor defaults: a dead processor\'s claim taken over within 15 s, one core left to requests, a slot for small uploads, 20 s + 300 s per GiB up to 600 s', () => {
   expect(loadConfig({}, '/srv').processor).toEqual({
     enabled: true,
-    leaseSeconds: 60,
+    leaseSeconds: 15,
     concurrency: Math.max(1, availableParallelism() - 1),
     smallUploadSlots: 1,
     smallUploadMaxBytes: 8 * 1024 * 1024,
