@@ -6,6 +6,7 @@ import { createMemoryRateLimitBackend } from './memoryRateLimitBackend';
 import type { RateLimitBackend } from './rateLimitBackend';
 import {
   BUCKET_KEY,
+  REFUNDED_STATUSES,
   type RateLimitBucketName,
   type RateLimitConfig,
   resolveRateLimits,
@@ -16,6 +17,8 @@ export interface RateLimiterOptions {
   readonly limits?: Partial<RateLimitConfig>;
   /** Defaults to an in-memory backend (one process only). */
   readonly backend?: RateLimitBackend;
+  /** Called for every refused request (429), with its bucket: the rejections metric. */
+  readonly onRejected?: (bucket: RateLimitBucketName) => void;
 }
 
 export interface RateLimiter {
@@ -60,6 +63,7 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
     skip?: (req: Request) => boolean,
   ): RequestHandler => {
     const { limit, windowMs } = limits[bucket];
+    const refunded = REFUNDED_STATUSES[bucket];
     return rateLimit({
       windowMs,
       limit,
@@ -69,7 +73,14 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
       store: backend.store(bucket, limit, windowMs),
       keyGenerator: keyOf,
       ...(skip ? { skip } : {}),
-      handler: (req, _res, next) => next(new RateLimitedError(retryAfterSeconds(req))),
+      // The hit of a request answered with a refunded status is taken back once it is answered.
+      ...(refunded
+        ? { skipFailedRequests: true, requestWasSuccessful: (_req, res) => !refunded.has(res.statusCode) }
+        : {}),
+      handler: (req, _res, next) => {
+        options.onRejected?.(bucket);
+        next(new RateLimitedError(retryAfterSeconds(req)));
+      },
       // Our keys are computed above and the stores are ours: the library's checks cost time per request.
       validate: false,
       passOnStoreError: true,

@@ -39,6 +39,16 @@ export const BUCKET_KEY: Readonly<Record<RateLimitBucketName, BucketKey>> = {
   default: 'user',
 };
 
+/**
+ * Answers that give a bucket's hit back. The upload limit is a budget of uploads: a POST refused
+ * before anything was stored (400 invalid, 413 too large, 415 wrong body type) is no upload, so a
+ * client that got its form wrong does not lock itself out for the hour. Login keeps counting its
+ * 400s: those are the password guesses the bucket exists for.
+ */
+export const REFUNDED_STATUSES: Readonly<Partial<Record<RateLimitBucketName, ReadonlySet<number>>>> = {
+  upload: new Set([400, 413, 415]),
+};
+
 export function resolveRateLimits(overrides: Partial<RateLimitConfig> = {}): RateLimitConfig {
   const merged = { ...DEFAULT_RATE_LIMITS, ...overrides };
   for (const [bucket, rule] of Object.entries(merged)) {
