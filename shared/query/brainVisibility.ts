@@ -1,4 +1,4 @@
-import type { Viewer } from '#shared/domain/brains/visibility';
+import type { Viewer, Visibility } from '#shared/domain/brains/visibility';
 import type { SqlConditions } from './sqlConditions';
 
 /**
@@ -33,4 +33,31 @@ export function visibleBrainIdSql(conditions: SqlConditions, viewer: Viewer, bra
   const rule = visibleBrainSql(conditions, viewer, 'vb');
   if (rule === undefined) return 'true';
   return `(${brainIdSql} IS NULL OR EXISTS (SELECT 1 FROM brains vb WHERE vb.id = ${brainIdSql} AND (${rule})))`;
+}
+
+/**
+ * The non-public brains the viewer may not see (stored visibility not public, and not seen by the
+ * rule): undefined for staff, who see them all. Written so the partial index of the non-public
+ * brains (brainsProjection) finds them: what stored counts hold beyond what the viewer may see.
+ */
+export function hiddenBrainSql(conditions: SqlConditions, viewer: Viewer, alias = 'b'): string | undefined {
+  const rule = visibleBrainSql(conditions, viewer, alias);
+  return rule === undefined
+    ? undefined
+    : `${alias}.visibility <> 'public' AND NOT coalesce((${rule}), false)`;
+}
+
+/**
+ * The lists' `visibility` filter, on the visibility a brain reads as (an embargo whose time has
+ * passed is public, not embargoed), by the database's clock as the rule is.
+ */
+export function effectiveVisibilitySql(visibility: Visibility, alias = 'b'): string {
+  switch (visibility) {
+    case 'public':
+      return `${alias}.visibility = 'public' OR (${alias}.visibility = 'embargoed' AND ${alias}.embargo_until <= now())`;
+    case 'private':
+      return `${alias}.visibility <> 'public' AND ${alias}.visibility = 'private'`;
+    case 'embargoed':
+      return `${alias}.visibility <> 'public' AND ${alias}.visibility = 'embargoed' AND NOT coalesce(${alias}.embargo_until <= now(), false)`;
+  }
 }

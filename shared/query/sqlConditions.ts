@@ -18,6 +18,14 @@ export class SqlConditions {
     return this;
   }
 
+  /** An independent copy: conditions added to it later do not change this one (nor the reverse). */
+  copy(): SqlConditions {
+    const copy = new SqlConditions();
+    copy.conditions.push(...this.conditions);
+    copy.values.push(...this.values);
+    return copy;
+  }
+
   get whereSql(): string {
     return this.conditions.length === 0 ? '' : `WHERE ${this.conditions.map((c) => `(${c})`).join(' AND ')}`;
   }

@@ -21,7 +21,7 @@ export async function explainBrainList(pool: pg.Pool): Promise<void> {
   const where = (build: (c: SqlConditions) => void, countable: boolean): BrainListFilter => {
     const conditions = new SqlConditions();
     build(conditions);
-    return { conditions, countable };
+    return { conditions, placementWhere: countable ? conditions.whereSql : undefined };
   };
   const species = where((c) => c.where(`b.species_id = ${c.param(1)}`), true);
   const speciesVerified = where((c) => {

@@ -234,7 +234,7 @@ test("the list's total still answers while brains v2 is rebuilt beside a live v1
   const totals = async () => {
     const answered: number[] = [];
     for (const conditions of filters)
-      answered.push(await countBrains(db.pool, { conditions, countable: true }));
+      answered.push(await countBrains(db.pool, { conditions, placementWhere: conditions.whereSql }));
     return answered;
   };
   const { rows } = await db.pool.query<{ all: number; mice: number }>(

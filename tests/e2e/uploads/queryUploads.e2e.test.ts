@@ -175,7 +175,7 @@ describe('previews', () => {
     expect(shapeA.body).toMatchObject({ preview_url: url, metadata: { format: 'nifti1' } });
     const preview = await fetch(url);
     expect(preview.status).toBe(200);
-    expect(preview.headers.get('cache-control')).toBe('public, max-age=3600');
+    expect(preview.headers.get('cache-control')).toBe('public, no-cache');
     expect(Buffer.from(await preview.arrayBuffer())).toEqual(png);
     const upload = await detail(brainUploadId);
     expect(upload.body.preview_url).toBe(`${service.url}/api/file-uploads/${brainUploadId}/preview/`);

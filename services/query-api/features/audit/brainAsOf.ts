@@ -9,7 +9,15 @@ import type { Reply } from '#shared/http/routeSpec';
 import { NotFoundError } from '#shared/errors/httpErrors';
 import { databaseIdOf } from '#shared/http/ids';
 import { isNumericKey } from '#shared/domain/naming/naming';
-import { brainStreamName } from '#shared/domain/brains/events';
+import {
+  type ActiveBrain,
+  type BrainEvent,
+  brainStreamName,
+  collaboratorIdsOf,
+  evolveBrain,
+  initialBrainState,
+} from '#shared/domain/brains/events';
+import { type Viewer, canSeeBrain } from '#shared/domain/brains/visibility';
 import { type AsOf, AS_OF_POSITION_HEADER, readUpTo } from '#shared/audit/asOf';
 import { mergeByPosition } from '#shared/audit/replay/timeline';
 import { emptyWorld, evolveWorld } from '#shared/audit/replay/catalogueWorld';
@@ -44,14 +52,45 @@ export async function readBrainStream(
   return { brainId, events };
 }
 
-/** GET /api/brains/{key}/?as_of=…: the brain right after the last event at or before the point. */
+/**
+ * The brain as it is now, or as it was last before it was deleted; undefined when the events
+ * never created it.
+ */
+export function lastActiveBrain(events: readonly RecordedEvent[]): ActiveBrain | undefined {
+  let state = initialBrainState();
+  let last: ActiveBrain | undefined;
+  for (const event of events) {
+    state = evolveBrain(state, event as unknown as BrainEvent);
+    if (state.status === 'active') last = state;
+  }
+  return last;
+}
+
+/**
+ * Whether the viewer may see the brain of these events (its whole stream) now, by the visibility
+ * rule: a deleted brain by the state it was deleted in. What they may not see now is answered as
+ * if it had never existed (decisions.md "Visibility and collaborators"), its past included.
+ */
+export function mayNowSee(events: readonly RecordedEvent[], viewer: Viewer, nowMs = Date.now()): boolean {
+  const brain = lastActiveBrain(events);
+  if (!brain) return false;
+  return canSeeBrain({ ...brain, collaboratorIds: collaboratorIdsOf(brain) }, viewer, nowMs);
+}
+
+/**
+ * GET /api/brains/{key}/?as_of=…: the brain right after the last event at or before the point;
+ * 404 for a brain the viewer may not see now.
+ */
 export async function brainAsOfReply(
   store: EventStore,
   key: string,
   asOf: AsOf,
   shape: BrainShape,
   view: BrainView,
+  viewer: Viewer,
 ): Promise<Reply> {
+  const whole = await readBrainStream(store, key);
+  if (!whole || !mayNowSee(whole.events, viewer)) throw new NotFoundError();
   const upTo = readUpTo(asOf);
   const found = await readBrainStream(store, key, upTo);
   const world = found && found.events.reduce(evolveWorld, emptyWorld());

@@ -2,7 +2,8 @@
  * GET /api/brains/{key}/history/ (decisions.md "Audit", History): every audited event of the brain
  * and of its file uploads (the file it was created with, uploads attached to it later, and their
  * processing), oldest first, each with the changes it made to the brain's shape B, by replay. Staff
- * and the brain's uploader may read it, also after the brain was deleted.
+ * and the brain's uploader may read it, also after the brain was deleted; anyone who may not see
+ * the brain now (by the state it was deleted in, if it was) gets 404, as if it had never existed.
  */
 import type { Pool } from 'pg';
 import type { RecordedEvent } from '#shared/eventStore/eventStore';
@@ -13,7 +14,8 @@ import { mergeByPosition, replayTimeline } from '#shared/audit/replay/timeline';
 import { brainCreatedIn, brainShapeBReplay } from '#shared/audit/replay/brainReplay';
 import type { QueryDeps } from '#services/query-api/queryDeps';
 import { historyQuery, historyReply, historyResponse, historyRows } from './historyReply';
-import { readBrainStream } from './brainAsOf';
+import { mayNowSee, readBrainStream } from './brainAsOf';
+import { viewerOf } from '#shared/domain/brains/visibility';
 
 /** Ids of the uploads whose events named the brain (its file, and uploads attached to it). */
 async function brainUploadIds(pool: Pool, brainId: number): Promise<string[]> {
@@ -40,14 +42,15 @@ export const brainHistoryRoute = (deps: QueryDeps): RouteSpec => ({
     200: historyResponse('the brain and its file uploads'),
     401: { description: 'Not logged in' },
     403: { description: "Neither staff nor the brain's uploader" },
-    404: { description: 'No brain was ever created with this key' },
+    404: { description: 'No brain was ever created with this key, or it is one you may not see' },
   },
   async handler(ctx) {
     const principal = ctx.principal!;
     const key = ctx.params.key ?? '';
     const first = await readBrainStream(deps.store, key);
     const created = first && brainCreatedIn(first.events);
-    if (!first || !created) throw new NotFoundError();
+    // A brain the caller may not see now (deleted: as it was then) is answered as if it never existed.
+    if (!first || !created || !mayNowSee(first.events, viewerOf(principal))) throw new NotFoundError();
     if (!principal.isStaff && principal.userId !== created.uploaderId) throw new PermissionDeniedError();
     const { brainId } = first;
     const uploadIds = new Set(await brainUploadIds(deps.readModels, brainId));

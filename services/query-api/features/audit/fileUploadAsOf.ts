@@ -1,13 +1,13 @@
 /**
- * A file upload by replay: its stream (404 unless the caller uploaded it or is staff: uploads are
- * private), and the detail route's answer as of a point, from the upload's stream with its
+ * A file upload by replay: its stream (404 unless the caller uploaded it, is staff, or is a
+ * collaborator of its brain now: uploads are private), and the detail route's answer as of a point, from the upload's stream with its
  * uploader's and its brain's, each read once up to the point.
  */
-import type { EventStore, ReadStreamOptions, RecordedEvent } from '#shared/eventStore/eventStore';
+import type { Pool } from 'pg';
+import type { ReadStreamOptions, RecordedEvent } from '#shared/eventStore/eventStore';
 import { formatPosition } from '#shared/eventStore/eventStore';
 import type { Reply } from '#shared/http/routeSpec';
 import type { Principal } from '#shared/auth/principal';
-import type { BlobStore } from '#shared/blobStore/blobStore';
 import { NotFoundError } from '#shared/errors/httpErrors';
 import { canonicalUuid } from '#shared/http/ids';
 import { publicDownloadUrl } from '#shared/http/download/publicDownloadUrl';
@@ -19,6 +19,8 @@ import { type AsOf, AS_OF_POSITION_HEADER, readUpTo } from '#shared/audit/asOf';
 import { mergeByPosition } from '#shared/audit/replay/timeline';
 import { emptyWorld, evolveWorld } from '#shared/audit/replay/catalogueWorld';
 import { uploadReceivedIn, uploadRowAt } from '#shared/audit/replay/uploadReplay';
+import type { QueryDeps } from '#services/query-api/queryDeps';
+import { asSeenBy } from '#services/query-api/features/uploads/fileUploadSql';
 
 export interface UploadStreams {
   readonly uploadId: string;
@@ -27,11 +29,30 @@ export interface UploadStreams {
 }
 
 /**
+ * Whether the user is now a collaborator of the brain the upload belongs to (attached to it, or its
+ * file), as the read models have it: collaborators read a brain's uploads (decisions.md).
+ */
+async function sharedWith(
+  pool: Pool,
+  uploadId: string,
+  associatedBrainId: number | null,
+  userId: number,
+): Promise<boolean> {
+  const { rows } = await pool.query(
+    `SELECT 1 FROM brain_collaborators bc JOIN brains xb ON xb.id = bc.brain_id
+      WHERE bc.user_id = $1 AND (xb.id = $2 OR xb.file_upload_id::uuid = $3::uuid) LIMIT 1`,
+    [userId, associatedBrainId, uploadId],
+  );
+  return rows.length > 0;
+}
+
+/**
  * The streams an upload's representation is made of, read with these options; undefined (404) when
- * the id names no upload received by then, or one the caller may not see.
+ * the id names no upload received by then, or one the caller may not see (neither theirs nor of a
+ * brain shared with them now).
  */
 export async function readUploadStreams(
-  store: EventStore,
+  { store, readModels }: Pick<QueryDeps, 'store' | 'readModels'>,
   id: string,
   principal: Principal,
   options: ReadStreamOptions = {},
@@ -40,7 +61,12 @@ export async function readUploadStreams(
   if (uploadId === undefined) return undefined;
   const upload = await store.readStream(uploadStreamName(uploadId), options);
   const received = uploadReceivedIn(upload);
-  if (!received || (received.uploaderId !== principal.userId && !principal.isStaff)) return undefined;
+  if (!received) return undefined;
+  const mayRead =
+    received.uploaderId === principal.userId ||
+    principal.isStaff ||
+    (await sharedWith(readModels, uploadId, received.associatedBrainId, principal.userId));
+  if (!mayRead) return undefined;
   const [uploader, brain] = await Promise.all([
     store.readStream(userStreamName(received.uploaderId), { ...options, maxCount: 1 }),
     received.associatedBrainId === null
@@ -52,19 +78,20 @@ export async function readUploadStreams(
 
 /** GET /api/file-uploads/{id}/?as_of=…: the upload right after the last event at or before the point. */
 export async function fileUploadAsOfReply(
-  store: EventStore,
-  blobs: BlobStore,
+  deps: Pick<QueryDeps, 'store' | 'readModels' | 'blobs' | 'uploaderEmails'>,
   id: string,
   principal: Principal,
   asOf: AsOf,
   baseUrl: string,
 ): Promise<Reply> {
-  const found = await readUploadStreams(store, id, principal, readUpTo(asOf));
+  const { blobs } = deps;
+  const found = await readUploadStreams(deps, id, principal, readUpTo(asOf));
   if (!found) throw new NotFoundError();
   const events = mergeByPosition(found.streams);
-  const row = uploadRowAt(events.reduce(evolveWorld, emptyWorld()), found.uploadId);
+  const replayed = uploadRowAt(events.reduce(evolveWorld, emptyWorld()), found.uploadId);
   const newest = events.at(-1);
-  if (!row || !newest) throw new NotFoundError();
+  if (!replayed || !newest) throw new NotFoundError();
+  const row = asSeenBy(replayed, principal, deps.uploaderEmails);
   const s3Url = await publicDownloadUrl(blobs, fileUploadDownloadUrl(baseUrl, row.id), {
     key: row.blob_key,
     filename: row.filename,

@@ -1,8 +1,9 @@
 /**
  * GET /api/file-uploads/{id}/history/ (decisions.md "Audit", History): every audited event of the
  * upload, oldest first, each with the changes it made to the upload's representation, by replay.
- * Its uploader and staff may read it, also after the upload was deleted; anyone else is answered
- * 404, as for an upload that never existed (uploads are private).
+ * Its uploader, staff and the collaborators of its brain may read it, also after the upload was
+ * deleted (collaborators while the brain is shared with them); anyone else is answered 404, as for
+ * an upload that never existed (uploads are private).
  */
 import type { RouteSpec } from '#shared/http/routeSpec';
 import { NotFoundError } from '#shared/errors/httpErrors';
@@ -18,23 +19,23 @@ export const fileUploadHistoryRoute = (deps: QueryDeps): RouteSpec => ({
   operationId: 'getFileUploadHistory',
   summary: 'What happened to one of your uploads, event by event, with the fields each event changed',
   description:
-    "The upload's events (received, processing started, completed or failed, deleted), oldest first; `changes` are {field: [before, after]} of the upload's representation, computed by replay. Still answered after the upload was deleted. Its uploader and staff only (404 for anyone else). An array; {count, next, previous, results} with page or page_size.",
+    "The upload's events (received, processing started, completed or failed, deleted), oldest first; `changes` are {field: [before, after]} of the upload's representation, computed by replay. Still answered after the upload was deleted. Its uploader, staff and the collaborators of its brain only (404 for anyone else). An array; {count, next, previous, results} with page or page_size.",
   tags: ['audit', 'file uploads'],
   auth: 'required',
   query: historyQuery,
   responses: {
     200: historyResponse('the upload'),
     401: { description: 'Not logged in' },
-    404: { description: 'No such upload, or not yours' },
+    404: { description: 'No such upload, or neither yours nor of a brain shared with you' },
   },
   async handler(ctx) {
     const principal = ctx.principal!;
     const id = ctx.params.id ?? '';
-    const first = await readUploadStreams(deps.store, id, principal);
+    const first = await readUploadStreams(deps, id, principal);
     if (!first) throw new NotFoundError();
     const rows = await historyRows(deps.readModels, [{ type: 'file_upload', ids: [first.uploadId] }]);
     // Read again after the rows, so that every listed event is in the replay.
-    const found = (await readUploadStreams(deps.store, id, principal)) ?? first;
+    const found = (await readUploadStreams(deps, id, principal)) ?? first;
     const events = mergeByPosition(found.streams);
     return historyReply(ctx, rows, replayTimeline(events, uploadReplay(found.uploadId, ctx.baseUrl)));
   },

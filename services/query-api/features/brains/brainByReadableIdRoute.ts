@@ -2,7 +2,8 @@ import { Type } from '@sinclair/typebox';
 import type { RouteSpec } from '#shared/http/routeSpec';
 import { SqlConditions } from '#shared/query/sqlConditions';
 import { brainSchema } from '#shared/views/brainViews';
-import { type QueryDeps, brainViewFor } from '#services/query-api/queryDeps';
+import { whereVisible } from '#shared/query/brainVisibility';
+import { type QueryDeps, brainViewFor, viewerFor } from '#services/query-api/queryDeps';
 import { brainReply } from './brainReply';
 import { findBrain, shapeOf, shapeQueryProperty } from './brainSql';
 
@@ -20,7 +21,7 @@ export const brainByReadableIdRoute = (deps: QueryDeps): RouteSpec => ({
     404: { description: 'No brain with this readable_id' },
   },
   async handler(ctx) {
-    const filter = new SqlConditions();
+    const filter = whereVisible(new SqlConditions(), viewerFor(ctx));
     filter.where(`b.readable_id = ${filter.param(String(ctx.query.readable_id).trim().toLowerCase())}`);
     return brainReply(
       await findBrain(deps.readModels, filter),

@@ -2,14 +2,17 @@ import type { RouteSpec } from '#shared/http/routeSpec';
 import { NotFoundError } from '#shared/errors/httpErrors';
 import { blobDownloadReply } from '#shared/http/download/blobDownloadReply';
 import { downloadResponses } from '#shared/http/download/downloadResponses';
-import type { QueryDeps } from '#services/query-api/queryDeps';
+import { type QueryDeps, viewerFor } from '#services/query-api/queryDeps';
 import { keyCondition } from './brainRoute';
+import { OPEN_SQL } from './brainSql';
 
 interface FileRow {
   readonly blob_key: string;
   readonly sha256: string;
   readonly size_bytes: string;
   readonly filename: string;
+  /** Public now (an ended embargo too): anyone may see it, so shared caches may keep it. */
+  readonly open: boolean;
 }
 
 export const brainFileRoute = (deps: QueryDeps): RouteSpec => ({
@@ -21,11 +24,14 @@ export const brainFileRoute = (deps: QueryDeps): RouteSpec => ({
     'Streams the stored bytes as an attachment, with Content-Length and a strong ETag (the quoted SHA-256 of the bytes): If-None-Match answers 304, a single `Range` 206 (If-Range honoured), an unsatisfiable one 416. When the object store serves downloads itself (S3_PRESIGNED_DOWNLOADS), a 302 to a presigned URL instead.',
   tags: ['brains'],
   auth: 'public',
-  responses: { ...downloadResponses, 404: { description: 'No such brain, or it has no file' } },
+  responses: {
+    ...downloadResponses,
+    404: { description: 'No such brain (or none you may see), or it has no file' },
+  },
   async handler(ctx) {
-    const filter = keyCondition(ctx.params.key ?? '');
+    const filter = keyCondition(ctx.params.key ?? '', viewerFor(ctx));
     const { rows } = await deps.readModels.query<FileRow>(
-      `SELECT f.blob_key, f.sha256, f.size_bytes, f.filename
+      `SELECT f.blob_key, f.sha256, f.size_bytes, f.filename, ${OPEN_SQL} AS open
        FROM brains b JOIN file_uploads f ON f.id = b.file_upload_id::uuid ${filter.whereSql}`,
       filter.params(),
     );
@@ -40,8 +46,9 @@ export const brainFileRoute = (deps: QueryDeps): RouteSpec => ({
         etag: `"${file.sha256}"`,
         filename: file.filename,
       },
-      // Public, but a brain's file can be replaced by deleting the brain: revalidate with the ETag.
-      { cacheControl: 'public, no-cache' },
+      // A brain's file can be replaced by deleting the brain, or hidden by making it private:
+      // revalidate with the ETag. Only a public brain's may be kept by shared caches.
+      { cacheControl: file.open ? 'public, no-cache' : 'private, no-cache' },
     );
   },
 });

@@ -14,7 +14,11 @@ export function cachedSpeciesIds(
   return deps.speciesIds.get(key, now, () => speciesIdsByKey(deps.readModels, key));
 }
 
-/** X-Total-Count of a filter, kept until a brain (or an atlas or category it names) changes. */
+/**
+ * X-Total-Count of a filter, kept until a brain (or an atlas or category it names) changes or an
+ * embargo ends. The key is the statement's text and values: the visibility rule is in both (its
+ * text per kind of viewer, the user's id a value), so one viewer's count is never another's.
+ */
 export const cachedCount = (deps: QueryDeps, filter: BrainListFilter, now: GlobalPosition): Promise<number> =>
   deps.brainCounts.get(
     `${filter.conditions.whereSql}\0${JSON.stringify(filter.conditions.params())}`,
@@ -23,8 +27,16 @@ export const cachedCount = (deps: QueryDeps, filter: BrainListFilter, now: Globa
   );
 
 /**
- * The answer to this exact request (links repeat its URL; an email may depend on who asks), kept
- * until anything a brain shows changes. Errors are not kept.
+ * Who a kept answer is for: every anonymous caller sees the same brains, a signed-in one their
+ * own view (their brains, those shared with them, their email; staff everything). An answer is
+ * never served to a caller of another view (decisions.md "Visibility and collaborators").
+ */
+export const viewKey = (ctx: RequestContext): string =>
+  ctx.principal ? `${ctx.principal.isStaff ? 'staff' : 'user'}:${ctx.principal.userId}` : 'anonymous';
+
+/**
+ * The answer to this exact request by this view (viewKey; links repeat its URL), kept until
+ * anything a brain shows changes or an embargo ends (QueryDeps.embargoes). Errors are not kept.
  */
 export async function cachedReply(
   deps: QueryDeps,
@@ -35,11 +47,7 @@ export async function cachedReply(
   // Answers through the search index are kept only where its rankings are (QueryDeps.searchRankings).
   if (!deps.searchRankings && (ctx.query.search !== undefined || ctx.query.facets !== undefined))
     return answer(now);
-  const viewer =
-    deps.uploaderEmails === 'owner' && ctx.principal
-      ? `${ctx.principal.userId}${ctx.principal.isStaff ? 's' : ''}`
-      : '';
-  const key = `${viewer} ${ctx.baseUrl}${ctx.req.originalUrl}`;
+  const key = `${viewKey(ctx)} ${ctx.baseUrl}${ctx.req.originalUrl}`;
   const cached = await deps.brainPages.get(key, now, async () => {
     const reply = await answer(now);
     return { status: reply.status, headers: reply.headers ?? {}, json: JSON.stringify(reply.body) };

@@ -4,20 +4,28 @@ import { NotFoundError } from '#shared/errors/httpErrors';
 import { SqlConditions } from '#shared/query/sqlConditions';
 import { isNumericKey } from '#shared/domain/naming/naming';
 import { brainSchema } from '#shared/views/brainViews';
-import { type QueryDeps, brainViewFor } from '#services/query-api/queryDeps';
+import { whereVisible } from '#shared/query/brainVisibility';
+import type { Viewer } from '#shared/domain/brains/visibility';
+import { type QueryDeps, brainViewFor, viewerFor } from '#services/query-api/queryDeps';
 import { parseAsOf } from '#shared/audit/asOf';
 import { asOfQueryProperty } from '#shared/audit/replay/asOfQuery';
 import { brainAsOfReply } from '#services/query-api/features/audit/brainAsOf';
 import { brainReply } from './brainReply';
 import { brainIdOf, findBrain, shapeOf, shapeQueryProperty } from './brainSql';
 
-/** `/api/brains/{key}/`: a numeric key is the id, anything else the readable_id (decisions.md). */
-export function keyCondition(key: string): SqlConditions {
+/**
+ * `/api/brains/{key}/`: a numeric key is the id, anything else the readable_id (decisions.md), as
+ * the viewer may see it: a brain they may not see is not found, as if it did not exist.
+ */
+export function keyCondition(key: string, viewer: Viewer): SqlConditions {
   const filter = new SqlConditions();
-  if (!isNumericKey(key)) return filter.where(`b.readable_id = ${filter.param(key.toLowerCase())}`);
-  const id = brainIdOf(key);
-  if (id === undefined) throw new NotFoundError();
-  return filter.where(`b.id = ${filter.param(id)}`);
+  if (!isNumericKey(key)) filter.where(`b.readable_id = ${filter.param(key.toLowerCase())}`);
+  else {
+    const id = brainIdOf(key);
+    if (id === undefined) throw new NotFoundError();
+    filter.where(`b.id = ${filter.param(id)}`);
+  }
+  return whereVisible(filter, viewer);
 }
 
 export const brainRoute = (deps: QueryDeps): RouteSpec => ({
@@ -33,16 +41,19 @@ export const brainRoute = (deps: QueryDeps): RouteSpec => ({
   responses: {
     200: { description: 'The brain', schema: brainSchema },
     400: { description: 'as_of is neither an ISO time nor an event position' },
-    404: { description: 'No brain with this key (with as_of: none then, not yet created or deleted)' },
+    404: {
+      description:
+        'No brain with this key that you may see (with as_of: none then, not yet created or deleted, or one you may not see now)',
+    },
   },
   async handler(ctx) {
     const key = ctx.params.key ?? '';
     const asOf = parseAsOf(ctx.query.as_of);
     if (asOf) {
       const shape = shapeOf(ctx.query, isNumericKey(key) ? 'b' : 'a');
-      return brainAsOfReply(deps.store, key, asOf, shape, brainViewFor(deps, ctx));
+      return brainAsOfReply(deps.store, key, asOf, shape, brainViewFor(deps, ctx), viewerFor(ctx));
     }
-    const row = await findBrain(deps.readModels, keyCondition(key));
+    const row = await findBrain(deps.readModels, keyCondition(key, viewerFor(ctx)));
     return brainReply(row, shapeOf(ctx.query, isNumericKey(key) ? 'b' : 'a'), brainViewFor(deps, ctx));
   },
 });

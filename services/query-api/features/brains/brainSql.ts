@@ -5,6 +5,7 @@ import type { Pool, QueryConfig } from 'pg';
 import type { BrainARow, BrainShape } from '#shared/views/brainViews';
 import type { SqlConditions } from '#shared/query/sqlConditions';
 import type { Window } from '#shared/query/listResponse';
+import { effectiveVisibilitySql } from '#shared/query/brainVisibility';
 import { namedStatement } from '#shared/infra/postgres/namedStatement';
 import { SQLSTATE, sqlState } from '#shared/infra/postgres/sqlState';
 import { SCIENTIFIC_NAME_KEY_SQL } from '#services/query-api/features/species/speciesSql';
@@ -24,6 +25,9 @@ const BRAIN_COLUMNS = `b.id, b.readable_id, b.uuid, b.name, b.description, b.dat
     u.username AS uploader_username, u.email AS uploader_email,
     f.filename AS file_name, f.size_bytes AS file_size_bytes,
     f.metadata AS file_metadata, f.preview_blob_key AS file_preview_key`;
+
+/** Whether a brain (b) reads as public now: stored public, or an embargo whose time has passed. */
+export const OPEN_SQL = `(${effectiveVisibilitySql('public')})`;
 
 export const BRAIN_SELECT = `SELECT ${BRAIN_COLUMNS} FROM brains b ${BRAIN_JOINS}`;
 
@@ -49,32 +53,48 @@ export async function findBrain(
 
 /**
  * The list's filters are conditions on the brains row alone (alias b, no joins), so that a page
- * is an ordered range of one of brainsProjection's indexes and that, when they name only
- * placement columns (atlas_id, species_id, category_id, verified: `countable`), brain_counts
- * answers the total. Names are resolved to ids first (scalar subqueries on unique columns,
- * speciesIdsByKey for scientific names), never joined.
+ * is an ordered range of one of brainsProjection's indexes; the visibility rule
+ * (shared/query/brainVisibility) is one of them, over columns those indexes include. Names are
+ * resolved to ids first (scalar subqueries on unique columns, speciesIdsByKey for scientific
+ * names), never joined.
  */
 export interface BrainListFilter {
+  /** What a listed brain matches: the filters, the visibility rule for the viewer, `visibility`. */
   readonly conditions: SqlConditions;
-  readonly countable: boolean;
+  /**
+   * When the filters name only placement columns (atlas_id, species_id, category_id, verified)
+   * and no visibility but public: their WHERE alone, which brain_counts (public brains only) is
+   * summed by; its placeholders are the first ones of `conditions`. Undefined: counted over brains.
+   */
+  readonly placementWhere: string | undefined;
 }
 
 /** The page query's joins cost more to plan than to run: the list's statements are named. */
 const statement = (text: string, values: unknown[]): QueryConfig => namedStatement('brains', text, values);
 
 /**
- * X-Total-Count: a sum over brain_counts (a few hundred rows, whatever the catalogue's size)
- * for placement filters; otherwise an indexed count (an uploader's brains; search).
+ * X-Total-Count, exact for the viewer the conditions carry the rule of. Placement filters: a sum
+ * over brain_counts (a few hundred rows of public brains, whatever the catalogue's size) plus the
+ * non-public brains that match (an ended embargo, the viewer's own, shared with them; staff: all),
+ * found through the partial index of the non-public brains. Otherwise an indexed count (an
+ * uploader's brains, a visibility but public).
  */
-export async function countBrains(pool: Pool, { conditions, countable }: BrainListFilter): Promise<number> {
+export async function countBrains(
+  pool: Pool,
+  { conditions, placementWhere }: BrainListFilter,
+): Promise<number> {
   const count = async (sql: string): Promise<number> => {
     const { rows } = await pool.query<{ n: string }>(statement(sql, conditions.params()));
     return Number(rows[0]?.n ?? 0);
   };
   const counted = `SELECT count(*) AS n FROM brains b ${conditions.whereSql}`;
-  if (!countable) return count(counted);
+  if (placementWhere === undefined) return count(counted);
+  const nonPublic = conditions.copy().where(`b.visibility <> 'public'`);
   try {
-    return await count(`SELECT coalesce(sum(b.brains), 0) AS n FROM brain_counts b ${conditions.whereSql}`);
+    return await count(
+      `SELECT (SELECT coalesce(sum(b.brains), 0) FROM brain_counts b ${placementWhere})
+            + (SELECT count(*) FROM brains b ${nonPublic.whereSql}) AS n`,
+    );
   } catch (error) {
     // brain_counts comes with brains v2; while an upgrade rebuilds v2 beside the live v1 there is
     // no such view yet. Until every deployment has swapped to v2: delete with the next layout change.

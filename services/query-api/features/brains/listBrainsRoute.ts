@@ -4,7 +4,10 @@ import type { Reply, RequestContext, RouteSpec } from '#shared/http/routeSpec';
 import { listQueryProperties, listReply, orderBy } from '#shared/query/listResponse';
 import { SqlConditions } from '#shared/query/sqlConditions';
 import { brainJson, brainSchema } from '#shared/views/brainViews';
-import { type QueryDeps, brainViewFor } from '#services/query-api/queryDeps';
+import { effectiveVisibilitySql, whereVisible } from '#shared/query/brainVisibility';
+import { VISIBILITIES, type Visibility, isVisibility } from '#shared/domain/brains/visibility';
+import { StringEnum } from '#shared/views/stringEnum';
+import { type QueryDeps, brainViewFor, viewerFor } from '#services/query-api/queryDeps';
 import { type BrainListFilter, brainIdOf, fetchBrainPage, shapeOf, shapeQueryProperty } from './brainSql';
 import { cachedCount, cachedReply, cachedSpeciesIds } from './brainLookups';
 import { brainListSchema, searchBrains, searchQueryProperties } from './searchBrains';
@@ -19,14 +22,12 @@ const ORDERING = {
 const text = (value: unknown): string | undefined => (typeof value === 'string' ? value.trim() : undefined);
 
 /**
- * The filters of decisions.md ("Brains"), combined with AND; see BrainListFilter. (`search` and
- * `facets` go through searchBrains.)
+ * The filters of decisions.md ("Brains"), combined with AND, and the visibility rule for who asks
+ * (decisions.md "Visibility and collaborators"), with `visibility` applied after it; see
+ * BrainListFilter. (`search` and `facets` go through searchBrains.)
  */
-async function filters(
-  deps: QueryDeps,
-  query: Record<string, unknown>,
-  now: GlobalPosition,
-): Promise<BrainListFilter> {
+async function filters(deps: QueryDeps, ctx: RequestContext, now: GlobalPosition): Promise<BrainListFilter> {
+  const { query } = ctx;
   const filter = new SqlConditions();
   const species = text(query.species);
   if (species !== undefined) {
@@ -52,7 +53,15 @@ async function filters(
       `b.category_id = ${id !== undefined ? filter.param(id) : `(SELECT id FROM categories WHERE name = ${filter.param(category.toLowerCase())})`}`,
     );
   }
-  return { conditions: filter, countable: query.uploader === undefined };
+  const visibility: Visibility | undefined = isVisibility(query.visibility) ? query.visibility : undefined;
+  // Placement filters alone are summed over brain_counts (public brains) before the rest is added.
+  const placementWhere =
+    query.uploader === undefined && (visibility === undefined || visibility === 'public')
+      ? filter.whereSql
+      : undefined;
+  whereVisible(filter, viewerFor(ctx));
+  if (visibility !== undefined) filter.where(effectiveVisibilitySql(visibility));
+  return { conditions: filter, placementWhere };
 }
 
 const BrainsQuery = Type.Object({
@@ -63,6 +72,12 @@ const BrainsQuery = Type.Object({
   uploader: Type.Optional(Type.Integer({ minimum: 1, description: 'Uploader user id.' })),
   atlas: Type.Optional(Type.String({ description: 'Atlas id or slug.' })),
   category: Type.Optional(Type.String({ description: 'Category id or name (case-insensitive).' })),
+  visibility: Type.Optional(
+    StringEnum(VISIBILITIES, {
+      description:
+        'Among the brains you may see, those that read as this visibility now (an embargo whose time has passed reads as public).',
+    }),
+  ),
   ...searchQueryProperties,
 });
 
@@ -85,7 +100,7 @@ async function brainList(deps: QueryDeps, ctx: RequestContext, now: GlobalPositi
   const shape = shapeOf(ctx.query, paged ? 'b' : 'a');
   const searched = await searchBrains(deps, ctx, shape, paged, now);
   if (searched) return searched;
-  const filter = await filters(deps, ctx.query, now);
+  const filter = await filters(deps, ctx, now);
   const order = orderBy(ctx.query.ordering, ORDERING, 'b.date_uploaded DESC', 'b.id DESC');
   let total = 0;
   return listReply(ctx, {

@@ -2,7 +2,7 @@ import type { RouteSpec } from '#shared/http/routeSpec';
 import { weakEtag } from '#shared/http/etag';
 import { fileUploadSchema } from '#shared/views/fileUploadViews';
 import type { QueryDeps } from '#services/query-api/queryDeps';
-import { visibleUpload } from './fileUploadSql';
+import { asSeenBy, visibleUpload } from './fileUploadSql';
 import { uploadJsonFor } from './uploadJsonFor';
 import { Type } from '@sinclair/typebox';
 import { parseAsOf } from '#shared/audit/asOf';
@@ -13,7 +13,7 @@ export const fileUploadRoute = (deps: QueryDeps): RouteSpec => ({
   method: 'get',
   path: '/api/file-uploads/{id}/',
   operationId: 'getFileUpload',
-  summary: "One of your uploads (staff: anyone's)",
+  summary: "One of your uploads, or of a brain shared with you (staff: anyone's)",
   description:
     'Its processing status and times, metadata (`{"error": ...}` when processing failed), s3_url and preview_url (null until a preview exists). With `as_of`, the upload as it was then, computed by replay (X-As-Of-Position names the newest event it stands on; no ETag).',
   tags: ['file uploads'],
@@ -22,23 +22,18 @@ export const fileUploadRoute = (deps: QueryDeps): RouteSpec => ({
   responses: {
     200: { description: 'The upload', schema: fileUploadSchema },
     400: { description: 'as_of is neither an ISO time nor an event position' },
-    404: { description: 'No such upload, or not yours (with as_of: none then, not yet received or deleted)' },
+    404: {
+      description:
+        'No such upload, or neither yours nor of a brain shared with you (with as_of: none then, not yet received or deleted)',
+    },
   },
   async handler(ctx) {
     const asOf = parseAsOf(ctx.query.as_of);
-    if (asOf)
-      return fileUploadAsOfReply(
-        deps.store,
-        deps.blobs,
-        ctx.params.id ?? '',
-        ctx.principal!,
-        asOf,
-        ctx.baseUrl,
-      );
+    if (asOf) return fileUploadAsOfReply(deps, ctx.params.id ?? '', ctx.principal!, asOf, ctx.baseUrl);
     const row = await visibleUpload(deps.readModels, ctx.params.id ?? '', ctx.principal!);
     return {
       status: 200,
-      body: await uploadJsonFor(deps.blobs, row, ctx.baseUrl),
+      body: await uploadJsonFor(deps.blobs, asSeenBy(row, ctx.principal!, deps.uploaderEmails), ctx.baseUrl),
       headers: { ETag: weakEtag(BigInt(row.revision)), 'Cache-Control': 'private, no-cache' },
     };
   },

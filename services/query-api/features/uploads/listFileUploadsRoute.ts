@@ -7,7 +7,7 @@ import { SqlConditions } from '#shared/query/sqlConditions';
 import { UPLOAD_STATUSES, fileUploadSchema } from '#shared/views/fileUploadViews';
 import { StringEnum } from '#shared/views/stringEnum';
 import type { QueryDeps } from '#services/query-api/queryDeps';
-import { UPLOAD_FROM, findUploads } from './fileUploadSql';
+import { UPLOAD_FROM, asSeenBy, findUploads, sharedWithSql } from './fileUploadSql';
 import { uploadJsonFor } from './uploadJsonFor';
 
 const ORDERING = {
@@ -19,17 +19,23 @@ const ORDERING = {
 };
 export const BRAIN_FILTER_MESSAGE = 'Enter a brain id, or "none" for uploads without a brain.';
 
-/** `associated_brain`: a brain id, or "none"; anything else is 400 on the field (decisions.md). */
-function brainFilter(value: unknown, filter: SqlConditions): void {
-  if (typeof value !== 'string') return;
-  const text = value.trim().toLowerCase();
-  if (text === 'none') {
-    filter.where('f.associated_brain_id IS NULL');
+/**
+ * Whose uploads, and `associated_brain`: a brain id, or "none"; anything else is 400 on the field
+ * (decisions.md). The caller's own uploads; with a brain id, also those of that brain when it is
+ * shared with them (its collaborators read them: decisions.md "Visibility and collaborators").
+ */
+function ownerAndBrainFilter(value: unknown, userId: number, filter: SqlConditions): void {
+  const user = filter.param(userId);
+  const text = typeof value === 'string' ? value.trim().toLowerCase() : undefined;
+  if (text === undefined || text === 'none') {
+    filter.where(`f.uploader_id = ${user}`);
+    if (text === 'none') filter.where('f.associated_brain_id IS NULL');
     return;
   }
   const id = databaseIdOf(text);
   if (id === undefined) throw ValidationError.field('associated_brain', BRAIN_FILTER_MESSAGE);
   filter.where(`f.associated_brain_id = ${filter.param(id)}`);
+  filter.where(`f.uploader_id = ${user} OR ${sharedWithSql(user)}`);
 }
 
 const UploadsQuery = Type.Object({
@@ -46,7 +52,7 @@ export const listFileUploadsRoute = (deps: QueryDeps): RouteSpec<unknown, typeof
   operationId: 'listFileUploads',
   summary: 'Your file uploads, newest first',
   description:
-    'Only your own (staff too). An array by default (at most 1000, Link and X-Total-Count when more); {count, next, previous, results} when page or page_size is given. Filters combine with AND. `ordering` accepts date_uploaded, name, filename, status, file_size.',
+    'Only your own (staff too); with `associated_brain` naming a brain shared with you, also its uploads. An array by default (at most 1000, Link and X-Total-Count when more); {count, next, previous, results} when page or page_size is given. Filters combine with AND. `ordering` accepts date_uploaded, name, filename, status, file_size.',
   tags: ['file uploads'],
   auth: 'required',
   query: UploadsQuery,
@@ -56,9 +62,8 @@ export const listFileUploadsRoute = (deps: QueryDeps): RouteSpec<unknown, typeof
   },
   async handler(ctx) {
     const filter = new SqlConditions();
-    filter.where(`f.uploader_id = ${filter.param(ctx.principal!.userId)}`);
+    ownerAndBrainFilter(ctx.query.associated_brain, ctx.principal!.userId, filter);
     if (typeof ctx.query.status === 'string') filter.where(`f.status = ${filter.param(ctx.query.status)}`);
-    brainFilter(ctx.query.associated_brain, filter);
     const order = orderBy(ctx.query.ordering, ORDERING, 'f.date_uploaded DESC', 'f.id DESC');
     return listReply(ctx, {
       count: async () =>
@@ -73,7 +78,11 @@ export const listFileUploadsRoute = (deps: QueryDeps): RouteSpec<unknown, typeof
       fetch: async ({ limit, offset }) => {
         const tail = `ORDER BY ${order} LIMIT ${filter.extra(0)} OFFSET ${filter.extra(1)}`;
         const rows = await findUploads(deps.readModels, filter, tail, limit, offset);
-        return Promise.all(rows.map((row) => uploadJsonFor(deps.blobs, row, ctx.baseUrl)));
+        return Promise.all(
+          rows.map((row) =>
+            uploadJsonFor(deps.blobs, asSeenBy(row, ctx.principal!, deps.uploaderEmails), ctx.baseUrl),
+          ),
+        );
       },
     });
   },
