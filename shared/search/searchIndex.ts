@@ -8,6 +8,7 @@
  * tombstone with its position, so a stale upsert replayed after it does not bring the brain back.
  */
 import type { GlobalPosition } from '#shared/eventStore/eventStore';
+import type { Viewer, Visibility } from '#shared/domain/brains/visibility';
 
 export interface BrainSearchDocument {
   readonly brainId: number;
@@ -24,6 +25,16 @@ export interface BrainSearchDocument {
   readonly verified: boolean;
   readonly uploaderId: number;
   readonly dateUploaded: Date;
+  /** As stored: an embargo whose time has passed stays `embargoed` here, and reads as public. */
+  readonly visibility: Visibility;
+  /** Set while embargoed (kept after the embargo is lifted); null otherwise. */
+  readonly embargoUntil: Date | null;
+  /**
+   * Who may see the brain whatever its visibility (staff aside): its uploader and its
+   * collaborators' user ids, whatever their role. The rule (shared/domain/brains/visibility
+   * canSeeBrain) then reads the document alone: public in effect, or the viewer is a reader.
+   */
+  readonly readers: readonly number[];
 }
 
 export interface SearchUpsert {
@@ -50,6 +61,14 @@ export interface SearchFilters {
   readonly categoryIds?: readonly number[];
   readonly verified?: boolean;
   readonly uploaderId?: number;
+  /**
+   * Who asks: every answer (ids, total, facets) holds only the brains this viewer may see
+   * (canSeeBrain, embargo ends by the index's clock at query time). Absent: no rule, for internal
+   * callers only; the brains list always gives it.
+   */
+  readonly viewer?: Viewer;
+  /** Effective visibility, applied after the rule: an embargo whose time has passed is `public`. */
+  readonly visibility?: Visibility;
 }
 
 export type SearchSortField = 'date_uploaded' | 'id' | 'name' | 'readable_id';

@@ -58,6 +58,9 @@ function documents(first: number, last: number): BrainSearchDocument[] {
           verified: d.verified,
           uploaderId: d.uploaderId,
           dateUploaded: new Date(d.createdAt),
+          visibility: d.visibility ?? 'public',
+          embargoUntil: d.embargoUntil ? new Date(d.embargoUntil) : null,
+          readers: [d.uploaderId],
         },
       ];
     }),

@@ -27,6 +27,9 @@ function brain(brainId: number, fields: Partial<BrainSearchDocument> = {}): Brai
     verified: true,
     uploaderId: 1000,
     dateUploaded: new Date(Date.UTC(2024, 0, 1) + brainId * 60_000),
+    visibility: 'public',
+    embargoUntil: null,
+    readers: [fields.uploaderId ?? 1000],
     ...fields,
   };
 }

@@ -51,6 +51,9 @@ function document(brainId: number, random: () => number): BrainSearchDocument {
     verified: random() < 0.5,
     uploaderId: 1,
     dateUploaded: new Date(Date.UTC(2024, 0, 1) + brainId * 1000),
+    visibility: 'public',
+    embargoUntil: null,
+    readers: [1],
   };
 }
 
@@ -222,11 +225,14 @@ describe('word prefixes matched as the lexemes of the dictionary they start', ()
     );
     return { kept: kept.rows, counted: counted.rows };
   };
-  /** The answer of one layout's statement (3 matches the prefixes themselves). */
-  const answer = async (query: SearchQuery, layout: 3 | 4) => {
-    const { rows } = await appPool.query<{ ids: number[]; total: string }>(
-      searchSql(query, parseSearchText(query.text)!, sources, layout),
-    );
+  /** The statement's answer, or (`prefixes`) that of the same statement matching the prefixes themselves. */
+  const answer = async (query: SearchQuery, prefixes: boolean) => {
+    const statement = searchSql(query, parseSearchText(query.text)!, sources);
+    const text = prefixes
+      ? statement.text.replace('d.search_vector @@ e.match', 'd.search_vector @@ q.tsq')
+      : statement.text;
+    expect(text !== statement.text).toBe(prefixes);
+    const { rows } = await appPool.query<{ ids: number[]; total: string }>({ ...statement, text });
     return { ids: rows[0]!.ids, total: Number(rows[0]!.total) };
   };
 
@@ -283,17 +289,17 @@ describe('word prefixes matched as the lexemes of the dictionary they start', ()
     for (const text of texts)
       for (const filters of [{}, { speciesIds: [1, 2] }, { verified: true }]) {
         const query = { text, filters, limit: 500, offset: 0 };
-        expect({ text, filters, ...(await answer(query, 4)) }).toEqual({
+        expect({ text, filters, ...(await answer(query, false)) }).toEqual({
           text,
           filters,
-          ...(await answer(query, 3)),
+          ...(await answer(query, true)),
         });
       }
-    expect((await answer({ text: 'cort', limit: 500, offset: 0 }, 4)).total).toBe(200);
+    expect((await answer({ text: 'cort', limit: 500, offset: 0 }, false)).total).toBe(200);
   });
 });
 
-describe('an upgrade: text search answers while the live generation still has the v3 layout', () => {
+describe('an upgrade: search answers while the live generation still has the v4 layout', () => {
   const name = 'upgrade_test';
   const names = searchTableNames(name);
   let upgraded: SearchIndex;
@@ -309,7 +315,7 @@ describe('an upgrade: text search answers while the live generation still has th
     position: { commit: BigInt(i + 1), prepare: 0n },
   }));
   const facets = ['species', 'atlas', 'category', 'verified'] as const;
-  /** Substring (a word's and not), typo, exact (readable id, numeric id, name), full text, with facets. */
+  /** Substring (a word's and not), typo, exact (readable id, numeric id, name), full text, no text. */
   const texts = [
     'ocamp',
     'a1-ca',
@@ -321,37 +327,64 @@ describe('an upgrade: text search answers while the live generation still has th
     'cortex',
     'hippo',
     'ca1-ca3 bord',
+    '',
   ];
+  const viewer = { userId: 5, isStaff: false };
   const answers = async (reader: SearchReader) => {
     const answered = [];
     for (const text of texts) {
-      const { ids, total, facets: counts } = await reader.query({ text, limit: 10, offset: 0, facets });
-      answered.push({ text, ids, total, counts });
+      const {
+        ids,
+        total,
+        facets: counts,
+      } = await reader.query({
+        text,
+        limit: 10,
+        offset: 0,
+        facets,
+        filters: { viewer },
+      });
+      const privates = await reader.query({ text, limit: 10, offset: 0, filters: { visibility: 'private' } });
+      answered.push({ text, ids, total, counts, privates });
     }
     return answered;
   };
-  /** A reader whose statements are recorded by the layout they read (the v3 one asks `v4_live`). */
+  /** A reader whose statements are recorded by the layout they read (the v4 one asks `v5_live`). */
   const recordingReader = () => {
-    const sent: (3 | 4)[] = [];
+    const sent: (4 | 5)[] = [];
     const pool = {
       query: (statement: { text: string }) => {
-        sent.push(statement.text.includes('v4_live') ? 3 : 4);
+        sent.push(statement.text.includes('v5_live') ? 4 : 5);
         return appPool.query(statement);
       },
     } as unknown as pg.Pool;
     return { sent, reader: createPostgresSearchReader({ pool, name }) };
   };
 
-  /** The live generation as a v3 deployment left it: no lexemes' dictionary. */
-  async function makeLiveGenerationV3(): Promise<void> {
+  /** The live generation as a v4 deployment left it: no visibility columns, every document counted. */
+  async function makeLiveGenerationV4(): Promise<void> {
     const { rows } = await appPool.query<{ generation: number }>(
       `SELECT generation FROM ${names.generations} WHERE status = 'live'`,
     );
     const generation = rows[0]!.generation;
-    await appPool.query(`DROP VIEW ${names.lexemesView}`);
-    await appPool.query(`DROP TABLE ${names.lexemes(generation)}`);
-    for (const op of ['insert', 'update', 'delete'])
-      await appPool.query(`DROP TRIGGER "lexemes_${op}" ON ${names.documents(generation)}`);
+    const documents = names.documents(generation);
+    await appPool.query(`DROP VIEW ${names.documentsView}`);
+    await appPool.query(
+      `ALTER TABLE ${documents} DROP COLUMN visibility, DROP COLUMN embargo_until, DROP COLUMN readers`,
+    );
+    await appPool.query(`CREATE VIEW ${names.documentsView} AS SELECT * FROM ${documents}`);
+    for (const op of ['insert', 'update', 'delete']) {
+      const referencing = {
+        insert: 'NEW TABLE AS new_rows',
+        update: 'OLD TABLE AS old_rows NEW TABLE AS new_rows',
+        delete: 'OLD TABLE AS old_rows',
+      }[op];
+      await appPool.query(`DROP TRIGGER "count_${op}" ON ${documents}`);
+      await appPool.query(
+        `CREATE TRIGGER "count_${op}" AFTER ${op.toUpperCase()} ON ${documents} REFERENCING ${referencing}
+         FOR EACH STATEMENT EXECUTE FUNCTION rm.search_count_deltas('${names.counts(generation)}')`,
+      );
+    }
   }
 
   beforeAll(async () => {
@@ -359,31 +392,32 @@ describe('an upgrade: text search answers while the live generation still has th
     await upgraded.install();
   });
 
-  test('substring, typo, exact, prefix and faceted searches keep their answers through the rebuild, and the swap to v4 is picked up without a restart', async () => {
+  test('searches and lists keep their answers through the rebuild, and the swap to v5 is picked up without a restart', async () => {
     await upgraded.upsert(catalogue);
-    const v4Answers = await answers(upgraded);
-    expect(v4Answers.map((a) => a.total)).toEqual([2, 1, 2, 1, 1, 1, 1, 2, 2, 1]);
+    const v5Answers = await answers(upgraded);
+    expect(v5Answers.map((a) => a.total)).toEqual([2, 1, 2, 1, 1, 1, 1, 2, 2, 1, 6]);
+    expect(v5Answers.every((a) => a.privates.total === 0)).toBe(true);
 
-    // A process that has seen v4 already, and one started during the upgrade.
+    // A process that has seen v5 already, and one started during the upgrade.
     const seen = recordingReader();
     await seen.reader.query({ text: 'cortex', limit: 1, offset: 0 });
-    expect(seen.sent).toEqual([4]);
+    expect(seen.sent).toEqual([5]);
     seen.sent.length = 0;
-    await makeLiveGenerationV3();
+    await makeLiveGenerationV4();
     const started = recordingReader();
-    for (const { reader } of [seen, started]) expect(await answers(reader)).toEqual(v4Answers);
-    expect(seen.sent).toEqual([4, ...texts.map(() => 3)]);
-    expect(started.sent).toEqual([4, ...texts.map(() => 3)]);
+    for (const { reader } of [seen, started]) expect(await answers(reader)).toEqual(v5Answers);
+    expect(seen.sent).toEqual([5, ...texts.flatMap(() => [4, 4])]);
+    expect(started.sent).toEqual([5, ...texts.flatMap(() => [4, 4])]);
 
     const rebuild = await upgraded.beginRebuild();
     await rebuild.upsert(catalogue);
-    // The v4 generation exists beside the live v3 one (as a projector's rebuild leaves it).
-    expect(await answers(started.reader)).toEqual(v4Answers);
+    // The v5 generation exists beside the live v4 one (as a projector's rebuild leaves it).
+    expect(await answers(started.reader)).toEqual(v5Answers);
     await rebuild.finish();
 
     started.sent.length = 0;
-    expect(await answers(started.reader)).toEqual(v4Answers);
-    // The first search after the swap is answered by the v3 statement, which sees v4 live.
-    expect(started.sent).toEqual([3, ...texts.slice(1).map(() => 4)]);
+    expect(await answers(started.reader)).toEqual(v5Answers);
+    // The first query after the swap is answered by the v4 statement, which sees v5 live.
+    expect(started.sent).toEqual([4, ...texts.flatMap(() => [5, 5]).slice(1)]);
   });
 });

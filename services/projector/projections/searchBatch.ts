@@ -1,6 +1,13 @@
 import type { PoolClient } from 'pg';
 import type { GlobalPosition, RecordedEvent } from '#shared/eventStore/eventStore';
-import type { BrainCreated, BrainEvent, BrainFields } from '#shared/domain/brains/events';
+import {
+  BRAIN_EVENT_TYPES,
+  createdVisibility,
+  type BrainCreated,
+  type BrainEvent,
+  type BrainFields,
+} from '#shared/domain/brains/events';
+import type { Visibility } from '#shared/domain/brains/visibility';
 import type { CategoryEvent } from '#shared/domain/categories/events';
 import type { SpeciesEvent } from '#shared/domain/species/events';
 import type { AtlasEvent } from '#shared/domain/atlases/events';
@@ -37,6 +44,9 @@ interface DocumentRow {
   verified: boolean;
   uploader_id: number;
   date_uploaded: Date;
+  visibility: Visibility;
+  embargo_until: Date | null;
+  readers: number[];
 }
 
 const toDocument = (row: DocumentRow): BrainSearchDocument => ({
@@ -54,7 +64,13 @@ const toDocument = (row: DocumentRow): BrainSearchDocument => ({
   verified: row.verified,
   uploaderId: row.uploader_id,
   dateUploaded: row.date_uploaded,
+  visibility: row.visibility,
+  embargoUntil: row.embargo_until,
+  readers: row.readers,
 });
+
+/** An ISO time of an event as the document keeps it. */
+const dateOrNull = (iso: string | null | undefined): Date | null => (iso ? new Date(iso) : null);
 
 /** Fields of a BrainUpdated the document keeps (an own-property map). */
 const DOCUMENT_FIELDS: Readonly<Partial<Record<keyof BrainFields, keyof BrainSearchDocument>>> = {
@@ -97,7 +113,7 @@ export class SearchBatch {
     const batch = new SearchBatch(client, t);
     const brainEvents = events
       .map((e) => ({ type: e.type, data: e.data }) as SearchEvent)
-      .filter((e): e is BrainEvent => e.type.startsWith('Brain'));
+      .filter((e): e is BrainEvent => (BRAIN_EVENT_TYPES as ReadonlySet<string>).has(e.type));
     const fields = brainEvents.map((e): Partial<BrainFields> =>
       e.type === 'BrainCreated' ? e.data : e.type === 'BrainUpdated' ? e.data.changes : {},
     );
@@ -180,7 +196,34 @@ export class SearchBatch {
         this.documents.delete(event.data.brainId);
         this.removed.set(event.data.brainId, position);
         return;
+      case 'BrainCollaboratorAdded':
+      case 'BrainCollaboratorRoleChanged':
+        // A role changes nothing the search reads; the collaborator is a reader either way.
+        this.change(event.data.brainId, position, (d) =>
+          d.readers.includes(event.data.userId) ? d : { ...d, readers: [...d.readers, event.data.userId] },
+        );
+        return;
+      case 'BrainCollaboratorRemoved':
+        this.change(event.data.brainId, position, (d) => ({
+          ...d,
+          readers: d.readers.filter((id) => id !== event.data.userId || id === d.uploaderId),
+        }));
+        return;
+      case 'EmbargoLifted':
+        // As the brain's state: public from now on, its embargo_until kept.
+        this.change(event.data.brainId, position, (d) => ({ ...d, visibility: 'public' }));
+        return;
     }
+  }
+
+  /** A live document of the batch rewritten by `next` at `position` (an unknown brain stays unknown). */
+  private change(
+    brainId: number,
+    position: GlobalPosition,
+    next: (document: BrainSearchDocument) => BrainSearchDocument,
+  ): void {
+    const current = this.documents.get(brainId);
+    if (current) this.documents.set(brainId, { document: next(current.document), position });
   }
 
   /**
@@ -210,6 +253,7 @@ export class SearchBatch {
   }
 
   private created(d: BrainCreated['data']): BrainSearchDocument {
+    const { visibility, embargoUntil } = createdVisibility(d);
     return this.withNames({
       brainId: d.brainId,
       readableId: d.readableId,
@@ -221,6 +265,9 @@ export class SearchBatch {
       verified: d.verified,
       uploaderId: d.uploaderId,
       dateUploaded: new Date(d.createdAt),
+      visibility,
+      embargoUntil: dateOrNull(embargoUntil),
+      readers: [d.uploaderId],
     });
   }
 
@@ -232,6 +279,8 @@ export class SearchBatch {
         : undefined;
       if (key) next[key] = value;
     }
+    if (changes.visibility !== undefined) next.visibility = changes.visibility;
+    if (changes.embargoUntil !== undefined) next.embargoUntil = dateOrNull(changes.embargoUntil);
     return this.withNames(next as unknown as BrainSearchDocument, document);
   }
 

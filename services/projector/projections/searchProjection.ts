@@ -29,6 +29,18 @@ const TABLES = {
   categories: `${SEARCH_INDEX_NAME}_categories`,
 } as const;
 
+/**
+ * The placements' events and those that change who may see a brain: its readers (collaborators)
+ * and an embargo lifted. A visibility change is a BrainUpdated.
+ */
+export const SEARCH_EVENT_TYPES: ReadonlySet<string> = new Set([
+  ...PLACEMENT_EVENT_TYPES,
+  'BrainCollaboratorAdded',
+  'BrainCollaboratorRoleChanged',
+  'BrainCollaboratorRemoved',
+  'EmbargoLifted',
+]);
+
 export interface SearchProjectionOptions {
   /**
    * Another index fed with every document this projection writes (Elasticsearch), inside the
@@ -49,9 +61,11 @@ export function createSearchProjection(options: SearchProjectionOptions = {}): P
     // v3: the name's words and their dictionary (typo and substring search through them).
     // v4: the lexemes' dictionary (a word prefix matched as the lexemes it starts) and the text
     // and placement columns in one GIN index.
-    version: 4,
+    // v5: visibility, embargo_until and readers (the visibility rule), kept counts of the public
+    // documents only.
+    version: 5,
     tables: Object.values(TABLES),
-    eventTypes: PLACEMENT_EVENT_TYPES,
+    eventTypes: SEARCH_EVENT_TYPES,
 
     async createTables({ client, table }) {
       await createSearchExtensions(client);

@@ -23,10 +23,10 @@ import {
   lockGeneration,
   swapGeneration,
 } from './searchGenerations';
-import { listSql } from './searchQuerySql';
+import { listSql, searchSql, type SearchSources } from './searchQuerySql';
 import { searchTableNames, type SearchTableNames } from './searchTables';
 import { writeDocuments, type DocumentWrite } from './searchWrites';
-import { createTextSearch, type TextSearch } from './textSearch';
+import { createLayoutQuery, type LayoutQuery } from './layoutQuery';
 
 export interface PostgresSearchIndexOptions {
   /** The pool is the caller's (the read-model pool); this adapter never ends it. */
@@ -49,11 +49,11 @@ export function createPostgresSearchIndex({
   name = 'brain_search',
 }: PostgresSearchIndexOptions): SearchIndex {
   const names = searchTableNames(name);
-  const textSearch = textSearchOver(pool, names);
+  const layoutQuery = createLayoutQuery(pool);
   return {
     install: () => installSearchTables(pool, names),
     ...writerFor(pool, names, 'live'),
-    query: (query) => runQuery(pool, names, textSearch, query),
+    query: (query) => runQuery(names, layoutQuery, query),
     async beginRebuild(): Promise<SearchRebuild> {
       const generation = await beginGeneration(pool, names);
       return {
@@ -75,16 +75,9 @@ export function createPostgresSearchReader({
   name = 'brain_search',
 }: PostgresSearchIndexOptions): SearchReader {
   const names = searchTableNames(name);
-  const textSearch = textSearchOver(pool, names);
-  return { query: (query) => runQuery(pool, names, textSearch, query) };
+  const layoutQuery = createLayoutQuery(pool);
+  return { query: (query) => runQuery(names, layoutQuery, query) };
 }
-
-const textSearchOver = (pool: Pool, names: SearchTableNames): TextSearch =>
-  createTextSearch(pool, {
-    documents: names.documentsView,
-    words: names.wordsView,
-    lexemes: names.lexemesView,
-  });
 
 function writerFor(pool: Pool, names: SearchTableNames, generation: number | 'live'): SearchWriter {
   const write = (writes: readonly DocumentWrite[]): Promise<void> =>
@@ -109,16 +102,22 @@ function writerFor(pool: Pool, names: SearchTableNames, generation: number | 'li
 }
 
 async function runQuery(
-  pool: Pool,
   names: SearchTableNames,
-  textSearch: TextSearch,
+  layoutQuery: LayoutQuery,
   query: SearchQuery,
 ): Promise<SearchResult> {
   assertValidPage(query);
   const search = parseSearchText(query.text);
-  const rows = search
-    ? await textSearch<ResultRow>(query, search)
-    : (await pool.query<ResultRow>(listSql(query, names.documentsView, names.countsView))).rows;
+  const sources: SearchSources = {
+    documents: names.documentsView,
+    words: names.wordsView,
+    lexemes: names.lexemesView,
+  };
+  const rows = await layoutQuery<ResultRow>((layout) =>
+    search
+      ? searchSql(query, search, sources, layout)
+      : listSql(query, names.documentsView, names.countsView, layout),
+  );
   const row = rows[0];
   if (!row) throw new Error('search query returned no row');
   const result = { total: Number(row.total), ids: row.ids };

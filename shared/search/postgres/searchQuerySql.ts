@@ -63,11 +63,93 @@ function placementConditions(filters: SearchFilters, alias: string, p: Parameter
   return conditions;
 }
 
-function filterConditions(filters: SearchFilters, p: Parameters): string[] {
-  const conditions = ['NOT d.removed', ...placementConditions(filters, 'd', p)];
+function filterConditions(filters: SearchFilters, p: Parameters, alias = 'd'): string[] {
+  const conditions = [`NOT ${alias}.removed`, ...placementConditions(filters, alias, p)];
   if (filters.uploaderId !== undefined)
-    conditions.push(`d.uploader_id = ${p.add(filters.uploaderId)}::integer`);
+    conditions.push(`${alias}.uploader_id = ${p.add(filters.uploaderId)}::integer`);
   return conditions;
+}
+
+/** An embargo whose time has passed, by the database's clock (the rule's SQL form does the same). */
+const embargoEnded = (alias: string): string =>
+  `(${alias}.visibility = 'embargoed' AND ${alias}.embargo_until <= now())`;
+
+/**
+ * The visibility rule (shared/domain/brains/visibility canSeeBrain) and the `visibility` filter,
+ * in two parts. The public documents (as stored) are the many: a page reads them through the
+ * recency indexes, and the kept counts hold them alone. The others are the few: `hidden` lists the
+ * ids of those the viewer may see (an ended embargo, or the viewer among its readers; all of them
+ * for staff and for an internal caller without viewer) that match the filters, from the partial
+ * indexes of the non-public documents; a page takes them besides the public ones, and a count adds
+ * them. A viewer's parameter is the only thing that varies: the statement's text is one per kind
+ * of viewer, and stays one named plan.
+ * Layout 4 (an upgrade's live generation, written before visibility existed) holds public
+ * documents only: nothing is hidden there.
+ */
+interface VisibilityRule {
+  /**
+   * An integer[] expression of the visible non-public documents matching the filters; its
+   * parameters are added when it is asked for (PostgreSQL refuses a parameter it cannot type).
+   */
+  readonly hidden: () => string;
+  /** Whether the public documents are in the answer (no `visibility` filter, or `public`). */
+  readonly publicToo: boolean;
+  /** Whether the answer is every document (no rule, no `visibility` filter): no condition needed. */
+  readonly everything: boolean;
+}
+
+function visibilityRule(
+  filters: SearchFilters,
+  documents: string,
+  layout: SearchLayout,
+  p: Parameters,
+): VisibilityRule {
+  const publicToo = filters.visibility === undefined || filters.visibility === 'public';
+  if (layout === 4) return { hidden: () => "'{}'::integer[]", publicToo, everything: publicToo };
+  const viewer = filters.viewer;
+  const unruled = viewer === undefined || viewer.isStaff;
+  const hidden = (): string => {
+    const seen = unruled
+      ? []
+      : viewer.userId === null
+        ? [embargoEnded('h')]
+        : [`(${embargoEnded('h')} OR h.readers @> ARRAY[${p.add(viewer.userId)}::integer])`];
+    const where = [
+      ...filterConditions(filters, p, 'h'),
+      `h.visibility <> 'public'`,
+      ...seen,
+      ...effectiveVisibility(filters.visibility),
+    ];
+    return `ARRAY(SELECT h.brain_id FROM ${documents} h WHERE ${where.join(' AND ')})`;
+  };
+  return {
+    hidden,
+    publicToo,
+    everything: unruled && filters.visibility === undefined,
+  };
+}
+
+/** The non-public documents (`h`) of an effective visibility: an ended embargo is public. */
+function effectiveVisibility(visibility: SearchFilters['visibility']): string[] {
+  switch (visibility) {
+    case undefined:
+      return [];
+    case 'public':
+      return [embargoEnded('h')];
+    case 'private':
+      return [`h.visibility = 'private'`];
+    case 'embargoed':
+      return [`h.visibility = 'embargoed'`, `(h.embargo_until IS NULL OR h.embargo_until > now())`];
+  }
+}
+
+/** The rule as a condition on the documents `d`, `hidden` naming the rule's list; undefined: none. */
+function visibleCondition(rule: VisibilityRule, layout: SearchLayout, hidden: string): string | undefined {
+  if (rule.everything) return undefined;
+  if (layout === 4) return 'false';
+  return rule.publicToo
+    ? `(d.visibility = 'public' OR d.brain_id = ANY(${hidden}))`
+    : `d.brain_id = ANY(${hidden})`;
 }
 
 function facetSelect(facet: SearchFacet, from: string, where: string): string {
@@ -77,40 +159,73 @@ function facetSelect(facet: SearchFacet, from: string, where: string): string {
        GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT ${FACET_VALUE_LIMIT}) s) AS "${facet}"`;
 }
 
-/** A facet summed over the kept counts of the placements the filters select. */
-function countedFacetSelect(facet: SearchFacet, counts: string, where: string): string {
+/**
+ * A facet summed over the kept counts of the placements the filters select (public documents;
+ * `where` undefined: none of them asked), plus the visible non-public documents (`hidden`).
+ */
+function countedFacetSelect(
+  facet: SearchFacet,
+  counts: string,
+  where: string | undefined,
+  documents: string,
+  hidden: string,
+): string {
   const column = FACET_COLUMNS[facet];
+  const kept =
+    where === undefined
+      ? []
+      : [`SELECT c.${column} AS value, c.n FROM ${counts} c WHERE ${where} AND c.${column} IS NOT NULL`];
+  const seen = `SELECT x.${column} AS value, 1 AS n FROM ${documents} x
+         WHERE x.brain_id = ANY(${hidden}) AND x.${column} IS NOT NULL`;
   return `(SELECT coalesce(json_agg(json_build_array(value, n)), '[]'::json) FROM (
-      SELECT c.${column} AS value, sum(c.n) AS n FROM ${counts} c WHERE ${where} AND c.${column} IS NOT NULL
+      SELECT u.value, sum(u.n) AS n FROM (${[...kept, seen].join(' UNION ALL ')}) u
        GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT ${FACET_VALUE_LIMIT}) s) AS "${facet}"`;
 }
 
+/** The column of the layout-4 statement telling whether the views are v5 by now (textSearch.ts). */
+const v5LiveSelect = (documents: string, p: Parameters): string =>
+  `EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = to_regclass(${p.add(documents)})
+      AND a.attname = 'readers' AND NOT a.attisdropped) AS v5_live`;
+
 /**
  * Without text: newest first along the (filter, date_uploaded, id) indexes. The total and facets
- * come from the kept counts unless the uploader filter (not a placement column) is given.
+ * come from the kept counts (public documents) plus the visible non-public ones, unless the
+ * uploader filter (not a placement column) is given. The rule's list is computed once, in the
+ * one-row FROM every part reads.
  */
-export function listSql(query: SearchQuery, documents: string, counts: string): SqlStatement {
+export function listSql(
+  query: SearchQuery,
+  documents: string,
+  counts: string,
+  layout: SearchLayout = 5,
+): SqlStatement {
   const p = new Parameters();
   const filters = query.filters ?? {};
-  const where = filterConditions(filters, p).join(' AND ');
+  const rule = visibilityRule(filters, documents, layout, p);
+  const visible = visibleCondition(rule, layout, 'hidden.ids');
+  const where = [...filterConditions(filters, p), ...(visible ? [visible] : [])].join(' AND ');
   // Its parameters exist only where it is used: PostgreSQL refuses a parameter it cannot type.
+  const counted = filters.uploaderId === undefined;
   const countedWhere =
-    filters.uploaderId === undefined
-      ? ['true', ...placementConditions(filters, 'c', p)].join(' AND ')
-      : undefined;
+    counted && rule.publicToo ? ['true', ...placementConditions(filters, 'c', p)].join(' AND ') : undefined;
+  const keptTotal =
+    countedWhere === undefined
+      ? '0'
+      : `(SELECT coalesce(sum(c.n), 0) FROM ${counts} c WHERE ${countedWhere})`;
   const selects = [
     `ARRAY(SELECT d.brain_id FROM ${documents} d WHERE ${where}
        ORDER BY ${explicitOrder(query, 'd') ?? 'd.date_uploaded DESC, d.brain_id DESC'} LIMIT ${p.add(query.limit)} OFFSET ${p.add(query.offset)}) AS ids`,
-    countedWhere !== undefined
-      ? `(SELECT coalesce(sum(c.n), 0) FROM ${counts} c WHERE ${countedWhere})::bigint AS total`
+    counted
+      ? `(${keptTotal} + cardinality(hidden.ids))::bigint AS total`
       : `(SELECT count(*) FROM ${documents} d WHERE ${where}) AS total`,
     ...(query.facets ?? []).map((facet) =>
-      countedWhere !== undefined
-        ? countedFacetSelect(facet, counts, countedWhere)
+      counted
+        ? countedFacetSelect(facet, counts, countedWhere, documents, 'hidden.ids')
         : facetSelect(facet, documents, where),
     ),
+    ...(layout === 4 ? [v5LiveSelect(documents, p)] : []),
   ];
-  return named(`SELECT ${selects.join(',\n')}`, p.values);
+  return named(`SELECT ${selects.join(',\n')}\n  FROM (SELECT ${rule.hidden()} AS ids) hidden`, p.values);
 }
 
 /** The views (or tables) a text search reads. */
@@ -136,10 +251,10 @@ const WORD_TEXT = /^[a-z0-9]{3,}$/i;
 export const EXPANDED_LEXEMES = 64;
 
 /**
- * The layout a statement reads: 4 (the lexemes' dictionary) by default, 3 while an upgrade
- * rebuilds v4 beside a live v3 generation (textSearch.ts).
+ * The layout a statement reads: 5 (the visibility columns) by default, 4 while an upgrade
+ * rebuilds v5 beside a live v4 generation (textSearch.ts).
  */
-export type SearchLayout = 3 | 4;
+export type SearchLayout = 4 | 5;
 
 /**
  * With text: every way of matching is an OR of index-backed conditions (full text and the name's
@@ -156,18 +271,22 @@ export type SearchLayout = 3 | 4;
  * (expandedQuerySql): the GIN index then reads those lexemes' entries together with the filters'
  * instead of collecting every document a prefix matches before the filters apply. Tiers and ranks
  * read q.tsq itself: ts_rank counts a query's operands, which the expansion changes.
- * Layout 3 (no lexemes' dictionary) matches with q.tsq; its `v4_live` column says whether the
- * views point at a v4 generation by now (catalogue lookups, no round trip of their own), so that
- * the search after a swap sends the v4 statement.
+ * The visibility rule's list of visible non-public documents is `q.hidden` (visibilityRule).
+ * Layout 4 (no visibility columns: every document public) has no rule; its `v5_live` column says
+ * whether the views point at a v5 generation by now (catalogue lookups, no round trip of their
+ * own), so that the search after a swap sends the v5 statement.
  */
 export function searchSql(
   query: SearchQuery,
   search: SearchText,
   sources: SearchSources,
-  layout: SearchLayout = 4,
+  layout: SearchLayout = 5,
 ): SqlStatement {
   const p = new Parameters();
-  const where = filterConditions(query.filters ?? {}, p);
+  const filters = query.filters ?? {};
+  const rule = visibilityRule(filters, sources.documents, layout, p);
+  const visible = visibleCondition(rule, layout, 'q.hidden');
+  const where = [...filterConditions(filters, p), ...(visible ? [visible] : [])];
   const text = p.add(search.text);
   const explicit = explicitOrder(query, 'm');
   // Its parameter exists only where the tier is computed: PostgreSQL refuses a parameter it cannot type.
@@ -202,8 +321,7 @@ export function searchSql(
     substringWords && typoWord && more.length === 0
       ? `d.name_words && (${substringWords} || ${typoWord})`
       : `${substring} OR ${typo}`;
-  const textMatch = layout === 4 ? 'd.search_vector @@ e.match' : 'd.search_vector @@ q.tsq';
-  const matches = `(${textMatch} OR ${nameWords} OR d.readable_id = lower(${text}) OR ${idMatch})`;
+  const matches = `(d.search_vector @@ e.match OR ${nameWords} OR d.readable_id = lower(${text}) OR ${idMatch})`;
   const { kept, read } = matchedColumns(explicit !== undefined, query.facets ?? []);
   const order =
     explicit ?? 'm.tier, m.text_rank DESC, m.similarity DESC, m.date_uploaded DESC, m.brain_id DESC';
@@ -211,13 +329,14 @@ export function searchSql(
     `ARRAY(SELECT m.brain_id FROM matched m ORDER BY ${order} LIMIT ${p.add(query.limit)} OFFSET ${p.add(query.offset)}) AS ids`,
     '(SELECT count(*) FROM matched) AS total',
     ...(query.facets ?? []).map((facet) => facetSelect(facet, 'matched', 'true')),
-    ...(layout === 3 ? [`(to_regclass(${p.add(sources.lexemes)}) IS NOT NULL) AS v4_live`] : []),
+    ...(layout === 4 ? [v5LiveSelect(sources.documents, p)] : []),
   ];
+  const hidden = visible?.includes('q.hidden') ? [`${rule.hidden()} AS hidden`] : [];
   return {
     text: `
       WITH RECURSIVE q AS (
-        SELECT ${[tsQuerySql(text), ...lookups].join(',\n               ')}
-      ),${layout === 4 ? expandedQuerySql(text, sources.lexemes) : ''}
+        SELECT ${[tsQuerySql(text), ...lookups, ...hidden].join(',\n               ')}
+      ),${expandedQuerySql(text, sources.lexemes)}
       matched AS MATERIALIZED (
         SELECT ${[...kept.map((c) => `t.${c}`), ...(explicit ? [] : ['t.tier', ...relevanceRanks(text)])].join(', ')}
           FROM (
@@ -225,7 +344,7 @@ export function searchSql(
               ...read.map((c) => `d.${c}`),
               ...(explicit ? [] : [`q.tsq, ${tierSql(text, prefix, idMatch, fullText)} AS tier`]),
             ].join(', ')}
-              FROM ${sources.documents} d CROSS JOIN q${layout === 4 ? ' CROSS JOIN e' : ''}
+              FROM ${sources.documents} d CROSS JOIN q CROSS JOIN e
              WHERE ${[...where, matches].join(' AND ')}
             OFFSET 0) t
       )

@@ -67,6 +67,9 @@ export const NAME_WORDS_SQL = (name: string): string =>
  * Documents with their tombstones (`removed`): a removal must outlive the row so that a replayed
  * older upsert cannot resurrect it. Weights: name and readable_id A, species/atlas/category B,
  * description C. 'simple' (no stemming, no stop words): names and ids are not English prose.
+ * The visibility columns (v5) come last: the views over an older generation are replaced by views
+ * over a newer one, which may only add columns at the end. `readers`: the uploader and the
+ * collaborators (BrainSearchDocument.readers).
  */
 const DOCUMENT_COLUMNS = `
   brain_id integer PRIMARY KEY,
@@ -92,13 +95,16 @@ const DOCUMENT_COLUMNS = `
       || ' ' || coalesce(atlas_name, '') || ' ' || coalesce(category_name, '')), 'B') ||
     setweight(to_tsvector('simple', coalesce(description, '')), 'C')
   ) STORED,
-  name_words text[] GENERATED ALWAYS AS (${NAME_WORDS_SQL('name')}) STORED`;
+  name_words text[] GENERATED ALWAYS AS (${NAME_WORDS_SQL('name')}) STORED,
+  visibility text,
+  embargo_until timestamptz,
+  readers integer[]`;
 
 /**
  * The placement columns the counts are kept per combination of (a cross-tab): any total or facet
  * under filters on these columns alone is a sum over its rows, a few hundred whatever the
  * catalogue's size. Facets and filters use the same names (FACET_COLUMNS in searchQuerySql.ts),
- * and so does the function that keeps the counts (migrations/0001_search_count_deltas.sql).
+ * and so does the function that keeps the counts (migrations/0004_search_public_count_deltas.sql).
  */
 export const PLACEMENT_COLUMNS = ['species_id', 'atlas_id', 'category_id', 'verified'] as const;
 const PLACEMENT = PLACEMENT_COLUMNS.join(', ');
@@ -115,7 +121,7 @@ const TRIGGERS: Readonly<Record<TriggerOp, string>> = {
  * keeps one table of a generation, named by its trigger's argument.
  */
 const FUNCTIONS = {
-  counts: `"${READ_MODEL_SCHEMA}"."search_count_deltas"`,
+  counts: `"${READ_MODEL_SCHEMA}"."search_public_count_deltas"`,
   words: `"${READ_MODEL_SCHEMA}"."search_word_deltas"`,
   lexemes: `"${READ_MODEL_SCHEMA}"."search_lexeme_deltas"`,
 } as const;
@@ -138,7 +144,8 @@ async function createTriggers(
 
 /**
  * Creates one generation's tables (the caller holds the projections' schema lock: the shared
- * count and dictionary functions are migrated under it). Counts per placement are kept exact by
+ * count and dictionary functions are migrated under it). Counts per placement of the public
+ * documents (as stored; the others are counted at query time, for whoever may see them) are kept exact by
  * statement-level triggers, so a page without text or uploader reads its total and facets from a
  * few hundred rows instead of counting the documents it filters; so are the dictionaries of the
  * names' words, which text search looks typos and substrings up in, and of the full-text lexemes,
@@ -202,9 +209,16 @@ export async function createSearchIndexes(
   await client.query(`CREATE INDEX ON ${documents} USING gin (name gin_trgm_ops)`);
   await client.query(`CREATE INDEX ON ${words} USING gin (word gin_trgm_ops)`);
   await client.query(`CREATE INDEX ON ${documents} (readable_id)`);
-  await client.query(`CREATE INDEX ON ${documents} (date_uploaded DESC, brain_id DESC) ${live}`);
+  await client.query(
+    `CREATE INDEX ON ${documents} (date_uploaded DESC, brain_id DESC) INCLUDE (visibility) ${live}`,
+  );
   for (const column of ['species_id', 'atlas_id', 'category_id', 'uploader_id', 'verified'])
-    await client.query(`CREATE INDEX ON ${documents} (${column}, date_uploaded DESC, brain_id DESC) ${live}`);
+    await client.query(
+      `CREATE INDEX ON ${documents} (${column}, date_uploaded DESC, brain_id DESC) INCLUDE (visibility) ${live}`,
+    );
+  const hidden = `${live} AND visibility <> 'public'`;
+  await client.query(`CREATE INDEX ON ${documents} USING gin (readers) ${hidden}`);
+  await client.query(`CREATE INDEX ON ${documents} (visibility, embargo_until) ${hidden}`);
   await client.query(`ANALYZE ${documents}`);
   await client.query(`ANALYZE ${words}`);
 }

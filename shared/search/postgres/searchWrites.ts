@@ -27,6 +27,10 @@ const COLUMNS: readonly [column: string, type: string, value: (w: DocumentWrite)
   ['verified', 'boolean', (w) => w.document?.verified],
   ['uploader_id', 'integer', (w) => w.document?.uploaderId],
   ['date_uploaded', 'timestamptz', (w) => w.document?.dateUploaded.toISOString()],
+  ['visibility', 'text', (w) => w.document?.visibility],
+  ['embargo_until', 'timestamptz', (w) => w.document?.embargoUntil?.toISOString()],
+  // An array per write: unnest of a two-dimensional array would flatten it, so each is a literal.
+  ['readers', 'text', (w) => (w.document ? `{${w.document.readers.join(',')}}` : undefined)],
 ];
 
 /**
@@ -42,10 +46,11 @@ export async function writeDocuments(
   if (writes.length === 0) return;
   const names = COLUMNS.map(([column]) => column);
   const arrays = COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`);
+  const selected = names.map((n) => (n === 'readers' ? 'readers::integer[]' : n));
   const updates = names.filter((n) => n !== 'brain_id').map((n) => `${n} = EXCLUDED.${n}`);
   await client.query(
     `INSERT INTO ${documents} AS d (${names.join(', ')})
-     SELECT * FROM unnest(${arrays.join(', ')})
+     SELECT ${selected.join(', ')} FROM unnest(${arrays.join(', ')}) AS w(${names.join(', ')})
      ON CONFLICT (brain_id) DO UPDATE SET ${updates.join(', ')}
      WHERE (d.position_commit, d.position_prepare) < (EXCLUDED.position_commit, EXCLUDED.position_prepare)`,
     COLUMNS.map(([, , value]) => writes.map((w) => value(w) ?? null)),

@@ -1,7 +1,9 @@
 import type { Pool } from 'pg';
 import type { SearchFilters, SearchSort, SearchSortField } from '#shared/search/searchIndex';
 import type { GlobalPosition } from '#shared/eventStore/eventStore';
-import type { QueryDeps } from '#services/query-api/queryDeps';
+import type { RequestContext } from '#shared/http/routeSpec';
+import { isVisibility, type Viewer } from '#shared/domain/brains/visibility';
+import { type QueryDeps, viewerFor } from '#services/query-api/queryDeps';
 import { brainIdOf } from './brainSql';
 import { cachedSpeciesIds } from './brainLookups';
 
@@ -13,16 +15,27 @@ async function ids(pool: Pool, sql: string, value: string): Promise<number[]> {
 }
 
 /**
- * The list's filters (decisions.md "Brains") as the SearchIndex takes them: names and slugs become
+ * The viewer as the rule reads them: staff see everything whoever they are, so they share one
+ * kept ranking (QueryDeps.searchRankings is keyed by the search, filters included).
+ */
+function ruleViewer(viewer: Viewer): Viewer {
+  return viewer.isStaff ? { userId: null, isStaff: true } : viewer;
+}
+
+/**
+ * The list's filters (decisions.md "Brains") as the SearchIndex takes them, with the caller as the
+ * viewer (decisions.md "Visibility and collaborators": only what they may see, in every answer,
+ * total and facet) and the `visibility` filter, applied after the rule. Names and slugs become
  * the ids they name, exactly as the SQL path compares them (the same normalised scientific name,
  * lowercase slug and category name; a number is an id). A name nothing has gives an empty list,
  * which matches no brain, as the SQL path's join would.
  */
 export async function searchFilters(
   deps: QueryDeps,
-  query: Record<string, unknown>,
+  ctx: RequestContext,
   now: GlobalPosition,
 ): Promise<SearchFilters> {
+  const { query } = ctx;
   const pool = deps.readModels;
   const species = text(query.species);
   const atlas = text(query.atlas);
@@ -45,6 +58,8 @@ export async function searchFilters(
           : await ids(pool, 'SELECT id FROM categories WHERE name = $1', category.toLowerCase()),
     verified: typeof query.verified === 'boolean' ? query.verified : undefined,
     uploaderId: typeof query.uploader === 'number' ? query.uploader : undefined,
+    viewer: ruleViewer(viewerFor(ctx)),
+    visibility: isVisibility(query.visibility) ? query.visibility : undefined,
   };
 }
 

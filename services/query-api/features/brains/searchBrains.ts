@@ -89,7 +89,7 @@ export async function searchBrains(
   const window = windowOf(ctx.query, paged);
   const base: Omit<SearchQuery, 'limit' | 'offset'> = {
     text,
-    filters: await searchFilters(deps, ctx.query, now),
+    filters: await searchFilters(deps, ctx, now),
     sort: searchSort(ctx.query.ordering),
   };
   const first = await firstPage(deps, { ...base, ...window, facets }, now);
@@ -116,6 +116,8 @@ export const KEPT_RANKING = 10_000;
  * The window's page. A text search ranks every match on each query, whatever the page; so its
  * ranking (the first KEPT_RANKING ids, the total and the facets) is kept while the answer cache is
  * on, and the pages of one search, as a person or a client walks them, are slices of one query.
+ * The key holds the filters, the viewer among them: one caller's ranking is never another's (staff
+ * share theirs, anonymous callers theirs). It expires at the next embargo's end (QueryDeps).
  */
 async function firstPage(deps: QueryDeps, query: SearchQuery, now: GlobalPosition): Promise<SearchResult> {
   const rankings = deps.searchRankings;
