@@ -13,6 +13,8 @@ export interface PendingUpload {
   notBefore: number;
   /** The position just before its UploadReceived: resuming after it delivers the upload again. */
   readonly resumeAfter: GlobalPosition;
+  /** Milliseconds: when it was received (its UploadReceived was recorded). */
+  readonly receivedAt: number;
 }
 
 const UPLOAD_EVENT_TYPES: ReadonlySet<string> = new Set<UploadEvent['type']>([
@@ -59,12 +61,12 @@ export class PendingUploads {
   observe(events: readonly RecordedEvent[]): void {
     for (const recorded of events) {
       if (UPLOAD_EVENT_TYPES.has(recorded.type))
-        this.apply({ type: recorded.type, data: recorded.data } as UploadEvent);
+        this.apply({ type: recorded.type, data: recorded.data } as UploadEvent, recorded.metadata.recordedAt);
       this.lastSeen = recorded.position;
     }
   }
 
-  private apply(event: UploadEvent): void {
+  private apply(event: UploadEvent, recordedAt: string): void {
     switch (event.type) {
       case 'UploadReceived': {
         const { uploadId, blobKey, filename, sizeBytes, uploaderId } = event.data;
@@ -77,6 +79,7 @@ export class PendingUploads {
           uploaderId,
           notBefore: 0,
           resumeAfter: this.lastSeen,
+          receivedAt: Date.parse(recordedAt),
         });
         const uploader = this.uploaders.get(uploaderId);
         if (uploader) uploader.pending += 1;
@@ -148,6 +151,14 @@ export class PendingUploads {
   }
 
   /** The uploads due at `now`, not `busy`, that `fits` accepts, oldest first. */
+  /** Seconds the oldest upload due and not busy has waited since it was received (0: none waits). */
+  oldestWaitingSeconds(now: number, busy: Busy): number {
+    let oldest = now;
+    for (const entry of this.waiting(now, busy))
+      if (Number.isFinite(entry.receivedAt)) oldest = Math.min(oldest, entry.receivedAt);
+    return (now - oldest) / 1000;
+  }
+
   *waiting(now: number, busy: Busy, fits: Fits = always): Iterable<PendingUpload> {
     for (const entry of this.pending.values())
       if (entry.notBefore <= now && !busy.has(entry.uploadId) && fits(entry)) yield entry;

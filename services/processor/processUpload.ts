@@ -30,6 +30,8 @@ export interface ProcessUploadDeps {
   readonly logger: Logger;
   readonly faults: FaultReporter;
   readonly backoff?: Backoff;
+  /** A claim was taken from a processor whose lease lapsed (attempt 2 or later). */
+  readonly onTakenOver?: () => void;
 }
 
 /** How a turn at one upload ended, for the scheduler. */
@@ -58,6 +60,7 @@ export async function processUpload(
   if (claim === STOPPED) return { kind: 'stopped' };
   if (claim.kind !== 'claimed') return claim;
   const { attempt } = claim;
+  if (attempt > 1) deps.onTakenOver?.();
   const started = Date.now();
   const lost = new AbortController();
   const working = AbortSignal.any([signal, lost.signal]);

@@ -11,6 +11,7 @@ import { type Backoff, DEFAULT_BACKOFF } from '#shared/runtime/backoff';
 import { loopHealthCheck } from '#shared/platform/loopHealthCheck';
 import { type LoopBody, type SupervisedLoop, startSupervisedLoop } from '#shared/runtime/supervisedLoop';
 import { FaultReporter } from './faultReporter';
+import { startEmbargoTimer } from './embargoTimer';
 import type { Inspector } from './inspection';
 import { type PendingUpload, PendingUploads } from './pendingUploads';
 import { FollowerCheckpoint } from '#shared/runtime/followerCheckpoint';
@@ -63,12 +64,15 @@ export function startProcessor(deps: ProcessorDeps): RunningProcessor {
     metrics: deps.metrics,
     backoff: deps.backoff,
   });
+  // Records EmbargoLifted when embargoes end (the history's record; visibility never waits for it).
+  const embargoes = startEmbargoTimer({ ...deps, logger: deps.logger.child({ component: 'embargo_timer' }) });
+  const processorHealth = loopHealthCheck(() => loop.status());
   return {
     processorId: processor.processorId,
     loop,
-    healthCheck: loopHealthCheck(() => loop.status()),
+    healthCheck: () => embargoes.healthCheck().then(processorHealth),
     async stop() {
-      await loop.stop();
+      await Promise.all([loop.stop(), embargoes.stop()]);
       await processor.stop();
     },
   };
@@ -105,6 +109,7 @@ class Processor {
       logger: deps.logger,
       faults: new FaultReporter(deps.logger),
       backoff: deps.backoff ? { ...DEFAULT_BACKOFF, ...deps.backoff } : undefined,
+      onTakenOver: () => deps.metrics.claimTakenOver(),
     };
     // A failed write is retried at the next tick; until then a restart resumes a little earlier.
     this.saveTimer = setInterval(
@@ -149,6 +154,7 @@ class Processor {
     for (const { upload } of this.slots.fill(this.pending, now)) this.start(upload);
     const { waiting, running } = this.slots.load(this.pending, now);
     this.deps.metrics.setProcessingQueue(waiting, running);
+    this.deps.metrics.setOldestWaitingUpload(this.pending.oldestWaitingSeconds(now, this.slots));
     clearTimeout(this.wakeTimer);
     const next = this.slots.nextDue(this.pending);
     if (next !== undefined)

@@ -7,11 +7,18 @@ import { type EventStore, afterCommit } from './eventStore';
 export function instrumentEventStore(
   store: EventStore,
   onAppended: (type: string, count: number) => void,
+  onAppendTimed?: (seconds: number) => void,
 ): EventStore {
   return {
     ...store, // optional capabilities of the adapter
     async appendToStream(streamName, events, options) {
-      const result = await store.appendToStream(streamName, events, options);
+      const started = performance.now();
+      let result;
+      try {
+        result = await store.appendToStream(streamName, events, options);
+      } finally {
+        onAppendTimed?.((performance.now() - started) / 1000);
+      }
       const byType = new Map<string, number>();
       for (const e of events) byType.set(e.type, (byType.get(e.type) ?? 0) + 1);
       await afterCommit(store, () => {

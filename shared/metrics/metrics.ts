@@ -38,6 +38,18 @@ export interface Metrics extends LoopMetrics {
   ): void;
   /** An inspection ran past its time limit (its upload failed). */
   uploadTimedOut(): void;
+  /** Seconds the oldest upload due and waiting for a slot has waited since it was received (0: none waits). */
+  setOldestWaitingUpload(seconds: number): void;
+  /** A claim taken from a processor whose lease lapsed (it died or stalled), i.e. attempt 2 or later. */
+  claimTakenOver(): void;
+  /** A request refused by a rate limit (429), by bucket (login, register, tokenCreate, upload, default). */
+  rateLimitRejected(bucket: string): void;
+  /** A write answered from its Idempotency-Key record (a replay) instead of running again. */
+  idempotencyReplayed(): void;
+  /** Seconds one append to the event store took (committed or refused). */
+  observeAppend(seconds: number): void;
+  /** A read whose read-your-writes wait ran out before the read models reached the caller's position. */
+  readYourWritesTimedOut(): void;
   /** Events the relay delivered to the integration bus (Kafka), by topic. */
   eventsPublished(topic: string, count: number): void;
   /** What a blob sweep removed: leftovers of killed writes, or orphaned blobs no record names. */
@@ -53,6 +65,7 @@ interface HttpSeries {
 
 const HTTP_BUCKETS = [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 const LAG_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300];
+const APPEND_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 const PROCESSING_BUCKETS = [0.05, 0.1, 0.5, 1, 2, 5, 10, 30, 60, 300, 900];
 
 /**
@@ -183,6 +196,39 @@ export function createMetrics(serviceName: string): Metrics {
     registers,
   });
 
+  const oldestWaiting = new Gauge({
+    name: 'upload_processing_oldest_waiting_seconds',
+    help: 'Seconds the oldest upload due and waiting for a processor slot has waited since it was received (0: none).',
+    registers,
+  });
+  const claimsTakenOver = new Counter({
+    name: 'upload_processing_claims_taken_over_total',
+    help: 'Claims taken from a processor whose lease lapsed (it died or stalled).',
+    registers,
+  });
+  const rateLimitRejections = new Counter({
+    name: 'rate_limit_rejections_total',
+    help: 'Requests refused with 429 by a rate limit, by bucket (login, register, tokenCreate, upload, default).',
+    labelNames: ['bucket'] as const,
+    registers,
+  });
+  const idempotencyReplays = new Counter({
+    name: 'idempotency_replays_total',
+    help: 'Writes answered from their Idempotency-Key record instead of running again.',
+    registers,
+  });
+  const appendDuration = new Histogram({
+    name: 'event_store_append_duration_seconds',
+    help: 'Duration of one append to the event store in seconds (committed or refused).',
+    buckets: APPEND_BUCKETS,
+    registers,
+  });
+  const readYourWritesTimeouts = new Counter({
+    name: 'read_your_writes_timeouts_total',
+    help: "Reads whose read-your-writes wait ran out before the read models reached the caller's position.",
+    registers,
+  });
+
   // prom-client hashes the label set on every call; the set of (method, route, status) is small
   // and bounded (route templates only), so resolve each series once and keep it.
   const httpSeries = new Map<string, HttpSeries>();
@@ -225,6 +271,24 @@ export function createMetrics(serviceName: string): Metrics {
     },
     uploadTimedOut() {
       uploadTimeouts.inc();
+    },
+    setOldestWaitingUpload(seconds) {
+      oldestWaiting.set(Math.max(0, seconds));
+    },
+    claimTakenOver() {
+      claimsTakenOver.inc();
+    },
+    rateLimitRejected(bucket) {
+      rateLimitRejections.inc({ bucket });
+    },
+    idempotencyReplayed() {
+      idempotencyReplays.inc();
+    },
+    observeAppend(seconds) {
+      appendDuration.observe(seconds);
+    },
+    readYourWritesTimedOut() {
+      readYourWritesTimeouts.inc();
     },
     eventsPublished(topic, count) {
       eventsPublished.inc({ topic }, count);

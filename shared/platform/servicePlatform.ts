@@ -7,6 +7,9 @@ import { TokenAuthenticator } from '#shared/auth/tokenAuthenticator';
 import { tokenUseRecorder } from '#shared/commandHandling/tokenUseRecorder';
 import { PostgresRateLimitBackend, createIdempotency, createRateLimiter } from '#shared/http/index';
 import type { ApiAppOptions, HealthCheck } from '#shared/http/index';
+import type { Idempotency } from '#shared/http/idempotency/idempotency';
+import { IDEMPOTENT_REPLAYED_HEADER } from '#shared/http/idempotency/idempotencyKey';
+import type { ConsistencyGate } from '#shared/projections/consistencyGate';
 import { instrumentEventStore } from '#shared/eventStore/instrumentedEventStore';
 import type { EventStore } from '#shared/eventStore/eventStore';
 import { listenProjectionProgress } from './listenProjectionProgress';
@@ -37,7 +40,11 @@ export async function createServicePlatform(
   metrics: Metrics,
   clock: () => Date = () => new Date(),
 ): Promise<ServicePlatform> {
-  const store = instrumentEventStore(infra.store, (type, n) => metrics.eventsAppended(type, n));
+  const store = instrumentEventStore(
+    infra.store,
+    (type, n) => metrics.eventsAppended(type, n),
+    (seconds) => metrics.observeAppend(seconds),
+  );
   const progress = new ProjectionProgress();
   // Any process may be served by another process's projector (several all-in-ones share one
   // database; only one projector leads): its notifications say what the read models have applied.
@@ -50,13 +57,22 @@ export async function createServicePlatform(
   );
   const rateLimitBackend = new PostgresRateLimitBackend({ pool: infra.readModels, logger, metrics });
   await rateLimitBackend.migrate();
-  const rateLimiter = createRateLimiter({ limits: config.rateLimits, backend: rateLimitBackend });
+  const rateLimiter = createRateLimiter({
+    limits: config.rateLimits,
+    backend: rateLimitBackend,
+    onRejected: (bucket) => metrics.rateLimitRejected(bucket),
+  });
   // Records live with the events (one transaction) where the store allows it, else in the read
   // models' database.
-  const idempotency = createIdempotency({
-    ...(store.unitOfWork ? { unitOfWork: store.unitOfWork } : { pool: infra.readModels }),
-    onCommitted: config.faultInjectCrashAfterCommit ? () => process.kill(process.pid, 'SIGKILL') : undefined,
-  });
+  const idempotency = countingReplays(
+    metrics,
+    createIdempotency({
+      ...(store.unitOfWork ? { unitOfWork: store.unitOfWork } : { pool: infra.readModels }),
+      onCommitted: config.faultInjectCrashAfterCommit
+        ? () => process.kill(process.pid, 'SIGKILL')
+        : undefined,
+    }),
+  );
   await idempotency.ensureSchema();
   const authenticator = new TokenAuthenticator({
     pool: infra.readModels,
@@ -94,7 +110,7 @@ export async function createServicePlatform(
     },
     apiOptions: {
       authenticator,
-      consistency: progress,
+      consistency: countingTimeouts(metrics, progress),
       consistencyTimeoutMs: config.readYourWritesTimeoutMs,
       metrics,
       logger,
@@ -107,6 +123,29 @@ export async function createServicePlatform(
       openApiInfo: API_INFO,
       healthChecks,
       healthCheckTimeoutMs: HEALTH_CHECK_TIMEOUT_MS,
+    },
+  };
+}
+
+/** idempotency_replays_total: every reply that comes from a record (it carries Idempotent-Replayed). */
+function countingReplays(metrics: Metrics, idempotency: Idempotency): Idempotency {
+  return {
+    ensureSchema: () => idempotency.ensureSchema(),
+    async execute(request, handler) {
+      const reply = await idempotency.execute(request, handler);
+      if (reply.headers?.[IDEMPOTENT_REPLAYED_HEADER] === 'true') metrics.idempotencyReplayed();
+      return reply;
+    },
+  };
+}
+
+/** read_your_writes_timeouts_total: every wait of a read that ran out. */
+function countingTimeouts(metrics: Metrics, gate: ConsistencyGate): ConsistencyGate {
+  return {
+    async waitFor(position, timeoutMs) {
+      const reached = await gate.waitFor(position, timeoutMs);
+      if (!reached) metrics.readYourWritesTimedOut();
+      return reached;
     },
   };
 }
