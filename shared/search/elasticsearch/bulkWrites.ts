@@ -33,6 +33,8 @@ function source(write: SearchWrite): Record<string, unknown> {
   return {
     ...write.document,
     dateUploaded: write.document.dateUploaded.toISOString(),
+    embargoUntil: write.document.embargoUntil?.toISOString() ?? null,
+    readers: [...write.document.readers],
     removed: false,
     position,
   };

@@ -15,7 +15,7 @@ import type {
 import { assertValidPage } from '#shared/search/searchPage';
 import { parseSearchText } from '#shared/search/searchText';
 import { bulkWrite, type SearchWrite } from './bulkWrites';
-import { SEARCH_MAPPINGS, searchSettings } from './searchMapping';
+import { SEARCH_MAPPINGS, searchSettings, VISIBILITY_PROPERTIES } from './searchMapping';
 import { searchRequest } from './searchRequest';
 
 export interface ElasticsearchSearchIndexOptions {
@@ -60,7 +60,11 @@ export function createElasticsearchSearchIndex(options: ElasticsearchSearchIndex
 
   return {
     async install() {
-      if (await client.indices.existsAlias({ name: alias })) return;
+      if (await client.indices.existsAlias({ name: alias })) {
+        // An index created before the visibility fields: they are added (a no-op once there).
+        await client.indices.putMapping({ index: alias, properties: VISIBILITY_PROPERTIES });
+        return;
+      }
       const index = newIndexName();
       try {
         await client.indices.create({

@@ -1,6 +1,17 @@
 import type { estypes } from '@elastic/elasticsearch';
 
 /**
+ * The fields of the visibility rule (searchRequest.ts visibilityClauses): added to an index created
+ * before them by install (putMapping may add fields), whose documents without `visibility` were all
+ * written public.
+ */
+export const VISIBILITY_PROPERTIES: Record<string, estypes.MappingProperty> = {
+  visibility: { type: 'keyword' },
+  embargoUntil: { type: 'date' },
+  readers: { type: 'integer' },
+};
+
+/**
  * Explicit mapping (dynamic: strict, so a typo in a field name fails loudly). `position` keeps the
  * event position of the last write (text, as 64-bit integers do not survive JSON in Painless
  * reliably) and is stored only, never indexed. Tombstones carry brainId, removed and position.
@@ -24,6 +35,7 @@ export const SEARCH_MAPPINGS: estypes.MappingTypeMapping = {
     verified: { type: 'boolean' },
     uploaderId: { type: 'integer' },
     dateUploaded: { type: 'date' },
+    ...VISIBILITY_PROPERTIES,
   },
 };
 

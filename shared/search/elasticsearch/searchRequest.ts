@@ -41,6 +41,60 @@ function filterClauses(filters: SearchFilters): estypes.QueryDslQueryContainer[]
   if (filters.categoryIds) clauses.push({ terms: { categoryId: [...filters.categoryIds] } });
   if (filters.verified !== undefined) clauses.push({ term: { verified: filters.verified } });
   if (filters.uploaderId !== undefined) clauses.push({ term: { uploaderId: filters.uploaderId } });
+  return [...clauses, ...visibilityClauses(filters)];
+}
+
+/** One of the clauses, as a filter. */
+const anyOf = (should: estypes.QueryDslQueryContainer[]): estypes.QueryDslQueryContainer => ({
+  bool: { should, minimum_should_match: 1 },
+});
+
+/** Public as stored; a document written before visibility existed has none and was public. */
+const STORED_PUBLIC: estypes.QueryDslQueryContainer[] = [
+  { term: { visibility: 'public' } },
+  { bool: { must_not: [{ exists: { field: 'visibility' } }] } },
+];
+
+/** An embargo whose time has passed, by the cluster's clock at query time (no write at its end). */
+const EMBARGO_ENDED: estypes.QueryDslQueryContainer = {
+  bool: { filter: [{ term: { visibility: 'embargoed' } }, { range: { embargoUntil: { lte: 'now' } } }] },
+};
+
+/**
+ * The visibility rule (shared/domain/brains/visibility canSeeBrain) for `filters.viewer`: public in
+ * effect (stored public, or an ended embargo), or the viewer among the readers (uploader and
+ * collaborators); nothing for staff or without viewer. Then the effective `visibility` filter. As
+ * filters, they hold for the hits, the total and every aggregation alike.
+ */
+export function visibilityClauses(filters: SearchFilters): estypes.QueryDslQueryContainer[] {
+  const clauses: estypes.QueryDslQueryContainer[] = [];
+  const viewer = filters.viewer;
+  if (viewer && !viewer.isStaff)
+    clauses.push(
+      anyOf([
+        ...STORED_PUBLIC,
+        EMBARGO_ENDED,
+        ...(viewer.userId === null ? [] : [{ term: { readers: viewer.userId } }]),
+      ]),
+    );
+  switch (filters.visibility) {
+    case 'public':
+      clauses.push(anyOf([...STORED_PUBLIC, EMBARGO_ENDED]));
+      break;
+    case 'private':
+      clauses.push({ term: { visibility: 'private' } });
+      break;
+    case 'embargoed':
+      clauses.push({
+        bool: {
+          filter: [{ term: { visibility: 'embargoed' } }],
+          must_not: [{ range: { embargoUntil: { lte: 'now' } } }],
+        },
+      });
+      break;
+    case undefined:
+      break;
+  }
   return clauses;
 }
 
