@@ -32,8 +32,8 @@ test('rate-limit rejections by bucket, Idempotency-Key replays, append latency, 
   expect(await metric('event_store_append_duration_seconds_count')).toBeGreaterThan(2);
 
   // A read asking for a position the read models never reach waits its bound, then is counted.
-  expect(await metric('read_your_writes_timeouts_total')).toBe(0);
+  const timeoutsBefore = await metric('read_your_writes_timeouts_total');
   const far = `${Number.MAX_SAFE_INTEGER}`;
   await api.get('/api/auth/me/', { token: user.token, headers: { 'X-Min-Position': far } });
-  expect(await metric('read_your_writes_timeouts_total')).toBeGreaterThanOrEqual(1);
+  expect(await metric('read_your_writes_timeouts_total')).toBeGreaterThanOrEqual(timeoutsBefore + 1);
 });
