@@ -1,5 +1,16 @@
-import type { Viewer, Visibility } from '#shared/domain/brains/visibility';
+import { type Viewer, type Visibility, canSeeBrain } from '#shared/domain/brains/visibility';
+import {
+  type ActiveBrain,
+  type BrainEvent,
+  collaboratorIdsOf,
+  evolveBrain,
+  initialBrainState,
+} from '#shared/domain/brains/events';
+import type { RecordedEvent } from '#shared/eventStore/eventStore';
 import type { SqlConditions } from './sqlConditions';
+
+/** Where the rule's values go (SqlConditions, or sqlConditions.sharedParams of one). */
+type Params = Pick<SqlConditions, 'param'>;
 
 /**
  * The visibility rule (shared/domain/brains/visibility.canSeeBrain) as SQL over a brains row
@@ -10,7 +21,7 @@ import type { SqlConditions } from './sqlConditions';
  * Placeholders come from `conditions.param`, so the text is fixed per kind of viewer and the
  * statement stays one named plan: anonymous, and one signed-in shape whatever the user.
  */
-export function visibleBrainSql(conditions: SqlConditions, viewer: Viewer, alias = 'b'): string | undefined {
+export function visibleBrainSql(conditions: Params, viewer: Viewer, alias = 'b'): string | undefined {
   if (viewer.isStaff) return undefined;
   const open = `${alias}.visibility = 'public' OR (${alias}.visibility = 'embargoed' AND ${alias}.embargo_until <= now())`;
   if (viewer.userId === null) return open;
@@ -29,7 +40,7 @@ export function whereVisible(conditions: SqlConditions, viewer: Viewer, alias = 
  * The rule for a brain id alone (a file upload's brain, a species' compact list): true when there
  * is no brain (`brainId` null) or when the viewer may see it.
  */
-export function visibleBrainIdSql(conditions: SqlConditions, viewer: Viewer, brainIdSql: string): string {
+export function visibleBrainIdSql(conditions: Params, viewer: Viewer, brainIdSql: string): string {
   const rule = visibleBrainSql(conditions, viewer, 'vb');
   if (rule === undefined) return 'true';
   return `(${brainIdSql} IS NULL OR EXISTS (SELECT 1 FROM brains vb WHERE vb.id = ${brainIdSql} AND (${rule})))`;
@@ -40,7 +51,7 @@ export function visibleBrainIdSql(conditions: SqlConditions, viewer: Viewer, bra
  * rule): undefined for staff, who see them all. Written so the partial index of the non-public
  * brains (brainsProjection) finds them: what stored counts hold beyond what the viewer may see.
  */
-export function hiddenBrainSql(conditions: SqlConditions, viewer: Viewer, alias = 'b'): string | undefined {
+export function hiddenBrainSql(conditions: Params, viewer: Viewer, alias = 'b'): string | undefined {
   const rule = visibleBrainSql(conditions, viewer, alias);
   return rule === undefined
     ? undefined
@@ -60,4 +71,54 @@ export function effectiveVisibilitySql(visibility: Visibility, alias = 'b'): str
     case 'embargoed':
       return `${alias}.visibility <> 'public' AND ${alias}.visibility = 'embargoed' AND NOT coalesce(${alias}.embargo_until <= now(), false)`;
   }
+}
+
+/**
+ * A member count kept by a projection over all brains (a species', an atlas's, a category's
+ * brains_count) as the viewer may see it: the stored count less the non-public brains they may
+ * not see, counted per member column once (through the partial index of the non-public brains)
+ * and joined by the owner's id. Staff see the stored count.
+ */
+export function visibleBrainCount(
+  params: Params,
+  viewer: Viewer,
+  member: {
+    readonly stored: string;
+    readonly column: 'species_id' | 'atlas_id' | 'category_id';
+    readonly ownerId: string;
+  },
+): { readonly join: string; readonly count: string } {
+  const hidden = hiddenBrainSql(params, viewer, 'hb');
+  if (hidden === undefined) return { join: '', count: member.stored };
+  return {
+    join: `LEFT JOIN (SELECT hb.${member.column} AS owner_id, count(*)::integer AS n FROM brains hb
+                       WHERE ${hidden} GROUP BY hb.${member.column}) hidden_brains
+             ON hidden_brains.owner_id = ${member.ownerId}`,
+    count: `(${member.stored} - coalesce(hidden_brains.n, 0))`,
+  };
+}
+
+/**
+ * The brain as it is now, or as it was last before it was deleted; undefined when the events
+ * never created it.
+ */
+export function lastActiveBrain(events: readonly RecordedEvent[]): ActiveBrain | undefined {
+  let state = initialBrainState();
+  let last: ActiveBrain | undefined;
+  for (const event of events) {
+    state = evolveBrain(state, event as unknown as BrainEvent);
+    if (state.status === 'active') last = state;
+  }
+  return last;
+}
+
+/**
+ * Whether the viewer may see the brain of these events (its whole stream) now, by the visibility
+ * rule: a deleted brain by the state it was deleted in. What they may not see now is answered as
+ * if it had never existed (decisions.md "Visibility and collaborators"), its past included.
+ */
+export function mayNowSee(events: readonly RecordedEvent[], viewer: Viewer, nowMs = Date.now()): boolean {
+  const brain = lastActiveBrain(events);
+  if (!brain) return false;
+  return canSeeBrain({ ...brain, collaboratorIds: collaboratorIdsOf(brain) }, viewer, nowMs);
 }

@@ -40,3 +40,21 @@ export class SqlConditions {
     return `$${this.values.length + n + 1}`;
   }
 }
+
+/**
+ * Placeholders for `conditions` that give one value one placeholder however often it is asked for:
+ * for text written in several parts (a select list, a count's FROM) that must all name the same
+ * values, so that none of them is left unreferenced by a statement that has only some parts.
+ */
+export function sharedParams(conditions: SqlConditions): Pick<SqlConditions, 'param'> {
+  const placeholders = new Map<unknown, string>();
+  return {
+    param(value: unknown): string {
+      const known = placeholders.get(value);
+      if (known !== undefined) return known;
+      const placeholder = conditions.param(value);
+      placeholders.set(value, placeholder);
+      return placeholder;
+    },
+  };
+}

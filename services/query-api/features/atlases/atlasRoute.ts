@@ -6,14 +6,17 @@ import { parseAsOf } from '#shared/audit/asOf';
 import { asOfQueryProperty } from '#shared/audit/replay/asOfQuery';
 import { catalogueAsOfReply } from '#shared/audit/replay/catalogueAsOf';
 import { atlasAt } from '#shared/audit/replay/catalogueReplay';
-import type { QueryDeps } from '#services/query-api/queryDeps';
-import { ATLAS_SELECT, type FlatAtlasRow, atlasRowOf } from './atlasSql';
+import { SqlConditions } from '#shared/query/sqlConditions';
+import { type QueryDeps, viewerFor } from '#services/query-api/queryDeps';
+import { visibleCatalogueSource } from '#shared/query/visibleCatalogueSource';
+import { type FlatAtlasRow, atlasQuery, atlasRowOf } from './atlasSql';
 
 export const atlasRoute = (deps: QueryDeps): RouteSpec => ({
   method: 'get',
   path: '/api/atlases/{slug}/',
   operationId: 'getAtlas',
   summary: 'An atlas by slug',
+  description: 'Its brains_count counts only the brains you may see (with as_of too).',
   tags: ['atlases'],
   auth: 'public',
   query: Type.Object({ as_of: asOfQueryProperty }),
@@ -24,14 +27,19 @@ export const atlasRoute = (deps: QueryDeps): RouteSpec => ({
   },
   async handler(ctx) {
     const asOf = parseAsOf(ctx.query.as_of);
-    const { rows } = await deps.readModels.query<FlatAtlasRow>(`${ATLAS_SELECT} WHERE a.slug = $1`, [
-      (ctx.params.slug ?? '').trim().toLowerCase(),
-    ]);
+    const viewer = viewerFor(ctx);
+    const conditions = new SqlConditions();
+    const { select } = atlasQuery(conditions, viewer);
+    conditions.where(`a.slug = ${conditions.param((ctx.params.slug ?? '').trim().toLowerCase())}`);
+    const { rows } = await deps.readModels.query<FlatAtlasRow>(
+      `${select} ${conditions.whereSql}`,
+      conditions.params(),
+    );
     const row = rows[0];
     if (!row) throw new NotFoundError();
     if (asOf)
       return catalogueAsOfReply(deps.readModels, deps.store, asOf, (source, point) =>
-        atlasAt(source, row.id, point),
+        atlasAt(visibleCatalogueSource(source, deps, viewer), row.id, point),
       );
     return { status: 200, body: atlasJson(atlasRowOf(row)) };
   },

@@ -6,16 +6,17 @@ import { sqlListSource } from '#shared/query/sqlListSource';
 import { SqlConditions } from '#shared/query/sqlConditions';
 import { scientificNameKey } from '#shared/domain/naming/naming';
 import { atlasJson, atlasSchema } from '#shared/views/atlasViews';
-import type { QueryDeps } from '#services/query-api/queryDeps';
-import { ATLAS_FROM, ATLAS_SELECT, type FlatAtlasRow, atlasRowOf } from './atlasSql';
+import { type QueryDeps, viewerFor } from '#services/query-api/queryDeps';
+import { type FlatAtlasRow, atlasQuery, atlasRowOf } from './atlasSql';
 
-const ORDERING = {
+/** The orderings, brains_count being the count the caller sees. */
+const ordering = (brainsCount: string) => ({
   name: 'lower(a.name)',
   id: 'a.id',
   slug: 'a.slug',
   version: 'a.version',
-  brains_count: 'a.brains_count',
-};
+  brains_count: brainsCount,
+});
 
 const AtlasesQuery = Type.Object({
   ...listQueryProperties,
@@ -28,8 +29,7 @@ const AtlasesQuery = Type.Object({
 });
 type AtlasesQuery = Static<typeof AtlasesQuery>;
 
-function filters(query: AtlasesQuery): SqlConditions {
-  const filter = new SqlConditions();
+function filters(query: AtlasesQuery, filter: SqlConditions): SqlConditions {
   const species = typeof query.species === 'string' ? query.species.trim() : undefined;
   if (species !== undefined) {
     const id = databaseIdOf(species);
@@ -53,19 +53,21 @@ export const listAtlasesRoute = (deps: QueryDeps): RouteSpec<unknown, typeof Atl
   operationId: 'listAtlases',
   summary: 'Atlases, by name',
   description:
-    'An array by default; {count, next, previous, results} when page or page_size is given. Filters combine with AND. `ordering` accepts name, id, slug, version, brains_count.',
+    'An array by default; {count, next, previous, results} when page or page_size is given. Filters combine with AND. `ordering` accepts name, id, slug, version, brains_count (which counts only the brains you may see).',
   tags: ['atlases'],
   auth: 'public',
   query: AtlasesQuery,
   responses: { 200: { description: 'Atlases', schema: listResponseSchema(atlasSchema) } },
   async handler(ctx) {
-    const filter = filters(ctx.query);
-    const order = orderBy(ctx.query.ordering, ORDERING, 'lower(a.name)', 'a.id');
+    const conditions = new SqlConditions();
+    const { select, from, brainsCount } = atlasQuery(conditions, viewerFor(ctx));
+    const filter = filters(ctx.query, conditions);
+    const order = orderBy(ctx.query.ordering, ordering(brainsCount), 'lower(a.name)', 'a.id');
     return listReply(
       ctx,
       sqlListSource<FlatAtlasRow, unknown>(
         deps.readModels,
-        { select: ATLAS_SELECT, from: ATLAS_FROM, conditions: filter, order: order },
+        { select, from, conditions: filter, order: order },
         (row) => atlasJson(atlasRowOf(row)),
       ),
     );

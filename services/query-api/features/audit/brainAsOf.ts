@@ -9,15 +9,9 @@ import type { Reply } from '#shared/http/routeSpec';
 import { NotFoundError } from '#shared/errors/httpErrors';
 import { databaseIdOf } from '#shared/http/ids';
 import { isNumericKey } from '#shared/domain/naming/naming';
-import {
-  type ActiveBrain,
-  type BrainEvent,
-  brainStreamName,
-  collaboratorIdsOf,
-  evolveBrain,
-  initialBrainState,
-} from '#shared/domain/brains/events';
-import { type Viewer, canSeeBrain } from '#shared/domain/brains/visibility';
+import { brainStreamName } from '#shared/domain/brains/events';
+import type { Viewer } from '#shared/domain/brains/visibility';
+import { mayNowSee } from '#shared/query/brainVisibility';
 import { type AsOf, AS_OF_POSITION_HEADER, readUpTo } from '#shared/audit/asOf';
 import { mergeByPosition } from '#shared/audit/replay/timeline';
 import { emptyWorld, evolveWorld } from '#shared/audit/replay/catalogueWorld';
@@ -50,31 +44,6 @@ export async function readBrainStream(
   const events = await store.readStream(brainStreamName(brainId), options);
   if (events.length === 0 || (!numeric && !hasReadableId(events, key))) return undefined;
   return { brainId, events };
-}
-
-/**
- * The brain as it is now, or as it was last before it was deleted; undefined when the events
- * never created it.
- */
-export function lastActiveBrain(events: readonly RecordedEvent[]): ActiveBrain | undefined {
-  let state = initialBrainState();
-  let last: ActiveBrain | undefined;
-  for (const event of events) {
-    state = evolveBrain(state, event as unknown as BrainEvent);
-    if (state.status === 'active') last = state;
-  }
-  return last;
-}
-
-/**
- * Whether the viewer may see the brain of these events (its whole stream) now, by the visibility
- * rule: a deleted brain by the state it was deleted in. What they may not see now is answered as
- * if it had never existed (decisions.md "Visibility and collaborators"), its past included.
- */
-export function mayNowSee(events: readonly RecordedEvent[], viewer: Viewer, nowMs = Date.now()): boolean {
-  const brain = lastActiveBrain(events);
-  if (!brain) return false;
-  return canSeeBrain({ ...brain, collaboratorIds: collaboratorIdsOf(brain) }, viewer, nowMs);
 }
 
 /**

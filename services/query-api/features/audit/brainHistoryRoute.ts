@@ -14,7 +14,8 @@ import { mergeByPosition, replayTimeline } from '#shared/audit/replay/timeline';
 import { brainCreatedIn, brainShapeBReplay } from '#shared/audit/replay/brainReplay';
 import type { QueryDeps } from '#services/query-api/queryDeps';
 import { historyQuery, historyReply, historyResponse, historyRows } from './historyReply';
-import { mayNowSee, readBrainStream } from './brainAsOf';
+import { readBrainStream } from './brainAsOf';
+import { mayNowSee } from '#shared/query/brainVisibility';
 import { viewerOf } from '#shared/domain/brains/visibility';
 
 /** Ids of the uploads whose events named the brain (its file, and uploads attached to it). */

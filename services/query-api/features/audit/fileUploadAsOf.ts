@@ -20,7 +20,7 @@ import { mergeByPosition } from '#shared/audit/replay/timeline';
 import { emptyWorld, evolveWorld } from '#shared/audit/replay/catalogueWorld';
 import { uploadReceivedIn, uploadRowAt } from '#shared/audit/replay/uploadReplay';
 import type { QueryDeps } from '#services/query-api/queryDeps';
-import { asSeenBy } from '#services/query-api/features/uploads/fileUploadSql';
+import { asSeenBy } from '#shared/query/uploadVisibility';
 
 export interface UploadStreams {
   readonly uploadId: string;

@@ -4,15 +4,17 @@ import { listQueryProperties, listReply, listResponseSchema, orderBy } from '#sh
 import { sqlListSource } from '#shared/query/sqlListSource';
 import { SqlConditions } from '#shared/query/sqlConditions';
 import { normaliseName } from '#shared/domain/naming/naming';
-import {
-  CATEGORY_COLUMNS,
-  type CategoryRow,
-  categoryJson,
-  categorySchema,
-} from '#shared/views/categoryViews';
-import type { QueryDeps } from '#services/query-api/queryDeps';
+import { type CategoryRow, categoryJson, categorySchema } from '#shared/views/categoryViews';
+import { type QueryDeps, viewerFor } from '#services/query-api/queryDeps';
+import { categoryQuery } from './categorySql';
 
-const ORDERING = { name: 'name', id: 'id', brains_count: 'brains_count', atlases_count: 'atlases_count' };
+/** The orderings, brains_count being the count the caller sees. */
+const ordering = (brainsCount: string) => ({
+  name: 'c.name',
+  id: 'c.id',
+  brains_count: brainsCount,
+  atlases_count: 'c.atlases_count',
+});
 
 const CategoriesQuery = Type.Object({
   ...listQueryProperties,
@@ -25,26 +27,22 @@ export const listCategoriesRoute = (deps: QueryDeps): RouteSpec<unknown, typeof 
   operationId: 'listCategories',
   summary: 'Categories, by name',
   description:
-    'An array by default; {count, next, previous, results} when page or page_size is given. `ordering` accepts name, id, brains_count, atlases_count.',
+    'An array by default; {count, next, previous, results} when page or page_size is given. `ordering` accepts name, id, brains_count, atlases_count. brains_count counts only the brains you may see.',
   tags: ['categories'],
   auth: 'public',
   query: CategoriesQuery,
   responses: { 200: { description: 'Categories', schema: listResponseSchema(categorySchema) } },
   async handler(ctx) {
     const filter = new SqlConditions();
+    const { select, from, brainsCount } = categoryQuery(filter, viewerFor(ctx));
     if (typeof ctx.query.name === 'string')
-      filter.where(`name = ${filter.param(normaliseName(ctx.query.name))}`);
-    const order = orderBy(ctx.query.ordering, ORDERING, 'name', 'id');
+      filter.where(`c.name = ${filter.param(normaliseName(ctx.query.name))}`);
+    const order = orderBy(ctx.query.ordering, ordering(brainsCount), 'c.name', 'c.id');
     return listReply(
       ctx,
       sqlListSource<CategoryRow, unknown>(
         deps.readModels,
-        {
-          select: `SELECT ${CATEGORY_COLUMNS} FROM categories`,
-          from: 'FROM categories',
-          conditions: filter,
-          order: order,
-        },
+        { select, from, conditions: filter, order: order },
         (row) => categoryJson(row, ctx.baseUrl),
       ),
     );

@@ -6,16 +6,17 @@ import { sqlListSource } from '#shared/query/sqlListSource';
 import { SqlConditions } from '#shared/query/sqlConditions';
 import { normaliseName, scientificNameKey } from '#shared/domain/naming/naming';
 import { type SpeciesRow, speciesJson, speciesSchema } from '#shared/views/speciesViews';
-import type { QueryDeps } from '#services/query-api/queryDeps';
-import { SCIENTIFIC_NAME_KEY_SQL, SPECIES_FROM, SPECIES_SELECT } from './speciesSql';
+import { type QueryDeps, viewerFor } from '#services/query-api/queryDeps';
+import { SCIENTIFIC_NAME_KEY_SQL, speciesQuery } from './speciesSql';
 
-const ORDERING = {
+/** The orderings, brains_count being the count the caller sees. */
+const ordering = (brainsCount: string) => ({
   name: 's.name',
   id: 's.id',
   scientific_name: 'lower(s.scientific_name)',
-  brains_count: 's.brains_count',
+  brains_count: brainsCount,
   atlases_count: 's.atlases_count',
-};
+});
 
 const SpeciesQuery = Type.Object({
   ...listQueryProperties,
@@ -24,8 +25,7 @@ const SpeciesQuery = Type.Object({
 });
 type SpeciesQuery = Static<typeof SpeciesQuery>;
 
-function filters(query: SpeciesQuery): SqlConditions {
-  const filter = new SqlConditions();
+function filters(query: SpeciesQuery, filter: SqlConditions): SqlConditions {
   if (typeof query.category === 'string') {
     const byName = `c.name = ${filter.param(normaliseName(query.category))}`;
     const id = databaseIdOf(query.category.trim());
@@ -42,19 +42,21 @@ export const listSpeciesRoute = (deps: QueryDeps): RouteSpec<unknown, typeof Spe
   operationId: 'listSpecies',
   summary: 'Species, by name',
   description:
-    'An array by default; {count, next, previous, results} when page or page_size is given. Each species carries at most 100 compact brains and atlases; the counts are exact. `ordering` accepts name, id, scientific_name, brains_count, atlases_count.',
+    'An array by default; {count, next, previous, results} when page or page_size is given. Each species carries at most 100 compact brains and atlases; the counts are exact (brains you may not see are neither listed nor counted). `ordering` accepts name, id, scientific_name, brains_count, atlases_count.',
   tags: ['species'],
   auth: 'public',
   query: SpeciesQuery,
   responses: { 200: { description: 'Species', schema: listResponseSchema(speciesSchema) } },
   async handler(ctx) {
-    const filter = filters(ctx.query);
-    const order = orderBy(ctx.query.ordering, ORDERING, 's.name', 's.id');
+    const conditions = new SqlConditions();
+    const { select, from, brainsCount } = speciesQuery(conditions, viewerFor(ctx));
+    const filter = filters(ctx.query, conditions);
+    const order = orderBy(ctx.query.ordering, ordering(brainsCount), 's.name', 's.id');
     return listReply(
       ctx,
       sqlListSource<SpeciesRow, unknown>(
         deps.readModels,
-        { select: SPECIES_SELECT, from: SPECIES_FROM, conditions: filter, order: order },
+        { select, from, conditions: filter, order: order },
         speciesJson,
       ),
     );

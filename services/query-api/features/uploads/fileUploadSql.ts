@@ -4,7 +4,7 @@ import { NotFoundError } from '#shared/errors/httpErrors';
 import { canonicalUuid } from '#shared/http/ids';
 import type { SqlConditions } from '#shared/query/sqlConditions';
 import type { FileUploadRow } from '#shared/views/fileUploadViews';
-import type { UploaderEmailVisibility } from '#shared/views/brainViews';
+import { sharedWithSql } from '#shared/query/uploadVisibility';
 
 /** Uploads with their uploader and brain. */
 export const UPLOAD_FROM = `FROM file_uploads f
@@ -39,17 +39,6 @@ export async function findUploads(
 }
 
 /**
- * Whether the user (a placeholder) is a collaborator of the brain the upload (f) belongs to:
- * attached to it, or its file. Collaborators see the brain whatever its visibility, and with it
- * its file uploads (decisions.md "Visibility and collaborators"). Found from the user's
- * collaborations (few), not from the brains.
- */
-export const sharedWithSql = (user: string): string =>
-  `EXISTS (SELECT 1 FROM brain_collaborators bc JOIN brains xb ON xb.id = bc.brain_id
-            WHERE bc.user_id = ${user}
-              AND (xb.id = f.associated_brain_id OR xb.file_upload_id::uuid = f.id))`;
-
-/**
  * The upload `id` as its uploader, staff or a collaborator of its brain may see it; 404 for anyone
  * else, as for an upload that does not exist, so ids of other people's files cannot be probed.
  */
@@ -63,17 +52,4 @@ export async function visibleUpload(pool: Pool, id: string, principal: Principal
   const row = rows[0];
   if (!row) throw new NotFoundError();
   return row;
-}
-
-/**
- * The row as the caller may see it: with UPLOADER_EMAIL_VISIBILITY=owner, a collaborator sees
- * an empty uploader email, as on the brain's shapes.
- */
-export function asSeenBy<Row extends Pick<FileUploadRow, 'uploader_id' | 'uploader_email'>>(
-  row: Row,
-  principal: Principal,
-  uploaderEmails: UploaderEmailVisibility,
-): Row {
-  const shown = uploaderEmails === 'everyone' || principal.isStaff || principal.userId === row.uploader_id;
-  return shown || row.uploader_email === null ? row : { ...row, uploader_email: '' };
 }

@@ -7,7 +7,8 @@ import { SqlConditions } from '#shared/query/sqlConditions';
 import { UPLOAD_STATUSES, fileUploadSchema } from '#shared/views/fileUploadViews';
 import { StringEnum } from '#shared/views/stringEnum';
 import type { QueryDeps } from '#services/query-api/queryDeps';
-import { UPLOAD_FROM, asSeenBy, findUploads, sharedWithSql } from './fileUploadSql';
+import { asSeenBy, sharedWithSql } from '#shared/query/uploadVisibility';
+import { UPLOAD_FROM, findUploads } from './fileUploadSql';
 import { uploadJsonFor } from './uploadJsonFor';
 
 const ORDERING = {
