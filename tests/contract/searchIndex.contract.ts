@@ -1,5 +1,19 @@
 import type { GlobalPosition } from '#shared/eventStore/eventStore';
-import type { BrainSearchDocument, SearchIndex, SearchQuery } from '#shared/search/searchIndex';
+import {
+  canSeeBrain,
+  effectiveVisibility,
+  type Viewer,
+  type Visibility,
+} from '#shared/domain/brains/visibility';
+import { orderFacetCounts } from '#shared/search/facetOrder';
+import type {
+  BrainSearchDocument,
+  FacetCount,
+  SearchFacet,
+  SearchFilters,
+  SearchIndex,
+  SearchQuery,
+} from '#shared/search/searchIndex';
 
 /**
  * The SearchIndex contract: every adapter runs this same suite (tests/contract/searchIndex.*.int.test.ts).
@@ -402,6 +416,284 @@ export function describeSearchIndexContract(name: string, fixture: SearchIndexCo
 
       expect(await ids({ text: 'cortex' })).toEqual([1]);
       expect(await index.query({ limit: 10, offset: 0 })).toEqual({ total: 1, ids: [1] });
+    });
+
+    describe('visibility: whoever may not see a brain finds it nowhere, nor in any total or facet', () => {
+      const HOUR = 3_600_000;
+      const past = () => new Date(Date.now() - HOUR);
+      const future = () => new Date(Date.now() + HOUR);
+      const anonymous: Viewer = { userId: null, isStaff: false };
+      const stranger: Viewer = { userId: 9999, isStaff: false };
+      const uploader: Viewer = { userId: 1000, isStaff: false };
+      const collaborator: Viewer = { userId: 2000, isStaff: false };
+      const staff: Viewer = { userId: 5, isStaff: true };
+      const facets = ['species', 'atlas', 'category', 'verified'] as const;
+
+      /** 1 public, 2 private shared with 2000 (the only one of species 2), 3 embargoed until later, 4 embargoed until earlier, 5 private of another uploader. */
+      async function catalogue(): Promise<void> {
+        await put(
+          brain(1, { name: 'Public cortex' }),
+          brain(2, {
+            name: 'Private cortex',
+            visibility: 'private',
+            readers: [1000, 2000],
+            speciesId: 2,
+            speciesName: 'Marmoset',
+            verified: false,
+          }),
+          brain(3, {
+            name: 'Embargoed cortex',
+            visibility: 'embargoed',
+            embargoUntil: future(),
+            atlasId: 11,
+          }),
+          brain(4, {
+            name: 'Released cortex',
+            visibility: 'embargoed',
+            embargoUntil: past(),
+            categoryId: 101,
+          }),
+          brain(5, {
+            name: 'Other private cortex',
+            visibility: 'private',
+            uploaderId: 3000,
+            readers: [3000],
+          }),
+        );
+      }
+      const seen = async (viewer: Viewer | undefined, query: Partial<SearchQuery> = {}) => {
+        const filters: SearchFilters = { ...query.filters, ...(viewer ? { viewer } : {}) };
+        return index.query({ limit: 50, offset: 0, ...query, filters });
+      };
+
+      test('each caller finds exactly the brains they may see, with and without text, and the total says so', async () => {
+        await catalogue();
+        const expected: [Viewer | undefined, number[]][] = [
+          [anonymous, [4, 1]],
+          [stranger, [4, 1]],
+          [uploader, [4, 3, 2, 1]],
+          [collaborator, [4, 2, 1]],
+          [{ userId: 3000, isStaff: false }, [5, 4, 1]],
+          [staff, [5, 4, 3, 2, 1]],
+          [undefined, [5, 4, 3, 2, 1]],
+        ];
+        for (const [viewer, visible] of expected)
+          for (const text of [undefined, 'cortex', 'corte', 'cortx']) {
+            const answer = await seen(viewer, { text, sort: [{ field: 'id', descending: true }] });
+            expect({ viewer, text, ids: answer.ids, total: answer.total }).toEqual({
+              viewer,
+              text,
+              ids: visible,
+              total: visible.length,
+            });
+          }
+        // The exact id or readable_id of a brain one may not see finds nothing.
+        expect((await seen(anonymous, { text: '2' })).ids).not.toContain(2);
+        expect(await seen(stranger, { text: 'brain-3' })).toEqual({ total: 0, ids: [] });
+        expect((await seen(collaborator, { text: 'brain-2' })).ids).toEqual([2]);
+      });
+
+      test('facets count only what the caller may see: a value only a hidden brain has is absent', async () => {
+        await catalogue();
+        for (const text of [undefined, 'cortex']) {
+          const anon = await seen(anonymous, { text, facets, limit: 0 });
+          expect(anon.total).toBe(2);
+          expect(anon.facets).toEqual({
+            species: [{ value: 1, count: 2 }],
+            atlas: [{ value: 10, count: 2 }],
+            category: [
+              { value: 100, count: 1 },
+              { value: 101, count: 1 },
+            ],
+            verified: [{ value: true, count: 2 }],
+          });
+          const shared = await seen(collaborator, { text, facets, limit: 0 });
+          expect(shared.facets?.species).toEqual([
+            { value: 1, count: 2 },
+            { value: 2, count: 1 },
+          ]);
+          expect(shared.facets?.verified).toEqual([
+            { value: true, count: 2 },
+            { value: false, count: 1 },
+          ]);
+          const all = await seen(staff, { text, facets, limit: 0 });
+          expect(all.total).toBe(5);
+          expect(all.facets?.atlas).toEqual([
+            { value: 10, count: 4 },
+            { value: 11, count: 1 },
+          ]);
+        }
+        // Under a placement filter, and under the uploader filter, the same rule.
+        expect(await seen(anonymous, { filters: { speciesIds: [2] }, facets: ['species'] })).toEqual({
+          total: 0,
+          ids: [],
+          facets: { species: [] },
+        });
+        expect(await seen(stranger, { filters: { uploaderId: 3000 }, facets: ['species'] })).toEqual({
+          total: 0,
+          ids: [],
+          facets: { species: [] },
+        });
+        expect((await seen(collaborator, { filters: { uploaderId: 1000, verified: false } })).ids).toEqual([
+          2,
+        ]);
+      });
+
+      test('the visibility filter is the effective visibility, after the rule', async () => {
+        await catalogue();
+        const ids = async (viewer: Viewer, visibility: Visibility) =>
+          (await seen(viewer, { filters: { visibility }, sort: [{ field: 'id', descending: true }] })).ids;
+        expect(await ids(uploader, 'public')).toEqual([4, 1]);
+        expect(await ids(uploader, 'private')).toEqual([2]);
+        expect(await ids(uploader, 'embargoed')).toEqual([3]);
+        expect(await ids(anonymous, 'private')).toEqual([]);
+        expect(await ids(anonymous, 'embargoed')).toEqual([]);
+        expect(await ids(staff, 'private')).toEqual([5, 2]);
+        const counted = await seen(staff, { filters: { visibility: 'private' }, facets: ['species'] });
+        expect(counted).toMatchObject({
+          total: 2,
+          facets: {
+            species: [
+              { value: 1, count: 1 },
+              { value: 2, count: 1 },
+            ],
+          },
+        });
+        expect((await seen(staff, { text: 'cortex', filters: { visibility: 'embargoed' } })).ids).toEqual([
+          3,
+        ]);
+      });
+
+      test('sharing, unsharing, making public or private and lifting an embargo change who finds it at once', async () => {
+        await catalogue();
+        const stranger2 = { userId: 4000, isStaff: false };
+        expect((await seen(stranger2, { text: 'private' })).ids).toEqual([]);
+        await put(brain(2, { name: 'Private cortex', visibility: 'private', readers: [1000, 2000, 4000] }));
+        expect((await seen(stranger2, { text: 'private' })).ids).toEqual([2]);
+        expect((await seen(stranger2, { facets: ['species'], limit: 0 })).facets?.species).toEqual([
+          { value: 1, count: 3 },
+        ]);
+        await put(brain(2, { name: 'Private cortex', visibility: 'private', readers: [1000] }));
+        expect((await seen(stranger2, { text: 'private' })).ids).toEqual([]);
+        expect((await seen(collaborator, {})).total).toBe(2);
+        await put(
+          brain(5, { name: 'Other private cortex', visibility: 'public', uploaderId: 3000, readers: [3000] }),
+        );
+        expect((await seen(anonymous, {})).ids).toEqual([5, 4, 1]);
+        await put(
+          brain(4, { name: 'Released cortex', visibility: 'public', embargoUntil: past(), categoryId: 101 }),
+        );
+        expect(await seen(anonymous, { facets: ['category'], limit: 0 })).toEqual({
+          total: 3,
+          ids: [],
+          facets: {
+            category: [
+              { value: 100, count: 2 },
+              { value: 101, count: 1 },
+            ],
+          },
+        });
+        await put(brain(1, { name: 'Public cortex', visibility: 'private', readers: [1000] }));
+        expect((await seen(anonymous, { text: 'public' })).ids).toEqual([]);
+        expect((await seen(anonymous, {})).total).toBe(2);
+      });
+
+      test('random catalogues, callers and filters agree with the rule (canSeeBrain) in ids, totals and facets', async () => {
+        let state = 7;
+        const random = () => {
+          state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
+          return state / 2 ** 31;
+        };
+        const pick = <T>(values: readonly T[]): T => values[Math.floor(random() * values.length)]!;
+        const users = [1, 2, 3, 4];
+        const docs: BrainSearchDocument[] = Array.from({ length: 40 }, (_, i) => {
+          const uploaderId = pick(users);
+          const visibility = pick(['public', 'private', 'embargoed'] as const);
+          return brain(i + 1, {
+            name: `${pick(['Cortex', 'Pons', 'Cortical'])} sample ${i + 1}`,
+            uploaderId,
+            speciesId: pick([1, 2, 3]),
+            atlasId: pick([10, 11, null]),
+            categoryId: pick([100, 101]),
+            verified: random() < 0.5,
+            visibility,
+            embargoUntil: visibility === 'embargoed' ? (random() < 0.5 ? past() : future()) : null,
+            readers: [uploaderId, ...users.filter((u) => u !== uploaderId && random() < 0.3)],
+          });
+        });
+        await put(...docs);
+        const now = Date.now();
+        const viewers: Viewer[] = [anonymous, staff, ...users.map((userId) => ({ userId, isStaff: false }))];
+        const filterSets: SearchFilters[] = [
+          {},
+          { speciesIds: [1, 2] },
+          { verified: true, categoryIds: [101] },
+          { uploaderId: 2 },
+        ];
+        const textMatches = (d: BrainSearchDocument, text: string | undefined) =>
+          text === undefined || d.name.toLowerCase().includes(text);
+        for (const viewer of viewers)
+          for (const filters of filterSets)
+            for (const visibility of [undefined, 'public', 'private', 'embargoed'] as const)
+              for (const text of [undefined, 'pons']) {
+                const expected = docs
+                  .filter((d) =>
+                    canSeeBrain(
+                      {
+                        ...d,
+                        embargoUntil: d.embargoUntil?.toISOString() ?? null,
+                        collaboratorIds: d.readers,
+                      },
+                      viewer,
+                      now,
+                    ),
+                  )
+                  .filter(
+                    (d) =>
+                      visibility === undefined ||
+                      effectiveVisibility(
+                        { ...d, embargoUntil: d.embargoUntil?.toISOString() ?? null },
+                        now,
+                      ) === visibility,
+                  )
+                  .filter((d) => !filters.speciesIds || filters.speciesIds.includes(d.speciesId!))
+                  .filter((d) => !filters.categoryIds || filters.categoryIds.includes(d.categoryId))
+                  .filter((d) => filters.verified === undefined || d.verified === filters.verified)
+                  .filter((d) => filters.uploaderId === undefined || d.uploaderId === filters.uploaderId)
+                  .filter((d) => textMatches(d, text));
+                const counts = (
+                  facet: SearchFacet,
+                  value: (d: BrainSearchDocument) => number | boolean | null,
+                ): FacetCount[] => {
+                  const tally = new Map<number | boolean, number>();
+                  for (const d of expected) {
+                    const v = value(d);
+                    if (v !== null) tally.set(v, (tally.get(v) ?? 0) + 1);
+                  }
+                  return orderFacetCounts([...tally].map(([v, count]) => ({ value: v, count })));
+                };
+                const answer = await seen(viewer, {
+                  text,
+                  filters: { ...filters, visibility },
+                  facets,
+                  sort: [{ field: 'id', descending: false }],
+                });
+                expect({ viewer, filters, visibility, text, ...answer }).toEqual({
+                  viewer,
+                  filters,
+                  visibility,
+                  text,
+                  total: expected.length,
+                  ids: expected.map((d) => d.brainId),
+                  facets: {
+                    species: counts('species', (d) => d.speciesId),
+                    atlas: counts('atlas', (d) => d.atlasId),
+                    category: counts('category', (d) => d.categoryId),
+                    verified: counts('verified', (d) => d.verified),
+                  },
+                });
+              }
+      });
     });
 
     test('an invalid page is refused', async () => {
