@@ -8,7 +8,8 @@ const ALERTS = 'prometheus/alerts.yml';
 const DASHBOARD = 'grafana/dashboards/catalogue.json';
 
 /** Namespaces of the metrics our processes expose (ours and prom-client's defaults). */
-const METRIC_NAME = /\b(?:http|events|projection|upload|supervised|process|nodejs)(?:_[a-z0-9]+)+\b/g;
+const METRIC_NAME =
+  /\b(?:http|events|event_store|projection|upload|supervised|process|nodejs|rate_limit|idempotency|read_your_writes)(?:_[a-z0-9]+)+\b/g;
 
 /** Every series name a scrape can contain: families plus the _bucket/_sum/_count of histograms. */
 async function exposedSeriesNames(): Promise<Set<string>> {
