@@ -11,6 +11,7 @@ import {
 import type { SearchIndex, SearchQuery, SearchReader } from '#shared/search/searchIndex';
 import { createSearchProjection } from '#services/projector/projections/searchProjection';
 import { createTestDatabase } from '#tests/support/testPostgres';
+import type { Viewer } from '#shared/domain/brains/visibility';
 
 /**
  * The search projection on its own: denormalised documents, updates that move a brain, deletes,
@@ -199,4 +200,92 @@ test('documents carry the names of their species, atlas and category, and follow
     { species_id: 20, atlas_id: 200, category_id: 2, verified: true, n: 1 },
     { species_id: null, atlas_id: null, category_id: 2, verified: false, n: 1 },
   ]);
+});
+
+test('who finds a brain follows its visibility, its collaborators and a lifted embargo', async () => {
+  const anonymous = { userId: null, isStaff: false };
+  const collaborator = { userId: 8, isStaff: false };
+  const uploader = { userId: 7, isStaff: false };
+  const later = new Date(Date.now() + 3_600_000).toISOString();
+  const found = async (viewer: Viewer, text = 'hidden') => {
+    const answer = await reader.query({ text, limit: 10, offset: 0, filters: { viewer } });
+    expect(await mirror.query({ text, limit: 10, offset: 0, filters: { viewer } })).toEqual(answer);
+    return answer.ids;
+  };
+  const created = (brainId: number, name: string, extra: Record<string, unknown>) =>
+    event('BrainCreated', {
+      ...brainFields,
+      brainId,
+      readableId: `hidden-${brainId}`,
+      name,
+      atlasId: null,
+      speciesId: 10,
+      categoryId: 1,
+      createdAt: '2026-02-01T00:00:00Z',
+      ...extra,
+    });
+  expect(projection.eventTypes).toEqual(expect.objectContaining({ has: expect.any(Function) }));
+  for (const type of [
+    'BrainCollaboratorAdded',
+    'BrainCollaboratorRoleChanged',
+    'BrainCollaboratorRemoved',
+    'EmbargoLifted',
+  ])
+    expect(projection.eventTypes !== 'all' && projection.eventTypes.has(type)).toBe(true);
+
+  await apply([
+    created(4, 'Hidden private', { visibility: 'private', embargoUntil: null }),
+    created(5, 'Hidden embargoed', { visibility: 'embargoed', embargoUntil: later }),
+  ]);
+  expect(await found(anonymous)).toEqual([]);
+  expect(await found(collaborator)).toEqual([]);
+  expect(await found(uploader)).toEqual([5, 4]);
+
+  await apply([
+    event('BrainCollaboratorAdded', { brainId: 4, userId: 8, role: 'viewer', addedBy: 7, addedAt: '' }),
+  ]);
+  expect(await found(collaborator)).toEqual([4]);
+  await apply([
+    event('BrainCollaboratorRoleChanged', {
+      brainId: 4,
+      userId: 8,
+      role: 'editor',
+      previousRole: 'viewer',
+      changedBy: 7,
+      changedAt: '',
+    }),
+  ]);
+  expect(await found(collaborator)).toEqual([4]);
+  // The facets of a caller who may not see them: the species of the hidden brains is not counted.
+  const facets = await reader.query({
+    limit: 0,
+    offset: 0,
+    facets: ['species'],
+    filters: { viewer: anonymous },
+  });
+  expect(facets.facets).toEqual({ species: [{ value: 20, count: 1 }] });
+
+  await apply([event('BrainCollaboratorRemoved', { brainId: 4, userId: 8, removedBy: 7, removedAt: '' })]);
+  expect(await found(collaborator)).toEqual([]);
+  expect(await found(uploader)).toEqual([5, 4]);
+
+  await apply([event('BrainUpdated', { brainId: 4, changes: { visibility: 'public', embargoUntil: null } })]);
+  expect(await found(anonymous)).toEqual([4]);
+  await apply([event('EmbargoLifted', { brainId: 5, embargoUntil: later, liftedAt: '' })]);
+  expect(await found(anonymous)).toEqual([5, 4]);
+  await apply([
+    event('BrainUpdated', { brainId: 5, changes: { visibility: 'private', embargoUntil: null } }),
+  ]);
+  expect(await found(anonymous)).toEqual([4]);
+
+  const { rows } = await pool.query(
+    'SELECT brain_id, visibility, embargo_until, readers FROM brain_search WHERE brain_id IN (4, 5) ORDER BY 1',
+  );
+  expect(rows).toEqual([
+    { brain_id: 4, visibility: 'public', embargo_until: null, readers: [7] },
+    { brain_id: 5, visibility: 'private', embargo_until: null, readers: [7] },
+  ]);
+  // Kept counts hold the public documents only.
+  const counts = await pool.query<{ n: string }>('SELECT sum(n) AS n FROM brain_search_counts');
+  expect(Number(counts.rows[0]!.n)).toBe(3);
 });
