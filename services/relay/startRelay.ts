@@ -2,6 +2,7 @@ import type { Pool } from 'pg';
 import type { EventStore } from '#shared/eventStore/eventStore';
 import type { HealthCheck } from '#shared/http/system/healthChecks';
 import { eventMessages, topicsOf } from '#shared/integrationBus/eventMessages';
+import { brainVisibilityAtEvents } from '#shared/integrationBus/brainVisibilityAtEvents';
 import type { IntegrationBus } from '#shared/integrationBus/integrationBus';
 import type { Logger } from '#shared/logging/logger';
 import type { Metrics } from '#shared/metrics/metrics';
@@ -61,7 +62,9 @@ export function startRelay(deps: RelayDeps): RunningRelay {
       signal,
     })) {
       if (batch.length === 0) continue;
-      const messages = eventMessages(batch, deps.topicPrefix);
+      // Each brain message carries the brain's visibility as of its event, folded from the stream.
+      const visibility = await brainVisibilityAtEvents(deps.store, batch);
+      const messages = eventMessages(batch, deps.topicPrefix, visibility);
       await untilStopped(deps.bus.publish(messages), signal);
       await checkpoint.advance(batch[batch.length - 1]!.position);
       const counts = new Map<string, number>();

@@ -1,6 +1,7 @@
 import type { AccessTokenIssued, UserPasswordChanged, UserRegistered } from '#shared/domain/accounts/events';
 import type { RecordedEvent } from '#shared/eventStore/eventStore';
 import type { BusMessage } from './integrationBus';
+import type { VisibilityAtEvent } from './brainVisibilityAtEvents';
 
 /**
  * The streams other consumers are told about, by their category (the stream name up to the first
@@ -31,13 +32,21 @@ export const topicsOf = (prefix: string): string[] =>
 /**
  * The message of each published event, in order: keyed by its stream, its data without secrets,
  * with what a consumer needs to deduplicate (the event id: the relay delivers at least once) and to
- * order (stream revision, global position).
+ * order (stream revision, global position). A brain's events carry the brain's visibility right
+ * after the event (`visibility` and `embargo_until` in the value, `visibility` and `embargo_until`
+ * headers), so that a consumer can honour it without a read of its own: a brain `embargoed` is
+ * public from `embargo_until` on, whether or not its EmbargoLifted has come yet.
  */
-export function eventMessages(events: readonly RecordedEvent[], prefix: string): BusMessage[] {
+export function eventMessages(
+  events: readonly RecordedEvent[],
+  prefix: string,
+  brainVisibility: ReadonlyMap<string, VisibilityAtEvent> = new Map(),
+): BusMessage[] {
   const messages: BusMessage[] = [];
   for (const event of events) {
     const topic = PUBLISHED_STREAMS[categoryOf(event.streamName)];
     if (topic === undefined) continue;
+    const visible = brainVisibility.get(event.id);
     const value = {
       id: event.id,
       type: event.type,
@@ -46,6 +55,7 @@ export function eventMessages(events: readonly RecordedEvent[], prefix: string):
       position: { commit: event.position.commit.toString(), prepare: event.position.prepare.toString() },
       data: withoutSecrets(event.data),
       metadata: event.metadata,
+      ...(visible && { visibility: visible.visibility, embargo_until: visible.embargoUntil }),
     };
     messages.push({
       topic: `${prefix}.${topic}`,
@@ -56,6 +66,8 @@ export function eventMessages(events: readonly RecordedEvent[], prefix: string):
         event_type: event.type,
         schema_version: String(event.metadata.schemaVersion),
         'content-type': 'application/json',
+        ...(visible && { visibility: visible.visibility }),
+        ...(visible?.embargoUntil && { embargo_until: visible.embargoUntil }),
       },
     });
   }

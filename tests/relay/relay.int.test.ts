@@ -154,3 +154,48 @@ test('of two relays one publishes; when it stops the other takes over from its c
   expect(idsOf(mine(busA.delivered))).toEqual(early);
   expect(idsOf(mine(busB.delivered))).toEqual(late);
 });
+
+test("a brain's messages carry its visibility as of each event, also when its stream began in an earlier batch", async () => {
+  const brainId = 900_000 + Math.floor(Math.random() * 99_999);
+  const stream = `brain-${brainId}`;
+  const until = '2031-01-01T00:00:00.000Z';
+  const at = '2026-11-26T00:00:00.000Z';
+  const events: Array<[string, Record<string, unknown>]> = [
+    ['BrainCreated', { brainId, name: 'scan', uploaderId: 1, visibility: 'private', embargoUntil: null }],
+    ['BrainCollaboratorAdded', { brainId, userId: 2, role: 'viewer', addedBy: 1, addedAt: at }],
+    ['BrainUpdated', { brainId, changes: { visibility: 'embargoed', embargoUntil: until }, updatedBy: 1, updatedAt: at }],
+    ['BrainUpdated', { brainId, changes: { name: 'renamed' }, updatedBy: 1, updatedAt: at }],
+    ['EmbargoLifted', { brainId, embargoUntil: until, liftedAt: until }],
+    ['BrainDeleted', { brainId, fileUploadIds: [], deletedBy: 1, deletedAt: until }],
+  ];
+  const write = async (from: number, to: number) => {
+    for (const [type, data] of events.slice(from, to))
+      await db.store.appendToStream(stream, [{ id: randomUUID(), type, data, metadata: METADATA }]);
+  };
+  const bus = new RecordingBus();
+  const mine = () => bus.delivered.filter((m) => m.key === stream);
+  await write(0, 2);
+  const running = relay(bus, 'catalogue');
+  await waitFor('the first two', () => mine().length === 2);
+  // Later batches start mid-stream: what came before is read from the stream.
+  await running.stop();
+  await write(2, 3);
+  relay(bus, 'catalogue');
+  await waitFor('the third', () => mine().length === 3);
+  await write(3, 6);
+  await waitFor('all six', () => mine().length === 6);
+  const seen = mine().map((m) => {
+    const value = JSON.parse(m.value) as { type: string; visibility: string; embargo_until: string | null };
+    return [value.type, value.visibility, value.embargo_until, m.headers.visibility, m.headers.embargo_until];
+  });
+  expect(seen).toEqual([
+    ['BrainCreated', 'private', null, 'private', undefined],
+    ['BrainCollaboratorAdded', 'private', null, 'private', undefined],
+    ['BrainUpdated', 'embargoed', until, 'embargoed', until],
+    ['BrainUpdated', 'embargoed', until, 'embargoed', until],
+    ['EmbargoLifted', 'public', until, 'public', until],
+    ['BrainDeleted', 'public', until, 'public', until],
+  ]);
+  // Other streams' messages carry none.
+  expect(bus.delivered.filter((m) => m.key !== stream).every((m) => m.headers.visibility === undefined)).toBe(true);
+});
