@@ -13,8 +13,11 @@ export async function grantEventStoreAccess(
   role: string,
 ): Promise<void> {
   const grantee = pg.escapeIdentifier(role);
-  // One simple query: one transaction, so the role never sees a moment without its rights.
+  // One simple query: one transaction, so the role never sees a moment without its rights. Processes
+  // started together (npm run start:cluster) grant at once: the lock makes them take turns, where
+  // concurrent GRANTs on one object fail with "tuple concurrently updated".
   await db.query(`
+SELECT pg_advisory_xact_lock(hashtext('catalogue:event-store-grants'));
 REVOKE ALL ON ALL TABLES IN SCHEMA ${names.schema} FROM ${grantee};
 REVOKE ALL ON ALL SEQUENCES IN SCHEMA ${names.schema} FROM ${grantee};
 REVOKE ALL ON ALL FUNCTIONS IN SCHEMA ${names.schema} FROM ${grantee};
