@@ -96,8 +96,17 @@ export function resourceOfEvent(event: Pick<RecordedEvent, 'type' | 'data' | 'st
 /**
  * The references a replay follows: memberships (a brain in an atlas, species and category; an atlas
  * in a species; a species in a category) and uploads attached to a brain. People are found through
- * the actor column instead, so user ids are not listed.
+ * the actor column instead, so user ids are not listed, except the one place where a person is what
+ * the event is about without acting: the user a brain was shared with or unshared from
+ * (COLLABORATOR_EVENTS), so that the brains ever shared with a user can be found.
  */
+/** A brain's events about a collaborator (shared/domain/brains/events): they name the user. */
+const COLLABORATOR_EVENTS: ReadonlySet<string> = new Set([
+  'BrainCollaboratorAdded',
+  'BrainCollaboratorRoleChanged',
+  'BrainCollaboratorRemoved',
+]);
+
 const REFERENCE_FIELDS: ReadonlyArray<readonly [string, AuditResourceType]> = [
   ['associatedBrainId', 'brain'],
   ['atlasId', 'atlas'],
@@ -115,6 +124,7 @@ export function referencesOfEvent(event: Pick<RecordedEvent, 'type' | 'data' | '
   const ownKey = own ? `${own.type}:${own.id}` : undefined;
   const refs = new Set<string>();
   const data = record(event.data);
+  if (COLLABORATOR_EVENTS.has(event.type) && typeof data.userId === 'number') refs.add(`user:${data.userId}`);
   const scan = (fields: Record<string, unknown>): void => {
     for (const [field, type] of REFERENCE_FIELDS) {
       const value = fields[field];

@@ -150,6 +150,42 @@ const EVERY_EVENT: ReadonlyArray<readonly [Sample, AuditResource | null, boolean
   ],
   [
     {
+      type: 'BrainCollaboratorAdded',
+      streamName: 'brain-5',
+      data: { brainId: 5, userId: 8, role: 'viewer', addedBy: 7, addedAt: NOW },
+    },
+    { type: 'brain', id: '5' },
+    false,
+  ],
+  [
+    {
+      type: 'BrainCollaboratorRoleChanged',
+      streamName: 'brain-5',
+      data: { brainId: 5, userId: 8, role: 'editor', previousRole: 'viewer', changedBy: 7, changedAt: NOW },
+    },
+    { type: 'brain', id: '5' },
+    false,
+  ],
+  [
+    {
+      type: 'BrainCollaboratorRemoved',
+      streamName: 'brain-5',
+      data: { brainId: 5, userId: 8, removedBy: 7, removedAt: NOW },
+    },
+    { type: 'brain', id: '5' },
+    false,
+  ],
+  [
+    {
+      type: 'EmbargoLifted',
+      streamName: 'brain-5',
+      data: { brainId: 5, embargoUntil: NOW, liftedAt: NOW },
+    },
+    { type: 'brain', id: '5' },
+    false,
+  ],
+  [
+    {
       type: 'UploadReceived',
       streamName: `upload-${UPLOAD}`,
       data: {
@@ -305,6 +341,13 @@ describe('referencesOfEvent', () => {
     expect(of('UserRegistered')).toEqual([]);
     expect(of('AccessTokenIssued')).toEqual([]);
     expect(of('BrainDeleted')).toEqual([]);
+    expect(of('EmbargoLifted')).toEqual([]);
+  });
+
+  test('a collaborator event names the user it gives or takes access (not the one acting)', () => {
+    expect(of('BrainCollaboratorAdded')).toEqual(['user:8']);
+    expect(of('BrainCollaboratorRoleChanged')).toEqual(['user:8']);
+    expect(of('BrainCollaboratorRemoved')).toEqual(['user:8']);
   });
 });
 

@@ -161,9 +161,11 @@ describe('GET /api/brains/{key}/history/', () => {
     expect(create).not.toHaveProperty('data');
     const asOf = await api.get(`/api/brains/${brain.id}/?as_of=${create!.position}`);
     expect(asOf.status).toBe(200);
-    expect(create!.changes).toEqual(
-      Object.fromEntries(Object.entries(asOf.body as object).map(([field, value]) => [field, [null, value]])),
-    );
+    // Beside shape B, the history shows who the brain was shared with.
+    expect(create!.changes).toEqual({
+      ...Object.fromEntries(Object.entries(asOf.body as object).map(([field, value]) => [field, [null, value]])),
+      collaborators: [null, []],
+    });
     expect(create!.changes.name).toEqual([null, 'History mouse']);
     expect(create!.changes.metadata).toEqual([null, {}]);
   });

@@ -59,13 +59,32 @@ export function brainRowAt(world: CatalogueWorld, brainId: number): BrainARow | 
   };
 }
 
-/** Shape B of the brain through its history (what history `changes` compare). */
+/** A brain's collaborators as its history shows them: by user id, with their role. */
+export const collaboratorsOf = (brain: ActiveBrain): Array<{ user: number; role: string }> =>
+  Object.entries(brain.collaborators)
+    .map(([user, { role }]) => ({ user: Number(user), role }))
+    .sort((a, b) => a.user - b.user);
+
+/**
+ * Shape B of the brain through its history (what history `changes` compare), with two things an
+ * auditor asks of it: `visibility` as it was recorded (an embargo reads embargoed until its
+ * EmbargoLifted, which then shows as the change to public, whatever the time is now), and
+ * `collaborators` (who was given or lost access, and with which role).
+ */
 export const brainShapeBReplay = (brainId: number, baseUrl: string): Replay<CatalogueWorld> => ({
   initial: emptyWorld,
   evolve: evolveWorld,
   represent: (world) => {
     const row = brainRowAt(world, brainId);
-    return row && brainShapeB(row, baseUrl);
+    const brain = activeBrain(world, brainId);
+    return (
+      row &&
+      brain && {
+        ...brainShapeB(row, baseUrl),
+        visibility: brain.visibility,
+        collaborators: collaboratorsOf(brain),
+      }
+    );
   },
 });
 

@@ -231,8 +231,13 @@ describe('brain history by replay', () => {
         's3_url',
         'preview_url',
         'metadata',
+        'visibility',
+        'embargo_until',
+        'collaborators',
       ].sort(),
     );
+    expect(changes.visibility).toEqual([null, 'public']);
+    expect(changes.collaborators).toEqual([null, []]);
   });
 
   test("the file's processing changes the brain's metadata and preview", () => {
@@ -400,5 +405,87 @@ describe('account history by replay', () => {
     expect(accountAt(events.slice(0, 3), BASE)).toMatchObject({ bio: 'neurons', username: 'ana' });
     expect(accountAt([], BASE)).toBeUndefined();
     expect(tokenIdsIn(events)).toEqual([TOKEN]);
+  });
+});
+
+describe('visibility and collaborators in a brain history', () => {
+  const ENDED = '2026-01-01T00:00:05.000Z';
+  const brain = [
+    recorded('brain-43', 'BrainCreated', {
+      ...brainFields(),
+      visibility: 'private',
+      embargoUntil: null,
+      brainId: 43,
+      readableId: 'mouse-43',
+      uuid: '44444444-4444-4444-8444-444444444444',
+      uploaderId: 7,
+      fileUploadId: null,
+      createdAt: '2026-01-01T00:00:01.000Z',
+    }),
+    recorded('brain-43', 'BrainCollaboratorAdded', { brainId: 43, userId: 9, role: 'viewer', addedBy: 7, addedAt: 'x' }),
+    recorded('brain-43', 'BrainCollaboratorAdded', { brainId: 43, userId: 8, role: 'viewer', addedBy: 7, addedAt: 'x' }),
+    recorded('brain-43', 'BrainCollaboratorRoleChanged', {
+      brainId: 43,
+      userId: 8,
+      role: 'editor',
+      previousRole: 'viewer',
+      changedBy: 1,
+      changedAt: 'y',
+    }),
+    recorded('brain-43', 'BrainUpdated', {
+      brainId: 43,
+      changes: { visibility: 'embargoed', embargoUntil: ENDED },
+      updatedBy: 7,
+      updatedAt: 'x',
+    }),
+    recorded('brain-43', 'EmbargoLifted', { brainId: 43, embargoUntil: ENDED, liftedAt: ENDED }),
+    recorded('brain-43', 'BrainCollaboratorRemoved', { brainId: 43, userId: 9, removedBy: 7, removedAt: 'z' }),
+  ];
+  const steps = replayTimeline(brain, brainShapeBReplay(43, BASE));
+  const changes = historyEntries(
+    brain.map((e) => ({ event_id: e.id })),
+    steps,
+    () => ({}),
+  ).map((entry) => entry.changes);
+
+  test('each collaborator change is a change of `collaborators`, by user id, with the role', () => {
+    expect(changes[0]!.collaborators).toEqual([null, []]);
+    expect(changes[1]).toEqual({ collaborators: [[], [{ user: 9, role: 'viewer' }]] });
+    expect(changes[2]).toEqual({
+      collaborators: [
+        [{ user: 9, role: 'viewer' }],
+        [
+          { user: 8, role: 'viewer' },
+          { user: 9, role: 'viewer' },
+        ],
+      ],
+    });
+    expect(changes[3]).toEqual({
+      collaborators: [
+        [
+          { user: 8, role: 'viewer' },
+          { user: 9, role: 'viewer' },
+        ],
+        [
+          { user: 8, role: 'editor' },
+          { user: 9, role: 'viewer' },
+        ],
+      ],
+    });
+    expect(changes[6]).toEqual({
+      collaborators: [
+        [
+          { user: 8, role: 'editor' },
+          { user: 9, role: 'viewer' },
+        ],
+        [{ user: 8, role: 'editor' }],
+      ],
+    });
+  });
+
+  test('visibility as recorded: an embargo long ended is still the change to embargoed, then its lift', () => {
+    expect(changes[0]!.visibility).toEqual([null, 'private']);
+    expect(changes[4]).toEqual({ visibility: ['private', 'embargoed'], embargo_until: [null, ENDED] });
+    expect(changes[5]).toEqual({ visibility: ['embargoed', 'public'] });
   });
 });

@@ -2,6 +2,7 @@ import type { Client } from '#tests/support/httpClient';
 import { newUser } from '#tests/support/httpClient';
 import type { TestService } from '#tests/support/testService';
 import { startCuratedService } from '#tests/support/curatedService';
+import { waitFor } from '#tests/support/waitFor';
 import { type Taxonomy, brainForm, createTaxonomy, nifti } from '#tests/e2e/brains/brainFixtures';
 
 /**
@@ -344,5 +345,38 @@ describe('who may write', () => {
     // And the uploader sending it back as public changes nothing.
     const got = await api.get(`/api/brains/${brain.id}/`, { token: owner.token });
     expect(got.body).toMatchObject({ visibility: 'public', embargo_until: brain.embargo_until });
+  });
+});
+
+describe('history', () => {
+  test("visibility changes, collaborators and the embargo's end (recorded by the processor's timer) are in it", async () => {
+    const until = new Date(Date.now() + 2000).toISOString();
+    const brain = await createBrain({ visibility: 'private' });
+    await share(brain, viewer, 'viewer');
+    await api.patch(`/api/brains/${brain.id}/`, {
+      token: owner.token,
+      json: { visibility: 'embargoed', embargo_until: until },
+    });
+    await api.delete(`/api/brains/${brain.id}/collaborators/${viewer.id}/`, { token: owner.token });
+    interface Entry {
+      type: string;
+      actor: { id: number } | null;
+      changes: Record<string, unknown>;
+    }
+    const history = async (): Promise<Entry[]> =>
+      (await api.get(`/api/brains/${brain.id}/history/`, { token: owner.token })).body as Entry[];
+    const entries = await waitFor('the EmbargoLifted entry', history, {
+      until: (list) => list.some((e) => e.type === 'EmbargoLifted'),
+    });
+    const own = entries.filter((e) => e.type.startsWith('Brain') || e.type === 'EmbargoLifted');
+    expect(own.map((e) => [e.type, e.changes])).toEqual([
+      ['BrainCreated', expect.objectContaining({ visibility: [null, 'private'], collaborators: [null, []] })],
+      ['BrainCollaboratorAdded', { collaborators: [[], [{ user: viewer.id, role: 'viewer' }]] }],
+      ['BrainUpdated', { visibility: ['private', 'embargoed'], embargo_until: [null, until] }],
+      ['BrainCollaboratorRemoved', { collaborators: [[{ user: viewer.id, role: 'viewer' }], []] }],
+      ['EmbargoLifted', { visibility: ['embargoed', 'public'] }],
+    ]);
+    expect(own.at(-1)!.actor).toBeNull();
+    expect((await api.get(`/api/brains/${brain.id}/`)).status).toBe(200);
   });
 });
