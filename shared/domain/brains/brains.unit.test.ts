@@ -154,3 +154,184 @@ describe('delete', () => {
     );
   });
 });
+
+const editor = { userId: 20, isStaff: false };
+const viewer = { userId: 21, isStaff: false };
+const later = '2026-01-02T00:00:00.000Z';
+const share = (userId: number, role: 'viewer' | 'editor', actor: typeof owner = owner): BrainCommand => ({
+  type: 'ShareBrain',
+  data: { userId, role, actor, now },
+});
+
+/** Created with this visibility, shared with the editor and the viewer. */
+function sharedBrain(visibility: Partial<CreateBrain['data']> = { visibility: 'private' }): BrainState {
+  let state = given(...decideBrain(create(visibility), initialBrainState()));
+  for (const command of [share(editor.userId, 'editor'), share(viewer.userId, 'viewer')])
+    state = decideBrain(command, state).reduce(evolveBrain, state);
+  return state;
+}
+
+const visibilityOf = (state: BrainState) =>
+  state.status === 'active' ? [state.visibility, state.embargoUntil] : undefined;
+
+describe('visibility at create', () => {
+  test('public unless asked; private; embargoed with a future embargo_until (normalised)', () => {
+    expect(visibilityOf(created())).toEqual(['public', null]);
+    expect(visibilityOf(given(...decideBrain(create({ visibility: 'private' }), initialBrainState())))).toEqual([
+      'private',
+      null,
+    ]);
+    const embargoed = decideBrain(
+      create({ visibility: 'embargoed', embargoUntil: '2026-01-02T01:00:00+01:00' }),
+      initialBrainState(),
+    );
+    expect(visibilityOf(given(...embargoed))).toEqual(['embargoed', later]);
+  });
+
+  test('embargo_until is ignored unless embargoed; embargoed needs one in the future', () => {
+    expect(
+      visibilityOf(given(...decideBrain(create({ visibility: 'private', embargoUntil: later }), initialBrainState()))),
+    ).toEqual(['private', null]);
+    for (const embargoUntil of [undefined, null, now, '2025-01-01T00:00:00Z', 'soon'])
+      expect(
+        Object.keys(fieldsOf(() => decideBrain(create({ visibility: 'embargoed', embargoUntil }), initialBrainState()))),
+      ).toEqual(['embargo_until']);
+  });
+
+  test('an event written before visibility existed reads public', () => {
+    const [event] = decideBrain(create(), initialBrainState()) as [Extract<BrainEvent, { type: 'BrainCreated' }>];
+    const { visibility: _v, embargoUntil: _e, ...old } = event.data;
+    expect(visibilityOf(given({ type: 'BrainCreated', data: old }))).toEqual(['public', null]);
+  });
+});
+
+describe('who may change what', () => {
+  test('a brain the actor may not see is not found, whatever the command', () => {
+    const state = sharedBrain();
+    for (const command of [
+      update({ name: 'x', actor: stranger }),
+      { type: 'DeleteBrain', data: { actor: stranger, now } } as const,
+      share(stranger.userId, 'viewer', stranger),
+      { type: 'UnshareBrain', data: { userId: viewer.userId, actor: stranger, now } } as const,
+    ])
+      expect(() => decideBrain(command, state)).toThrow(NotFoundError);
+  });
+
+  test('editors change descriptive fields, never visibility; viewers change nothing', () => {
+    const state = sharedBrain();
+    expect(decideBrain(update({ name: 'By the editor', actor: editor }), state)).toHaveLength(1);
+    expect(() => decideBrain(update({ visibility: 'public', actor: editor }), state)).toThrow(ForbiddenError);
+    expect(() => decideBrain(update({ name: 'x', actor: viewer }), state)).toThrow(ForbiddenError);
+    // The visibility the brain has, sent back (a PUT of a GET body), is no change: allowed.
+    expect(decideBrain(update({ name: 'P56', visibility: 'private', embargoUntil: null, actor: editor }), state)).toEqual(
+      [],
+    );
+  });
+
+  test('only the uploader or staff delete, share or unshare; collaborators get 403', () => {
+    const state = sharedBrain();
+    for (const actor of [editor, viewer]) {
+      expect(() => decideBrain({ type: 'DeleteBrain', data: { actor, now } }, state)).toThrow(ForbiddenError);
+      expect(() => decideBrain(share(stranger.userId, 'viewer', actor), state)).toThrow(ForbiddenError);
+      expect(() =>
+        decideBrain({ type: 'UnshareBrain', data: { userId: viewer.userId, actor, now } }, state),
+      ).toThrow(ForbiddenError);
+    }
+    expect(decideBrain(share(stranger.userId, 'viewer', curator), state)).toHaveLength(1);
+  });
+
+  test('a public brain: a stranger sees it, so a change is forbidden, not missing', () => {
+    expect(() => decideBrain(update({ name: 'x', actor: stranger }), sharedBrain({}))).toThrow(ForbiddenError);
+  });
+});
+
+describe('changing visibility', () => {
+  test('public -> private -> embargoed -> public; setting public or private clears embargo_until', () => {
+    let state = created();
+    const step = (data: Partial<UpdateBrain['data']>) => {
+      const events = decideBrain(update({ ...data, actor: owner }), state);
+      state = events.reduce(evolveBrain, state);
+      return events.map((e) => (e.type === 'BrainUpdated' ? e.data.changes : e.type));
+    };
+    expect(step({ visibility: 'private' })).toEqual([{ visibility: 'private' }]);
+    expect(step({ visibility: 'embargoed', embargoUntil: later })).toEqual([
+      { visibility: 'embargoed', embargoUntil: later },
+    ]);
+    expect(step({ embargoUntil: '2026-01-03T00:00:00.000Z' })).toEqual([{ embargoUntil: '2026-01-03T00:00:00.000Z' }]);
+    expect(step({ visibility: 'embargoed', embargoUntil: '2026-01-03T00:00:00.000Z' })).toEqual([]);
+    expect(step({ visibility: 'public' })).toEqual([{ visibility: 'public', embargoUntil: null }]);
+    expect(step({ embargoUntil: later })).toEqual([]);
+  });
+
+  test('an ended embargo sent back as public is no change; as embargoed with its past time, 400', () => {
+    const state = given(
+      ...decideBrain(create({ visibility: 'embargoed', embargoUntil: later }), initialBrainState()),
+    );
+    const after = '2026-01-05T00:00:00.000Z';
+    const at = (data: Omit<UpdateBrain['data'], 'now'>): BrainCommand => ({ type: 'UpdateBrain', data: { ...data, now: after } });
+    expect(decideBrain(at({ visibility: 'public', embargoUntil: later, actor: owner }), state)).toEqual([]);
+    expect(
+      Object.keys(fieldsOf(() => decideBrain(at({ visibility: 'embargoed', embargoUntil: later, actor: owner }), state))),
+    ).toEqual(['embargo_until']);
+  });
+});
+
+describe('share and unshare', () => {
+  test('added, then the role changed; the same role again is nothing; addedAt is kept', () => {
+    let state = created();
+    const run = (command: BrainCommand) => {
+      const events = decideBrain(command, state);
+      state = events.reduce(evolveBrain, state);
+      return events.map((e) => e.type);
+    };
+    expect(run(share(9, 'viewer'))).toEqual(['BrainCollaboratorAdded']);
+    expect(run(share(9, 'viewer'))).toEqual([]);
+    expect(run({ type: 'ShareBrain', data: { userId: 9, role: 'editor', actor: curator, now: later } })).toEqual([
+      'BrainCollaboratorRoleChanged',
+    ]);
+    expect(state.status === 'active' && state.collaborators).toEqual({ '9': { role: 'editor', addedAt: now } });
+    expect(run({ type: 'UnshareBrain', data: { userId: 9, actor: owner, now } })).toEqual(['BrainCollaboratorRemoved']);
+    expect(() => run({ type: 'UnshareBrain', data: { userId: 9, actor: owner, now } })).toThrow(NotFoundError);
+    expect(state.status === 'active' && state.collaborators).toEqual({});
+  });
+
+  test('the uploader is no collaborator of their own brain: 400 on user', () => {
+    expect(Object.keys(fieldsOf(() => decideBrain(share(owner.userId, 'viewer'), created())))).toEqual(['user']);
+  });
+
+  test('a removed collaborator no longer sees a private brain', () => {
+    const state = sharedBrain();
+    const removed = decideBrain({ type: 'UnshareBrain', data: { userId: viewer.userId, actor: owner, now } }, state).reduce(
+      evolveBrain,
+      state,
+    );
+    expect(() => decideBrain(update({ name: 'x', actor: viewer }), removed)).toThrow(NotFoundError);
+  });
+});
+
+describe('lift an embargo', () => {
+  const lift = (at: string): BrainCommand => ({ type: 'LiftEmbargo', data: { now: at } });
+  const embargoed = () =>
+    given(...decideBrain(create({ visibility: 'embargoed', embargoUntil: later }), initialBrainState()));
+
+  test('nothing before its time; EmbargoLifted at or after it, once; the state reads public, the time kept', () => {
+    const state = embargoed();
+    expect(decideBrain(lift(now), state)).toEqual([]);
+    const events = decideBrain(lift(later), state);
+    expect(events).toEqual([{ type: 'EmbargoLifted', data: { brainId: 42, embargoUntil: later, liftedAt: later } }]);
+    const lifted = events.reduce(evolveBrain, state);
+    expect(visibilityOf(lifted)).toEqual(['public', later]);
+    expect(decideBrain(lift('2027-01-01T00:00:00.000Z'), lifted)).toEqual([]);
+  });
+
+  test('nothing for a brain not embargoed, deleted or never created', () => {
+    expect(decideBrain(lift(later), created())).toEqual([]);
+    expect(decideBrain(lift(later), sharedBrain())).toEqual([]);
+    expect(decideBrain(lift(later), initialBrainState())).toEqual([]);
+    const gone = given(
+      ...decideBrain(create({ visibility: 'embargoed', embargoUntil: later }), initialBrainState()),
+      { type: 'BrainDeleted', data: { brainId: 42, fileUploadIds: [], deletedBy: 7, deletedAt: now } },
+    );
+    expect(decideBrain(lift(later), gone)).toEqual([]);
+  });
+});
