@@ -3,6 +3,7 @@
 # missing (never skipped):
 #   promtool, prometheus (package prometheus)   lint /metrics/ and the alert rules, scrape the cluster
 #   nginx                             the gateway of the cluster tests (tests/deploy), `nginx -t`
+#   systemd-analyze (package systemd) verifies deploy/systemd
 #   tmux                              the bic client's terminal (progress bar, password prompt) tests
 #   python3 nibabel, tifffile, zarr, numpy   write and read the real format test files (tests/formats)
 set -euo pipefail
@@ -10,6 +11,7 @@ missing=()
 command -v "${PROMTOOL:-promtool}" >/dev/null 2>&1 || missing+=(prometheus)
 command -v prometheus >/dev/null 2>&1 || missing+=(prometheus)
 command -v "${NGINX:-nginx}" >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx)
+command -v systemd-analyze >/dev/null 2>&1 || missing+=(systemd)
 command -v tmux >/dev/null 2>&1 || missing+=(tmux)
 for package in python3-nibabel python3-tifffile python3-zarr python3-numpy; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
