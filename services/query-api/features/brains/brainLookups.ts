@@ -27,12 +27,15 @@ export const cachedCount = (deps: QueryDeps, filter: BrainListFilter, now: Globa
   );
 
 /**
- * Who a kept answer is for: every anonymous caller sees the same brains, a signed-in one their
- * own view (their brains, those shared with them, their email; staff everything). An answer is
- * never served to a caller of another view (decisions.md "Visibility and collaborators").
+ * Who a kept answer is for: every anonymous caller sees the same brains, and so does every member
+ * of staff (everything, emails included); any other signed-in caller has a view of their own
+ * (their brains, those shared with them, their email). An answer is never served to a caller of
+ * another view (decisions.md "Visibility and collaborators").
  */
-export const viewKey = (ctx: RequestContext): string =>
-  ctx.principal ? `${ctx.principal.isStaff ? 'staff' : 'user'}:${ctx.principal.userId}` : 'anonymous';
+export function viewKey(ctx: RequestContext): string {
+  if (!ctx.principal) return 'anonymous';
+  return ctx.principal.isStaff ? 'staff' : `user:${ctx.principal.userId}`;
+}
 
 /**
  * The answer to this exact request by this view (viewKey; links repeat its URL), kept until
