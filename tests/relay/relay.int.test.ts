@@ -199,3 +199,38 @@ test("a brain's messages carry its visibility as of each event, also when its st
   // Other streams' messages carry none.
   expect(bus.delivered.filter((m) => m.key !== stream).every((m) => m.headers.visibility === undefined)).toBe(true);
 });
+
+test("a brain's file uploads carry the brain's visibility as of each event; an upload of no brain reads private", async () => {
+  const brainId = 900_000 + Math.floor(Math.random() * 99_999);
+  const [file, standalone] = [randomUUID(), randomUUID()];
+  const until = '2031-01-01T00:00:00.000Z';
+  const append1 = (stream: string, type: string, data: Record<string, unknown>) =>
+    db.store.appendToStream(stream, [{ id: randomUUID(), type, data, metadata: METADATA }]);
+  // As a create does: the file's upload first, then the brain.
+  await append1(`upload-${file}`, 'UploadReceived', { uploadId: file, associatedBrainId: brainId });
+  await append1(`brain-${brainId}`, 'BrainCreated', { brainId, visibility: 'private', embargoUntil: null });
+  await append1(`upload-${file}`, 'UploadProcessingStarted', { uploadId: file });
+  await append1(`brain-${brainId}`, 'BrainUpdated', {
+    brainId,
+    changes: { visibility: 'embargoed', embargoUntil: until },
+  });
+  await append1(`upload-${file}`, 'UploadProcessingCompleted', { uploadId: file });
+  await append1(`upload-${standalone}`, 'UploadReceived', { uploadId: standalone, associatedBrainId: null });
+  const bus = new RecordingBus();
+  const running = relay(bus, 'catalogue');
+  const mine = () => bus.delivered.filter((m) => m.key === `upload-${file}` || m.key === `upload-${standalone}`);
+  await waitFor('the four upload messages', () => mine().length === 4);
+  // A later batch that starts mid-stream reads the upload's first event for its brain.
+  await running.stop();
+  await append1(`upload-${file}`, 'UploadDeleted', { uploadId: file });
+  relay(bus, 'catalogue');
+  await waitFor('the fifth', () => mine().length === 5);
+  expect(mine().map((m) => [m.headers.event_type, m.key === `upload-${file}`, m.headers.visibility])).toEqual([
+    ['UploadReceived', true, 'private'],
+    ['UploadProcessingStarted', true, 'private'],
+    ['UploadProcessingCompleted', true, 'embargoed'],
+    ['UploadReceived', false, 'private'],
+    ['UploadDeleted', true, 'embargoed'],
+  ]);
+  expect(JSON.parse(mine()[2]!.value)).toMatchObject({ visibility: 'embargoed', embargo_until: until });
+});
