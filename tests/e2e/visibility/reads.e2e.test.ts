@@ -427,6 +427,46 @@ describe('kept answers', () => {
       }
   });
 
+  test('sharing, unsharing and making public change kept answers at once, on both instances', async () => {
+    const here = await createTaxonomy(api, a.staff);
+    const secret = await a.api.post('/api/brains/', {
+      token: owner.token,
+      body: brainForm({ name: 'Secret', atlas: here.atlas.id, visibility: 'private' }, nifti()),
+    });
+    expect(secret.status).toBe(201);
+    const path = `/api/brains/?atlas=${here.atlas.slug}&page=1&page_size=5`;
+    const species = `/api/species/${encodeURIComponent(here.species.scientific_name)}/`;
+    const seen = async (expected: number[]) => {
+      for (const { api: api_ } of instances)
+        for (let i = 0; i < 2; i++) {
+          const res = await api_.get(path, { token: stranger.token });
+          expect([res.body.count, ids(res)]).toEqual([expected.length, expected]);
+          expect((await api_.get(species, { token: stranger.token })).body.brains_count).toBe(
+            expected.length,
+          );
+        }
+    };
+    await seen([]);
+    const shared = await a.api.post(`/api/brains/${secret.body.id}/collaborators/`, {
+      token: owner.token,
+      json: { user: stranger.email, role: 'editor' },
+    });
+    expect(shared.status).toBe(201);
+    await seen([secret.body.id]);
+    const unshared = await a.api.delete(`/api/brains/${secret.body.id}/collaborators/${stranger.id}/`, {
+      token: owner.token,
+    });
+    expect(unshared.status).toBe(204);
+    await seen([]);
+    const opened = await a.api.patch(`/api/brains/${secret.body.id}/`, {
+      token: owner.token,
+      json: { visibility: 'public' },
+    });
+    expect(opened.status).toBe(200);
+    await seen([secret.body.id]);
+    expect((await a.api.get(path)).body.count).toBe(1);
+  });
+
   test('an embargo ends: a list, count and species kept before show the brain after, with no write', async () => {
     const here = await createTaxonomy(api, a.staff);
     const neighbour = await a.api.post('/api/brains/', {
