@@ -28,7 +28,13 @@ const logger = createLogger({ service: 'embargo-timer-test', level: 'silent' });
 function timer(pollMs?: number): RunningEmbargoTimer {
   const store = createPostgresEventStore({ connectionString: db.url });
   stores.push(store);
-  const running = startEmbargoTimer({ store, pool: db.pool, logger, pollMs, backoff: { initialMs: 10, maxMs: 50 } });
+  const running = startEmbargoTimer({
+    store,
+    pool: db.pool,
+    logger,
+    pollMs,
+    backoff: { initialMs: 10, maxMs: 50 },
+  });
   timers.push(running);
   return running;
 }

@@ -81,7 +81,8 @@ export function startEmbargoTimer(deps: EmbargoTimerDeps): RunningEmbargoTimer {
       deps.store,
       brainStreamName(brainId),
       brainDecider,
-      (state: BrainState) => decideBrain({ type: 'LiftEmbargo', data: { now: clock().toISOString() } }, state),
+      (state: BrainState) =>
+        decideBrain({ type: 'LiftEmbargo', data: { now: clock().toISOString() } }, state),
       CONTEXT,
     );
     return result.events.length > 0;
@@ -102,7 +103,8 @@ export function startEmbargoTimer(deps: EmbargoTimerDeps): RunningEmbargoTimer {
         seen.set(id, at);
         continue;
       }
-      if (await lift(id)) deps.logger.info('embargo lifted', { brain_id: id, embargo_until: until.toISOString() });
+      if (await lift(id))
+        deps.logger.info('embargo lifted', { brain_id: id, embargo_until: until.toISOString() });
       // Lifted now, or by another processor, or not yet by this clock (then the next round tries again).
       if (at <= clock().getTime()) seen.set(id, at);
       else wait = Math.min(wait, at - clock().getTime());

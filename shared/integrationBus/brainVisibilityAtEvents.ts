@@ -78,7 +78,8 @@ export async function brainVisibilityAtEvents(
     }),
     ...[...streamsOf(events, UPLOAD_STREAM)].map(async ([stream, inBatch]) => {
       const received =
-        inBatch.find((event) => event.type === 'UploadReceived') ?? (await store.readStream(stream, { maxCount: 1 }))[0];
+        inBatch.find((event) => event.type === 'UploadReceived') ??
+        (await store.readStream(stream, { maxCount: 1 }))[0];
       if (received?.type !== 'UploadReceived') return;
       const brainId = (received.data as UploadReceived['data']).associatedBrainId;
       if (brainId === null) {

@@ -91,10 +91,18 @@ test('password and token hashes never leave the service, however deep they sit',
 test("a brain event's message carries the visibility it is given for it, in the value and as headers", () => {
   const event = recorded('brain-42', 'BrainUpdated', { brainId: 42, changes: { name: 'x' } });
   const other = recorded('brain-43', 'BrainUpdated', { brainId: 43, changes: { name: 'y' } });
-  const visibility = new Map([[event.id, { visibility: 'embargoed' as const, embargoUntil: '2030-01-01T00:00:00.000Z' }]]);
+  const visibility = new Map([
+    [event.id, { visibility: 'embargoed' as const, embargoUntil: '2030-01-01T00:00:00.000Z' }],
+  ]);
   const [message, plain] = eventMessages([event, other], 'catalogue', visibility);
-  expect(JSON.parse(message!.value)).toMatchObject({ visibility: 'embargoed', embargo_until: '2030-01-01T00:00:00.000Z' });
-  expect(message!.headers).toMatchObject({ visibility: 'embargoed', embargo_until: '2030-01-01T00:00:00.000Z' });
+  expect(JSON.parse(message!.value)).toMatchObject({
+    visibility: 'embargoed',
+    embargo_until: '2030-01-01T00:00:00.000Z',
+  });
+  expect(message!.headers).toMatchObject({
+    visibility: 'embargoed',
+    embargo_until: '2030-01-01T00:00:00.000Z',
+  });
   expect(JSON.parse(plain!.value)).not.toHaveProperty('visibility');
   expect(plain!.headers).not.toHaveProperty('visibility');
 });

@@ -163,7 +163,10 @@ test("a brain's messages carry its visibility as of each event, also when its st
   const events: Array<[string, Record<string, unknown>]> = [
     ['BrainCreated', { brainId, name: 'scan', uploaderId: 1, visibility: 'private', embargoUntil: null }],
     ['BrainCollaboratorAdded', { brainId, userId: 2, role: 'viewer', addedBy: 1, addedAt: at }],
-    ['BrainUpdated', { brainId, changes: { visibility: 'embargoed', embargoUntil: until }, updatedBy: 1, updatedAt: at }],
+    [
+      'BrainUpdated',
+      { brainId, changes: { visibility: 'embargoed', embargoUntil: until }, updatedBy: 1, updatedAt: at },
+    ],
     ['BrainUpdated', { brainId, changes: { name: 'renamed' }, updatedBy: 1, updatedAt: at }],
     ['EmbargoLifted', { brainId, embargoUntil: until, liftedAt: until }],
     ['BrainDeleted', { brainId, fileUploadIds: [], deletedBy: 1, deletedAt: until }],
@@ -197,7 +200,9 @@ test("a brain's messages carry its visibility as of each event, also when its st
     ['BrainDeleted', 'public', until, 'public', until],
   ]);
   // Other streams' messages carry none.
-  expect(bus.delivered.filter((m) => m.key !== stream).every((m) => m.headers.visibility === undefined)).toBe(true);
+  expect(bus.delivered.filter((m) => m.key !== stream).every((m) => m.headers.visibility === undefined)).toBe(
+    true,
+  );
 });
 
 test("a brain's file uploads carry the brain's visibility as of each event; an upload of no brain reads private", async () => {
@@ -218,19 +223,22 @@ test("a brain's file uploads carry the brain's visibility as of each event; an u
   await append1(`upload-${standalone}`, 'UploadReceived', { uploadId: standalone, associatedBrainId: null });
   const bus = new RecordingBus();
   const running = relay(bus, 'catalogue');
-  const mine = () => bus.delivered.filter((m) => m.key === `upload-${file}` || m.key === `upload-${standalone}`);
+  const mine = () =>
+    bus.delivered.filter((m) => m.key === `upload-${file}` || m.key === `upload-${standalone}`);
   await waitFor('the four upload messages', () => mine().length === 4);
   // A later batch that starts mid-stream reads the upload's first event for its brain.
   await running.stop();
   await append1(`upload-${file}`, 'UploadDeleted', { uploadId: file });
   relay(bus, 'catalogue');
   await waitFor('the fifth', () => mine().length === 5);
-  expect(mine().map((m) => [m.headers.event_type, m.key === `upload-${file}`, m.headers.visibility])).toEqual([
-    ['UploadReceived', true, 'private'],
-    ['UploadProcessingStarted', true, 'private'],
-    ['UploadProcessingCompleted', true, 'embargoed'],
-    ['UploadReceived', false, 'private'],
-    ['UploadDeleted', true, 'embargoed'],
-  ]);
+  expect(mine().map((m) => [m.headers.event_type, m.key === `upload-${file}`, m.headers.visibility])).toEqual(
+    [
+      ['UploadReceived', true, 'private'],
+      ['UploadProcessingStarted', true, 'private'],
+      ['UploadProcessingCompleted', true, 'embargoed'],
+      ['UploadReceived', false, 'private'],
+      ['UploadDeleted', true, 'embargoed'],
+    ],
+  );
   expect(JSON.parse(mine()[2]!.value)).toMatchObject({ visibility: 'embargoed', embargo_until: until });
 });

@@ -422,8 +422,20 @@ describe('visibility and collaborators in a brain history', () => {
       fileUploadId: null,
       createdAt: '2026-01-01T00:00:01.000Z',
     }),
-    recorded('brain-43', 'BrainCollaboratorAdded', { brainId: 43, userId: 9, role: 'viewer', addedBy: 7, addedAt: 'x' }),
-    recorded('brain-43', 'BrainCollaboratorAdded', { brainId: 43, userId: 8, role: 'viewer', addedBy: 7, addedAt: 'x' }),
+    recorded('brain-43', 'BrainCollaboratorAdded', {
+      brainId: 43,
+      userId: 9,
+      role: 'viewer',
+      addedBy: 7,
+      addedAt: 'x',
+    }),
+    recorded('brain-43', 'BrainCollaboratorAdded', {
+      brainId: 43,
+      userId: 8,
+      role: 'viewer',
+      addedBy: 7,
+      addedAt: 'x',
+    }),
     recorded('brain-43', 'BrainCollaboratorRoleChanged', {
       brainId: 43,
       userId: 8,
@@ -439,7 +451,12 @@ describe('visibility and collaborators in a brain history', () => {
       updatedAt: 'x',
     }),
     recorded('brain-43', 'EmbargoLifted', { brainId: 43, embargoUntil: ENDED, liftedAt: ENDED }),
-    recorded('brain-43', 'BrainCollaboratorRemoved', { brainId: 43, userId: 9, removedBy: 7, removedAt: 'z' }),
+    recorded('brain-43', 'BrainCollaboratorRemoved', {
+      brainId: 43,
+      userId: 9,
+      removedBy: 7,
+      removedAt: 'z',
+    }),
   ];
   const steps = replayTimeline(brain, brainShapeBReplay(43, BASE));
   const changes = historyEntries(

@@ -177,10 +177,9 @@ const visibilityOf = (state: BrainState) =>
 describe('visibility at create', () => {
   test('public unless asked; private; embargoed with a future embargo_until (normalised)', () => {
     expect(visibilityOf(created())).toEqual(['public', null]);
-    expect(visibilityOf(given(...decideBrain(create({ visibility: 'private' }), initialBrainState())))).toEqual([
-      'private',
-      null,
-    ]);
+    expect(
+      visibilityOf(given(...decideBrain(create({ visibility: 'private' }), initialBrainState()))),
+    ).toEqual(['private', null]);
     const embargoed = decideBrain(
       create({ visibility: 'embargoed', embargoUntil: '2026-01-02T01:00:00+01:00' }),
       initialBrainState(),
@@ -190,16 +189,22 @@ describe('visibility at create', () => {
 
   test('embargo_until is ignored unless embargoed; embargoed needs one in the future', () => {
     expect(
-      visibilityOf(given(...decideBrain(create({ visibility: 'private', embargoUntil: later }), initialBrainState()))),
+      visibilityOf(
+        given(...decideBrain(create({ visibility: 'private', embargoUntil: later }), initialBrainState())),
+      ),
     ).toEqual(['private', null]);
     for (const embargoUntil of [undefined, null, now, '2025-01-01T00:00:00Z', 'soon'])
       expect(
-        Object.keys(fieldsOf(() => decideBrain(create({ visibility: 'embargoed', embargoUntil }), initialBrainState()))),
+        Object.keys(
+          fieldsOf(() => decideBrain(create({ visibility: 'embargoed', embargoUntil }), initialBrainState())),
+        ),
       ).toEqual(['embargo_until']);
   });
 
   test('an event written before visibility existed reads public', () => {
-    const [event] = decideBrain(create(), initialBrainState()) as [Extract<BrainEvent, { type: 'BrainCreated' }>];
+    const [event] = decideBrain(create(), initialBrainState()) as [
+      Extract<BrainEvent, { type: 'BrainCreated' }>,
+    ];
     const { visibility: _v, embargoUntil: _e, ...old } = event.data;
     expect(visibilityOf(given({ type: 'BrainCreated', data: old }))).toEqual(['public', null]);
   });
@@ -223,9 +228,9 @@ describe('who may change what', () => {
     expect(() => decideBrain(update({ visibility: 'public', actor: editor }), state)).toThrow(ForbiddenError);
     expect(() => decideBrain(update({ name: 'x', actor: viewer }), state)).toThrow(ForbiddenError);
     // The visibility the brain has, sent back (a PUT of a GET body), is no change: allowed.
-    expect(decideBrain(update({ name: 'P56', visibility: 'private', embargoUntil: null, actor: editor }), state)).toEqual(
-      [],
-    );
+    expect(
+      decideBrain(update({ name: 'P56', visibility: 'private', embargoUntil: null, actor: editor }), state),
+    ).toEqual([]);
   });
 
   test('only the uploader or staff delete, share or unshare; collaborators get 403', () => {
@@ -241,7 +246,9 @@ describe('who may change what', () => {
   });
 
   test('a public brain: a stranger sees it, so a change is forbidden, not missing', () => {
-    expect(() => decideBrain(update({ name: 'x', actor: stranger }), sharedBrain({}))).toThrow(ForbiddenError);
+    expect(() => decideBrain(update({ name: 'x', actor: stranger }), sharedBrain({}))).toThrow(
+      ForbiddenError,
+    );
   });
 });
 
@@ -257,7 +264,9 @@ describe('changing visibility', () => {
     expect(step({ visibility: 'embargoed', embargoUntil: later })).toEqual([
       { visibility: 'embargoed', embargoUntil: later },
     ]);
-    expect(step({ embargoUntil: '2026-01-03T00:00:00.000Z' })).toEqual([{ embargoUntil: '2026-01-03T00:00:00.000Z' }]);
+    expect(step({ embargoUntil: '2026-01-03T00:00:00.000Z' })).toEqual([
+      { embargoUntil: '2026-01-03T00:00:00.000Z' },
+    ]);
     expect(step({ visibility: 'embargoed', embargoUntil: '2026-01-03T00:00:00.000Z' })).toEqual([]);
     expect(step({ visibility: 'public' })).toEqual([{ visibility: 'public', embargoUntil: null }]);
     expect(step({ embargoUntil: later })).toEqual([]);
@@ -268,10 +277,17 @@ describe('changing visibility', () => {
       ...decideBrain(create({ visibility: 'embargoed', embargoUntil: later }), initialBrainState()),
     );
     const after = '2026-01-05T00:00:00.000Z';
-    const at = (data: Omit<UpdateBrain['data'], 'now'>): BrainCommand => ({ type: 'UpdateBrain', data: { ...data, now: after } });
+    const at = (data: Omit<UpdateBrain['data'], 'now'>): BrainCommand => ({
+      type: 'UpdateBrain',
+      data: { ...data, now: after },
+    });
     expect(decideBrain(at({ visibility: 'public', embargoUntil: later, actor: owner }), state)).toEqual([]);
     expect(
-      Object.keys(fieldsOf(() => decideBrain(at({ visibility: 'embargoed', embargoUntil: later, actor: owner }), state))),
+      Object.keys(
+        fieldsOf(() =>
+          decideBrain(at({ visibility: 'embargoed', embargoUntil: later, actor: owner }), state),
+        ),
+      ),
     ).toEqual(['embargo_until']);
   });
 });
@@ -286,25 +302,33 @@ describe('share and unshare', () => {
     };
     expect(run(share(9, 'viewer'))).toEqual(['BrainCollaboratorAdded']);
     expect(run(share(9, 'viewer'))).toEqual([]);
-    expect(run({ type: 'ShareBrain', data: { userId: 9, role: 'editor', actor: curator, now: later } })).toEqual([
-      'BrainCollaboratorRoleChanged',
+    expect(
+      run({ type: 'ShareBrain', data: { userId: 9, role: 'editor', actor: curator, now: later } }),
+    ).toEqual(['BrainCollaboratorRoleChanged']);
+    expect(state.status === 'active' && state.collaborators).toEqual({
+      '9': { role: 'editor', addedAt: now },
+    });
+    expect(run({ type: 'UnshareBrain', data: { userId: 9, actor: owner, now } })).toEqual([
+      'BrainCollaboratorRemoved',
     ]);
-    expect(state.status === 'active' && state.collaborators).toEqual({ '9': { role: 'editor', addedAt: now } });
-    expect(run({ type: 'UnshareBrain', data: { userId: 9, actor: owner, now } })).toEqual(['BrainCollaboratorRemoved']);
-    expect(() => run({ type: 'UnshareBrain', data: { userId: 9, actor: owner, now } })).toThrow(NotFoundError);
+    expect(() => run({ type: 'UnshareBrain', data: { userId: 9, actor: owner, now } })).toThrow(
+      NotFoundError,
+    );
     expect(state.status === 'active' && state.collaborators).toEqual({});
   });
 
   test('the uploader is no collaborator of their own brain: 400 on user', () => {
-    expect(Object.keys(fieldsOf(() => decideBrain(share(owner.userId, 'viewer'), created())))).toEqual(['user']);
+    expect(Object.keys(fieldsOf(() => decideBrain(share(owner.userId, 'viewer'), created())))).toEqual([
+      'user',
+    ]);
   });
 
   test('a removed collaborator no longer sees a private brain', () => {
     const state = sharedBrain();
-    const removed = decideBrain({ type: 'UnshareBrain', data: { userId: viewer.userId, actor: owner, now } }, state).reduce(
-      evolveBrain,
+    const removed = decideBrain(
+      { type: 'UnshareBrain', data: { userId: viewer.userId, actor: owner, now } },
       state,
-    );
+    ).reduce(evolveBrain, state);
     expect(() => decideBrain(update({ name: 'x', actor: viewer }), removed)).toThrow(NotFoundError);
   });
 });
@@ -318,7 +342,9 @@ describe('lift an embargo', () => {
     const state = embargoed();
     expect(decideBrain(lift(now), state)).toEqual([]);
     const events = decideBrain(lift(later), state);
-    expect(events).toEqual([{ type: 'EmbargoLifted', data: { brainId: 42, embargoUntil: later, liftedAt: later } }]);
+    expect(events).toEqual([
+      { type: 'EmbargoLifted', data: { brainId: 42, embargoUntil: later, liftedAt: later } },
+    ]);
     const lifted = events.reduce(evolveBrain, state);
     expect(visibilityOf(lifted)).toEqual(['public', later]);
     expect(decideBrain(lift('2027-01-01T00:00:00.000Z'), lifted)).toEqual([]);

@@ -123,24 +123,34 @@ describe('what a collaborator may then do', () => {
     await add(brain, alice.username, 'viewer');
     await add(brain, bob.username, 'editor');
     expect((await api.get(`/api/brains/${brain.id}/`, { token: alice.token })).status).toBe(200);
-    expect((await api.patch(`/api/brains/${brain.id}/`, { token: alice.token, json: { name: 'A' } })).status).toBe(403);
-    expect((await api.patch(`/api/brains/${brain.id}/`, { token: bob.token, json: { name: 'B' } })).status).toBe(200);
+    expect(
+      (await api.patch(`/api/brains/${brain.id}/`, { token: alice.token, json: { name: 'A' } })).status,
+    ).toBe(403);
+    expect(
+      (await api.patch(`/api/brains/${brain.id}/`, { token: bob.token, json: { name: 'B' } })).status,
+    ).toBe(200);
     // The editor may not share, nor remove, nor delete.
-    expect((await api.delete(`/api/brains/${brain.id}/collaborators/${alice.id}/`, { token: bob.token })).status).toBe(
-      403,
-    );
+    expect(
+      (await api.delete(`/api/brains/${brain.id}/collaborators/${alice.id}/`, { token: bob.token })).status,
+    ).toBe(403);
     expect((await api.delete(`/api/brains/${brain.id}/`, { token: bob.token })).status).toBe(403);
     // Promoted, the viewer may change it.
     await add(brain, alice.username, 'editor');
-    expect((await api.patch(`/api/brains/${brain.id}/`, { token: alice.token, json: { name: 'A' } })).status).toBe(200);
-    expect((await api.delete(`/api/brains/${brain.id}/collaborators/${alice.id}/`, { token: owner.token })).status).toBe(
-      204,
-    );
-    expect((await api.delete(`/api/brains/${brain.id}/collaborators/${bob.id}`, { token: staff })).status).toBe(204);
+    expect(
+      (await api.patch(`/api/brains/${brain.id}/`, { token: alice.token, json: { name: 'A' } })).status,
+    ).toBe(200);
+    expect(
+      (await api.delete(`/api/brains/${brain.id}/collaborators/${alice.id}/`, { token: owner.token })).status,
+    ).toBe(204);
+    expect(
+      (await api.delete(`/api/brains/${brain.id}/collaborators/${bob.id}`, { token: staff })).status,
+    ).toBe(204);
     for (const user of [alice, bob]) {
       expect((await api.get(`/api/brains/${brain.id}/`, { token: user.token })).status).toBe(404);
       expect((await list(brain, user.token)).status).toBe(404);
-      expect((await api.patch(`/api/brains/${brain.id}/`, { token: user.token, json: { name: 'x' } })).status).toBe(404);
+      expect(
+        (await api.patch(`/api/brains/${brain.id}/`, { token: user.token, json: { name: 'x' } })).status,
+      ).toBe(404);
     }
   });
 });
@@ -181,7 +191,9 @@ describe('GET /api/brains/{key}/collaborators/', () => {
     await add(open, alice.username, 'editor');
     const anonymous = await list(open);
     expect(anonymous.status).toBe(200);
-    expect(anonymous.body).toEqual([expect.objectContaining({ user: { id: alice.id, username: alice.username } })]);
+    expect(anonymous.body).toEqual([
+      expect.objectContaining({ user: { id: alice.id, username: alice.username } }),
+    ]);
   });
 
   test('a deleted brain has no collaborators route', async () => {

@@ -26,7 +26,12 @@ export const keyMatches = (key: string, readableId: string): boolean =>
  * not see) is a 404 before If-Match is compared: a stale or guessed ETag must not answer 409 and
  * so tell a stranger that an invisible brain exists.
  */
-export async function visibleBeforeIfMatch(store: EventStore, key: string, viewer: Viewer, now: Date): Promise<void> {
+export async function visibleBeforeIfMatch(
+  store: EventStore,
+  key: string,
+  viewer: Viewer,
+  now: Date,
+): Promise<void> {
   const { state } = await loadAggregate(store, brainStreamName(brainIdForKey(key)), brainDecider);
   if (state.status !== 'active' || !keyMatches(key, state.readableId)) throw new NotFoundError();
   const facts = { ...state, collaboratorIds: collaboratorIdsOf(state) };

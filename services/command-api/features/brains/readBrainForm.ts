@@ -25,7 +25,8 @@ const validateUpdateFields = compileFormValidator(Type.Object(brainFields));
 
 /** A form cannot send null: an empty embargo_until is taken as not sent. */
 function withoutBlankEmbargo(fields: Record<string, unknown>): void {
-  if (typeof fields.embargo_until === 'string' && fields.embargo_until.trim() === '') delete fields.embargo_until;
+  if (typeof fields.embargo_until === 'string' && fields.embargo_until.trim() === '')
+    delete fields.embargo_until;
 }
 
 /**

@@ -61,7 +61,8 @@ export const shareBrainRoute = (deps: CommandDeps): RouteSpec<typeof ShareBody> 
       },
       commandContext(ctx),
     );
-    const collaborator = result.state.status === 'active' ? result.state.collaborators[String(user.id)] : undefined;
+    const collaborator =
+      result.state.status === 'active' ? result.state.collaborators[String(user.id)] : undefined;
     if (!collaborator) throw new NotFoundError();
     return {
       status: added ? 201 : 200,

@@ -69,7 +69,9 @@ export const listCollaboratorsRoute = (deps: QueryDeps): RouteSpec => ({
               ORDER BY c.added_at, c.user_id LIMIT $2 OFFSET $3`,
             [brainId, limit, offset],
           )
-        ).rows.map((row) => collaboratorJson({ id: row.user_id, username: row.username }, row.role, row.added_at)),
+        ).rows.map((row) =>
+          collaboratorJson({ id: row.user_id, username: row.username }, row.role, row.added_at),
+        ),
     });
   },
 });
