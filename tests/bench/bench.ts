@@ -10,6 +10,7 @@ import { measureNiftiMetadata } from './formatBench';
 import { measureApiWhileProcessing } from './processorBench';
 import { printLoad, printMachine, printSummary } from './report';
 import { measureUploads, uploadBenchOptions } from './uploadBench';
+import { measureVisibility } from './visibilityBench';
 
 /**
  * `npm run bench`: throughput and latency figures of the event store, the projector and the HTTP
@@ -42,6 +43,13 @@ async function main(cleanup: Cleanup): Promise<void> {
         volumeEdge: 128,
       }),
     upload: () => measureUploads(pg, cleanup, uploadBenchOptions(process.env)),
+    visibility: () =>
+      measureVisibility(pg, cleanup, {
+        brains: positiveInteger('BENCH_BRAINS', 100_000),
+        rounds: 3,
+        connections: 10,
+        durationSeconds: 3,
+      }),
     formats: () => measureNiftiMetadata(cleanup, { rounds: 5 }),
   };
   const figures: Figure[] = [];
