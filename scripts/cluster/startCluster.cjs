@@ -173,6 +173,22 @@ function ecosystem(processes, gateway, clusterDir) {
   return { apps };
 }
 
+/** nginx runs in a process group of its own: if PM2 could not stop it (PM2 itself was killed), do. */
+function stopLeftoverGateway(pidFile) {
+  let pid;
+  try {
+    pid = Number(fs.readFileSync(pidFile, 'utf8').trim());
+  } catch {
+    return;
+  }
+  try {
+    process.kill(pid, 'SIGTERM');
+    say(`stopped a gateway left running (nginx ${pid})`);
+  } catch {
+    // already gone
+  }
+}
+
 async function waitHealthy(url, deadline, exited) {
   for (;;) {
     if (exited()) throw new Error('pm2-runtime exited while the cluster was starting');
@@ -210,6 +226,7 @@ async function main() {
       }
     : await startEmbeddedPostgres(path.join(dataDir, 'postgres'));
 
+  const gatewayPidFile = path.join(clusterDir, 'gateway', 'nginx.pid');
   let runtime;
   let stopping = false;
   const stop = async (code) => {
@@ -224,6 +241,7 @@ async function main() {
       );
       clearTimeout(forced);
     }
+    stopLeftoverGateway(gatewayPidFile);
     await database.stop().catch((error) => say(`stopping PostgreSQL: ${error.message}`));
     say('stopped');
     process.exit(code);

@@ -47,11 +47,20 @@ export async function startCluster(
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const killGroup = (): void => {
+  const signalGroup = (signal: NodeJS.Signals): void => {
     try {
-      process.kill(-child.pid!, 'SIGKILL');
+      process.kill(-child.pid!, signal);
     } catch {
       // already gone
+    }
+  };
+  const killGroup = (): void => signalGroup('SIGKILL');
+  const groupAlive = (): boolean => {
+    try {
+      process.kill(-child.pid!, 0);
+      return true;
+    } catch {
+      return false;
     }
   };
   process.once('exit', killGroup);
@@ -62,13 +71,19 @@ export async function startCluster(
     dataDir,
     output: () => output,
     async stop() {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGTERM');
-        const forced = setTimeout(killGroup, 45_000);
-        await exited;
-        clearTimeout(forced);
-      }
-      killGroup(); // anything left in the group (there should be nothing)
+      // As Ctrl-C in a terminal: the whole foreground group (npm, start:cluster, pm2-runtime and the
+      // services) gets the signal; start:cluster stops PM2, which stops everything it runs.
+      signalGroup('SIGTERM');
+      const gone = await waitFor('the cluster to stop', () => !groupAlive(), {
+        timeoutMs: 45_000,
+        intervalMs: 250,
+      }).then(
+        () => true,
+        () => false,
+      );
+      if (!gone) killGroup();
+      await exited;
+      stopGatewayIfLeft(dataDir);
       process.off('exit', killGroup);
     },
   };
@@ -86,6 +101,18 @@ export async function startCluster(
     throw error;
   }
   return cluster;
+}
+
+/** nginx runs in a process group of its own (PM2 starts it so): never leave one behind. */
+function stopGatewayIfLeft(dataDir: string): void {
+  try {
+    process.kill(
+      Number(readFileSync(path.join(dataDir, 'cluster/gateway/nginx.pid'), 'utf8').trim()),
+      'SIGKILL',
+    );
+  } catch {
+    // stopped by PM2, as it should be
+  }
 }
 
 /** The pid of the service listening on `port` (its PORT variable), found in /proc. */
