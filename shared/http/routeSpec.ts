@@ -80,6 +80,11 @@ export interface RouteSpec<Body = unknown, Query extends JsonSchema = JsonSchema
    * straight to the BlobStore). When set, multipart/form-data is accepted besides JSON.
    */
   readonly multipart?: JsonSchema;
+  /**
+   * With `multipart`: the route takes multipart/form-data only (it carries a file), and answers 415
+   * to anything else; the API document then lists no other body type.
+   */
+  readonly multipartOnly?: boolean;
   /** Query parameters: an object schema; values arrive as strings and are coerced by ajv. */
   readonly query?: Query;
   readonly responses: Readonly<Record<number, ResponseSpec>>;

@@ -51,6 +51,9 @@ function parameters(route: RouteSpec): Record<string, unknown>[] {
 function requestBody(route: RouteSpec): Record<string, unknown> | undefined {
   const json = route.body ?? route.multipart;
   if (!json) return undefined;
+  // Documented as accepted only where it is: a file-carrying route refuses JSON and forms (415).
+  if (route.multipartOnly && route.multipart)
+    return { required: true, content: { 'multipart/form-data': { schema: route.multipart } } };
   const content: Record<string, { schema: JsonSchema }> = { 'application/json': { schema: json } };
   if (route.multipart) {
     content['multipart/form-data'] = { schema: route.multipart };

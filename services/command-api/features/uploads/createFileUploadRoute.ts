@@ -20,6 +20,7 @@ export const createFileUploadRoute = (deps: CommandDeps): RouteSpec => ({
   auth: 'required',
   rateLimit: 'upload',
   multipart: uploadFormSchema,
+  multipartOnly: true,
   responses: {
     201: { description: 'The upload, status uploaded, metadata {}', schema: fileUploadSchema },
     400: { description: 'No file, an unsupported extension, or an invalid name' },

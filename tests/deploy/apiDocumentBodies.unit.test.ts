@@ -1,0 +1,23 @@
+import { buildServiceApiDocument } from '#services/all-in-one/apiDocument';
+
+interface Operation {
+  readonly requestBody?: { required: boolean; content: Record<string, { schema: { required?: string[] } }> };
+}
+
+const operation = (path: string, method: string): Operation =>
+  (buildServiceApiDocument().paths as Record<string, Record<string, Operation>>)[path]![method]!;
+
+test('POST /api/file-uploads/ is documented with the one body type it accepts: multipart/form-data', () => {
+  const body = operation('/api/file-uploads/', 'post').requestBody!;
+  expect(Object.keys(body.content)).toEqual(['multipart/form-data']);
+  expect(body.required).toBe(true);
+});
+
+test('a route taking JSON and forms alike is still documented with all three', () => {
+  const body = operation('/api/categories/', 'post').requestBody!;
+  expect(Object.keys(body.content).sort()).toEqual([
+    'application/json',
+    'application/x-www-form-urlencoded',
+    'multipart/form-data',
+  ]);
+});
