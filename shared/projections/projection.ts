@@ -20,6 +20,17 @@ export interface Projection {
   readonly eventTypes: ReadonlySet<string> | 'all';
   createTables(ctx: ProjectionContext): Promise<void>;
   /**
+   * While this version builds beside a live older one, the query side (already this version's
+   * code) reads the older tables. For a layout change the readers cannot do without (a new column
+   * or table), the views they read, in this version's columns, over the live version's physical
+   * tables (`live(name)`): `{logical table: SELECT ...}`. Undefined, or a table left out: the
+   * view stays `SELECT *` of the live table. Swapping in repoints every view at this version.
+   */
+  compatibleViews?(
+    liveVersion: number,
+    live: (name: string) => string,
+  ): Readonly<Record<string, string>> | undefined;
+  /**
    * Applies events (already filtered to eventTypes) inside the runner's transaction. Returns cache
    * keys whose read-model rows changed (e.g. "user:7"), so caches in other components can drop them.
    */

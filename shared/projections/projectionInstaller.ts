@@ -13,6 +13,21 @@ async function pointViews(client: PoolClient, projection: Projection): Promise<v
   }
 }
 
+/** Projection.compatibleViews: the live version's tables read in this version's columns meanwhile. */
+async function pointCompatibleViews(
+  client: PoolClient,
+  projection: Projection,
+  liveVersion: number,
+): Promise<void> {
+  const views = projection.compatibleViews?.(liveVersion, (table) =>
+    physicalTable({ version: liveVersion }, table),
+  );
+  for (const [table, select] of Object.entries(views ?? {})) {
+    await client.query(`DROP VIEW IF EXISTS public."${table}"`);
+    await client.query(`CREATE VIEW public."${table}" AS ${select}`);
+  }
+}
+
 /**
  * Creates this version's tables and checkpoint if they are new. The first version goes live at
  * once (empty tables, views created); a later version is 'building' until the runner swaps it in.
@@ -36,6 +51,8 @@ export async function installProjection(pool: Pool, projection: Projection): Pro
         projection.tables,
       );
       if (!anotherIsLive) await pointViews(client, projection);
+      const live = rows.find((r) => r.status === 'live');
+      if (live) await pointCompatibleViews(client, projection, live.version);
     },
     LOCK_KEY,
   );

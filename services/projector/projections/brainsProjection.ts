@@ -114,6 +114,19 @@ export const brainsProjection: Projection = {
       )`);
   },
 
+  /**
+   * Upgrading from v2: every brain of the live v2 tables was written before visibility existed, so
+   * it is public and shared with nobody; the query side's rule reads them so until v3 swaps in.
+   */
+  compatibleViews(liveVersion, live) {
+    if (liveVersion !== 2) return undefined;
+    return {
+      brains: `SELECT *, 'public'::text AS visibility, NULL::timestamptz AS embargo_until FROM ${live('brains')}`,
+      brain_collaborators: `SELECT NULL::integer AS brain_id, NULL::integer AS user_id, NULL::text AS role,
+        NULL::timestamptz AS added_at WHERE false`,
+    };
+  },
+
   apply: applyInRuns<BrainEvent, BrainCreated>(
     isBrainCreated,
     (ctx, created, recorded) =>
@@ -208,7 +221,9 @@ async function applyOne(
          ${countDelta(table('brain_counts'), 'deleted AS x (a, s, c, v, delta)')}`,
         [event.data.brainId],
       );
-      await client.query(`DELETE FROM ${table('brain_collaborators')} WHERE brain_id = $1`, [event.data.brainId]);
+      await client.query(`DELETE FROM ${table('brain_collaborators')} WHERE brain_id = $1`, [
+        event.data.brainId,
+      ]);
       return `brain:${event.data.brainId}`;
     case 'EmbargoLifted':
       await client.query(

@@ -1,6 +1,12 @@
 import { ConflictError, NotFoundError, ForbiddenError, InvalidFieldError } from '#shared/domain/domainErrors';
 import type { Actor } from '#shared/domain/actor';
-import { type ActiveBrain, type BrainEvent, type BrainFields, type BrainState, collaboratorIdsOf } from './events';
+import {
+  type ActiveBrain,
+  type BrainEvent,
+  type BrainFields,
+  type BrainState,
+  collaboratorIdsOf,
+} from './events';
 import { type CollaboratorRole, type Visibility, brainAccess, effectiveVisibility } from './visibility';
 
 /** An atlas the caller named, as read from its stream: where it places a brain. */
@@ -66,7 +72,12 @@ export type DeleteBrain = {
 /** Adds a collaborator, or changes the role of one already there (the uploader or staff). */
 export type ShareBrain = {
   readonly type: 'ShareBrain';
-  readonly data: { readonly userId: number; readonly role: CollaboratorRole; readonly actor: Actor; readonly now: string };
+  readonly data: {
+    readonly userId: number;
+    readonly role: CollaboratorRole;
+    readonly actor: Actor;
+    readonly now: string;
+  };
 };
 
 export type UnshareBrain = {
@@ -175,11 +186,7 @@ function createBrain({ data }: CreateBrain, state: BrainState): BrainEvent[] {
  */
 function activeFor(state: BrainState, actor: Actor, now: string, needs: 'edit' | 'own'): ActiveBrain {
   if (state.status !== 'active') throw new NotFoundError();
-  const access = brainAccess(
-    { ...state, collaboratorIds: collaboratorIdsOf(state) },
-    actor,
-    Date.parse(now),
-  );
+  const access = brainAccess({ ...state, collaboratorIds: collaboratorIdsOf(state) }, actor, Date.parse(now));
   if (access === 'none') throw new NotFoundError();
   if (access === 'own' || (access === 'edit' && needs === 'edit')) return state;
   throw new ForbiddenError(
@@ -206,7 +213,11 @@ function updateBrain({ data }: UpdateBrain, state: BrainState): BrainEvent[] {
     const visibility = data.visibility ?? brain.visibility;
     // embargo_until alone moves the embargo's end; a visibility that stays keeps its kept value.
     const embargoUntil =
-      data.embargoUntil !== undefined ? data.embargoUntil : visibility === brain.visibility ? brain.embargoUntil : undefined;
+      data.embargoUntil !== undefined
+        ? data.embargoUntil
+        : visibility === brain.visibility
+          ? brain.embargoUntil
+          : undefined;
     // Compared with what the brain reads as: an ended embargo round-tripped as public is no change.
     const current = effectiveVisibility(brain, Date.parse(data.now));
     const unchanged =
@@ -288,7 +299,13 @@ function shareBrain({ data }: ShareBrain, state: BrainState): BrainEvent[] {
         }
       : {
           type: 'BrainCollaboratorAdded',
-          data: { brainId, userId: data.userId, role: data.role, addedBy: data.actor.userId, addedAt: data.now },
+          data: {
+            brainId,
+            userId: data.userId,
+            role: data.role,
+            addedBy: data.actor.userId,
+            addedAt: data.now,
+          },
         },
   ];
 }
@@ -299,7 +316,12 @@ function unshareBrain({ data }: UnshareBrain, state: BrainState): BrainEvent[] {
   return [
     {
       type: 'BrainCollaboratorRemoved',
-      data: { brainId: brain.brainId, userId: data.userId, removedBy: data.actor.userId, removedAt: data.now },
+      data: {
+        brainId: brain.brainId,
+        userId: data.userId,
+        removedBy: data.actor.userId,
+        removedAt: data.now,
+      },
     },
   ];
 }

@@ -156,7 +156,8 @@ export interface ActiveBrain extends BrainFields {
 }
 
 /** The user ids of a brain's collaborators (visibility.VisibilityFacts). */
-export const collaboratorIdsOf = (brain: ActiveBrain): number[] => Object.keys(brain.collaborators).map(Number);
+export const collaboratorIdsOf = (brain: ActiveBrain): number[] =>
+  Object.keys(brain.collaborators).map(Number);
 
 export type BrainState = { readonly status: 'none' } | ActiveBrain | { readonly status: 'deleted' };
 

@@ -27,8 +27,9 @@ export interface Viewer {
 export const ANONYMOUS: Viewer = { userId: null, isStaff: false };
 
 /** The viewer of a request's principal (undefined: anonymous). */
-export const viewerOf = (principal: { readonly userId: number; readonly isStaff: boolean } | undefined): Viewer =>
-  principal ? { userId: principal.userId, isStaff: principal.isStaff } : ANONYMOUS;
+export const viewerOf = (
+  principal: { readonly userId: number; readonly isStaff: boolean } | undefined,
+): Viewer => (principal ? { userId: principal.userId, isStaff: principal.isStaff } : ANONYMOUS);
 
 /** What the rule reads of a brain. */
 export interface VisibilityFacts {
@@ -67,12 +68,15 @@ export type BrainAccess = 'none' | 'read' | 'edit' | 'own';
  * (descriptive fields only). `read`: anyone else who sees it. `none`: not seen (answer 404).
  */
 export function brainAccess(
-  brain: VisibilityFacts & { readonly collaborators?: Readonly<Record<string, { readonly role: CollaboratorRole }>> },
+  brain: VisibilityFacts & {
+    readonly collaborators?: Readonly<Record<string, { readonly role: CollaboratorRole }>>;
+  },
   viewer: Viewer,
   nowMs: number,
 ): BrainAccess {
   if (viewer.isStaff || (viewer.userId !== null && brain.uploaderId === viewer.userId)) return 'own';
   if (!canSeeBrain(brain, viewer, nowMs)) return 'none';
-  if (viewer.userId !== null && brain.collaborators?.[String(viewer.userId)]?.role === 'editor') return 'edit';
+  if (viewer.userId !== null && brain.collaborators?.[String(viewer.userId)]?.role === 'editor')
+    return 'edit';
   return 'read';
 }
