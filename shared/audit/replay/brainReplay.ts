@@ -16,6 +16,7 @@ import {
   type BrainShape,
   type BrainView,
   brainJson,
+  visibilityFields,
   brainRowOfState,
   brainShapeB,
 } from '#shared/views/brainViews';
@@ -88,10 +89,19 @@ export const brainShapeBReplay = (brainId: number, baseUrl: string): Replay<Cata
   },
 });
 
-/** The brain in the asked shape as of the world; undefined when it does not exist. */
-export function brainJsonAt(world: CatalogueWorld, brainId: number, shape: BrainShape, view: BrainView) {
+/**
+ * The brain in the asked shape as of the world; undefined when it does not exist. `atMs`: the time
+ * the world is as of, which decides whether an embargo had ended then (not whether it has now).
+ */
+export function brainJsonAt(
+  world: CatalogueWorld,
+  brainId: number,
+  shape: BrainShape,
+  view: BrainView,
+  atMs: number,
+) {
   const row = brainRowAt(world, brainId);
-  return row && brainJson(shape, row, view);
+  return row && { ...brainJson(shape, row, view), ...visibilityFields(row, atMs) };
 }
 
 /** The create event of a brain's stream, when it has one. */

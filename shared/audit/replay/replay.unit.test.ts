@@ -278,7 +278,7 @@ describe('brain as of', () => {
 
   test('shape A shows the atlas, species, category and uploader as of the point', () => {
     const world = upTo(2).reduce(evolveWorld, emptyWorld());
-    expect(brainJsonAt(world, 42, 'a', view)).toMatchObject({
+    expect(brainJsonAt(world, 42, 'a', view, Date.now())).toMatchObject({
       name: 'Mouse P57',
       atlas: { id: 3, name: 'Allen', slug: 'allen', description: 'ccf' },
       species: {
@@ -294,8 +294,24 @@ describe('brain as of', () => {
   });
 
   test('no brain after its delete, nor before its create', () => {
-    expect(brainJsonAt(upTo(4).reduce(evolveWorld, emptyWorld()), 42, 'b', view)).toBeUndefined();
-    expect(brainJsonAt(upTo(0).reduce(evolveWorld, emptyWorld()), 42, 'b', view)).toBeUndefined();
+    expect(brainJsonAt(upTo(4).reduce(evolveWorld, emptyWorld()), 42, 'b', view, Date.now())).toBeUndefined();
+    expect(brainJsonAt(upTo(0).reduce(evolveWorld, emptyWorld()), 42, 'b', view, Date.now())).toBeUndefined();
+  });
+
+  test('an embargo is judged at the time the answer is as of, not now', () => {
+    const until = '2026-06-01T00:00:00.000Z';
+    const world = upTo(2).reduce(evolveWorld, emptyWorld());
+    const embargoed = [
+      recorded('brain-42', 'BrainUpdated', {
+        brainId: 42,
+        changes: { visibility: 'embargoed', embargoUntil: until },
+        updatedBy: 7,
+        updatedAt: 'x',
+      }),
+    ].reduce(evolveWorld, world);
+    const at = (iso: string) => brainJsonAt(embargoed, 42, 'b', view, Date.parse(iso));
+    expect(at('2026-05-31T23:59:59.999Z')).toMatchObject({ visibility: 'embargoed', embargo_until: until });
+    expect(at(until)).toMatchObject({ visibility: 'public', embargo_until: until });
   });
 
   test('the answer stands at the newest event folded', () => {

@@ -72,8 +72,11 @@ export async function brainAsOfReply(
   );
   // Each stream's state depends on its own events only: the others fold on top of the brain's.
   const others = mergeByPosition(shown);
-  const body = brainJsonAt(others.reduce(evolveWorld, world), found.brainId, shape, view);
   const newest = mergeByPosition([found.events.slice(-1), others.slice(-1)]).at(-1);
-  if (!body || !newest) throw new NotFoundError();
+  if (!newest) throw new NotFoundError();
+  // An embargo is judged at the asked time (a position: the newest event shown), not now.
+  const atMs = asOf.kind === 'time' ? asOf.time.getTime() : Date.parse(newest.metadata.recordedAt);
+  const body = brainJsonAt(others.reduce(evolveWorld, world), found.brainId, shape, view, atMs);
+  if (!body) throw new NotFoundError();
   return { status: 200, body, headers: { [AS_OF_POSITION_HEADER]: formatPosition(newest.position) } };
 }
