@@ -87,7 +87,7 @@ export async function measureVisibility(
   for (const cache of ['cached', 'uncached'] as const)
     for (const kind of ['list', 'search'] as const) {
       // Warm-up at full rate (every caller's answers kept where they are kept), then the rate to hold.
-      for (const caller of CALLERS) await run(kind, cache, caller, 2);
+      for (const caller of CALLERS) await run(kind, cache, caller, 1);
       const full = await run(kind, cache, 'anonymous', plan.durationSeconds);
       const rate = Math.max(1, Math.round(full.requestsPerSecond / 2));
       const results = new Map<Caller, LoadResult[]>(CALLERS.map((c) => [c, []]));
@@ -240,7 +240,7 @@ async function shareBrains(baseUrl: string): Promise<Record<Exclude<Caller, 'ano
     await call(baseUrl, `/api/brains/${brain.id}/collaborators/`, {
       method: 'POST',
       headers: { authorization: `Token ${uploader}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ user: `bench${READER}`, role: 'viewer' }),
+      body: JSON.stringify({ user: `bench${READER}@example.org`, role: 'viewer' }),
     });
   }
   printDetail(
