@@ -88,14 +88,22 @@ export async function startCluster(
     },
   };
   try {
-    await waitFor(
-      'start:cluster to print the gateway URL',
-      () => {
-        if (child.exitCode !== null) throw new Error(`start:cluster exited with ${child.exitCode}`);
-        return /\[cluster\] gateway: (\S+)/.exec(output)?.[1];
-      },
-      { timeoutMs, intervalMs: 200, detail: () => output.slice(-5000) },
-    );
+    const failed = exited.then(() => {
+      throw new Error(`start:cluster exited with ${child.exitCode}:\n${output.slice(-5000)}`);
+    });
+    failed.catch(() => undefined);
+    await Promise.race([
+      failed,
+      waitFor(
+        'start:cluster to print the gateway URL',
+        () => /\[cluster\] gateway: (\S+)/.exec(output)?.[1],
+        {
+          timeoutMs,
+          intervalMs: 200,
+          detail: () => output.slice(-5000),
+        },
+      ),
+    ]);
   } catch (error) {
     await cluster.stop();
     throw error;
