@@ -77,7 +77,7 @@ export const envSchema = z.object({
     min: 1,
     default: 15,
     description:
-      'how long a claim holds past its last heartbeat (renewed every third of it while working): a dead processor\'s upload is taken over within this time',
+      "how long a claim holds past its last heartbeat (renewed every third of it while working): a dead processor's upload is taken over within this time",
   }),
   PROCESSOR_SMALL_UPLOAD_SLOTS: integer({
     min: 0,
@@ -241,7 +241,8 @@ export const envSchema = z.object({
   RATE_LIMIT_TOKEN_CREATE: rateLimit('30/hour', { description: 'per user' }),
   RATE_LIMIT_UPLOAD: rateLimit('120/hour', { description: 'per user' }),
   RATE_LIMIT_DEFAULT: rateLimit('600/minute', {
-    description: 'every request, per user (per address when anonymous)',
+    description:
+      'every request, reads and writes in one bucket, per user (per address when anonymous); counted in PostgreSQL across all processes, so set it identically on every one',
   }),
   TRUST_PROXY: trustProxy,
   PUBLIC_BASE_URL: url({
