@@ -77,7 +77,7 @@ test.each(['service', 'gateway'])(
       const received = connection.received();
       expect(received).toMatch(/^HTTP\/1\.1 503 /);
       expect(received).toMatch(/\r\nretry-after: \d+\r\n/i);
-        expect(received).toContain('"detail"');
+      expect(received).toContain('"detail"');
       expect(resetWhileSending).toBe(false);
       connection.socket.destroy();
     } finally {
