@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '#shared/config/config';
 
-test('processor defaults: a dead processor\'s claim taken over within 15 s, one core left to requests, a slot for small uploads, 20 s + 300 s per GiB up to 600 s', () => {
+test("processor defaults: a dead processor's claim taken over within 15 s, one core left to requests, a slot for small uploads, 20 s + 300 s per GiB up to 600 s", () => {
   expect(loadConfig({}, '/srv').processor).toEqual({
     enabled: true,
     leaseSeconds: 15,
