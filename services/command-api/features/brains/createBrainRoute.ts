@@ -33,6 +33,7 @@ export const createBrainRoute = (deps: CommandDeps): RouteSpec => ({
   auth: 'required',
   rateLimit: 'upload',
   multipart: brainFormSchema,
+  multipartOnly: true,
   responses: {
     201: { description: 'The new brain, in shape B', schema: brainShapeBSchema },
     400: {
