@@ -35,7 +35,7 @@ import {
  * larger catalogue. Reproduce a failure with VISIBILITY_SEED=<seed printed by fast-check>.
  */
 
-const NUM_RUNS = Number(process.env.VISIBILITY_RUNS ?? 25);
+const NUM_RUNS = Number(process.env.VISIBILITY_RUNS ?? 30);
 const SEED = process.env.VISIBILITY_SEED ? Number(process.env.VISIBILITY_SEED) : Date.now() % 2 ** 31;
 /** A request's server-side time lies within [sent, answered]; a little more for the clocks' reading. */
 const CLOCK_MARGIN_MS = 150;
@@ -132,6 +132,19 @@ function window<T>(t: Timed, expected: (nowMs: number) => T): { lo: T; hi: T; ex
   return { lo, hi, exact: isDeepStrictEqual(lo, hi) };
 }
 
+/**
+ * Brains a list must hold (in the answer at both ends of the window) and may hold (at either end),
+ * newest first: an embargo ending during the request adds a brain to most lists, and takes it out
+ * of those filtered by `visibility=embargoed`.
+ */
+function listWindow(t: Timed, expected: (nowMs: number) => ModelBrain[]) {
+  const { lo: early, hi: late, exact } = window(t, expected);
+  const lateIds = new Set(late.map((b) => b.id));
+  const lo = early.filter((b) => lateIds.has(b.id));
+  const hi = [...early, ...late.filter((b) => !early.some((e) => e.id === b.id))].sort((x, y) => y.id - x.id);
+  return { lo, hi, exact };
+}
+
 const who = (caller: Caller): string => (caller ? `${caller.key}(${caller.id})` : 'anonymous');
 
 function fail(what: string, t: Timed, detail: string): never {
@@ -189,11 +202,23 @@ function expectIds(
 ) {
   const allowed = new Set(hi.map((b) => b.id));
   const leaked = ids.filter((id) => !allowed.has(id));
-  if (leaked.length) fail(what, t, `reveals brain(s) ${leaked.join(', ')} the caller may not see`);
+  if (leaked.length) fail(what, t, `reveals brain(s) ${facts(leaked)} the caller may not see`);
   if (new Set(ids).size !== ids.length) fail(what, t, `repeats brains: ${ids.join(', ')}`);
   const got = new Set(ids);
   const missing = lo.filter((b) => !got.has(b.id)).map((b) => b.id);
-  if (missing.length) fail(what, t, `misses brain(s) ${missing.join(', ')} the caller may see`);
+  if (missing.length) fail(what, t, `misses brain(s) ${facts(missing)} the caller may see`);
+}
+
+/** Brains as the model holds them, for a failure message. */
+function facts(ids: readonly number[]): string {
+  return ids
+    .map((id) => {
+      const b = model.brains.get(id) ?? model.deleted.find((d) => d.id === id);
+      if (!b) return `${id} (unknown)`;
+      const collaborators = JSON.stringify(Object.fromEntries(b.collaborators));
+      return `${id} (${b.name}, uploader ${b.uploaderId}, ${b.visibility}${b.embargoUntil ? ` until ${b.embargoUntil}` : ''}, verified ${b.verified}, collaborators ${collaborators}${model.brains.has(id) ? '' : ', deleted'})`;
+    })
+    .join(', ');
 }
 
 function expectCount(what: string, t: Timed, label: string, count: unknown, lo: number, hi: number) {
@@ -292,13 +317,24 @@ function listPath(read: ListRead): { path: string; filter: BrainFilter } {
   return { path: `/api/brains/?${params.toString()}`, filter };
 }
 
+let lastList: ListRead | undefined;
+
+/** The last list read again by another caller, on the instance that keeps answers: a kept answer must not cross. */
+async function checkListAgain(again: { caller: number }): Promise<void> {
+  if (lastList && lastList.caller !== again.caller) {
+    count('list read again by another caller');
+    await checkList({ ...lastList, caller: again.caller, instance: 0 });
+  }
+}
+
 async function checkList(read: ListRead): Promise<void> {
+  lastList = read;
   const caller = callerOf(read.caller);
   const { api, name } = real.instances[read.instance]!;
   const { path, filter } = listPath(read);
   const what = `GET ${path} as ${who(caller)} on ${name}`;
   const t = await timed(api, path, caller);
-  const expected = window(t, (now) => model.listed(caller, filter, now));
+  const expected = listWindow(t, (now) => model.listed(caller, filter, now));
   const { lo, hi } = expected;
   count(`list through ${read.search || read.facets ? 'the search index' : 'SQL'} on ${name}`);
   const total = t.res.headers.get('x-total-count');
@@ -381,7 +417,8 @@ type BrainRead = {
     | 'upload'
     | 'upload-download'
     | 'upload-preview'
-    | 'upload-history';
+    | 'upload-history'
+    | 'upload-as-of';
 };
 
 /** The brain a pick names: one of the catalogue's, a deleted one, or one that never existed. */
@@ -435,6 +472,7 @@ function brainPaths(
         'upload-download': 'download/',
         'upload-preview': 'preview/',
         'upload-history': 'history/',
+        'upload-as-of': `?as_of=${asOf}`,
       }[route];
       return {
         path: `/api/file-uploads/${upload}/${suffix}`,
@@ -477,6 +515,7 @@ async function checkBrainRead(read: BrainRead): Promise<void> {
       if (status !== 200) fail(what, t, 'expected the file');
       return;
     case 'upload':
+    case 'upload-as-of':
       if (status !== 200 || t.res.body.id !== brain.uploadId)
         fail(what, t, `expected upload ${brain.uploadId}`);
       return;
@@ -545,7 +584,7 @@ async function checkCatalogueRead(read: CatalogueRead): Promise<void> {
   }[read.route];
   const what = `GET ${path} as ${who(caller)} on ${name}`;
   const t = await timed(api, path, caller);
-  const seen = (filter: BrainFilter) => window(t, (now) => model.listed(caller, filter, now));
+  const seen = (filter: BrainFilter) => listWindow(t, (now) => model.listed(caller, filter, now));
   switch (read.route) {
     case 'species':
     case 'species-detail': {
@@ -869,6 +908,7 @@ const brainRead: fc.Arbitrary<BrainRead> = fc.record({
     'upload-download',
     'upload-preview',
     'upload-history',
+    'upload-as-of',
   ),
 });
 
@@ -929,6 +969,7 @@ const commands = [
   listRead.map(step('read list', checkList)),
   listRead.map(step('read list', checkList)),
   listRead.map(step('read list', checkList)),
+  fc.record({ caller }).map(step('read the last list as another caller', checkListAgain)),
   brainRead.map(step('read brain', checkBrainRead)),
   brainRead.map(step('read brain', checkBrainRead)),
   catalogueRead.map(step('read catalogue', checkCatalogueRead)),
