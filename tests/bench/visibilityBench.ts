@@ -86,7 +86,10 @@ export async function measureVisibility(
   const figures: Figure[] = [];
   for (const cache of ['cached', 'uncached'] as const)
     for (const kind of ['list', 'search'] as const) {
-      // Warm-up at full rate (every caller's answers kept where they are kept), then the rate to hold.
+      // Every caller asks every path once first (each one's answers kept alike where they are
+      // kept: a kept answer is per view), then a short run at full rate; then the rate to hold.
+      for (const caller of CALLERS)
+        await askEveryPath(origins[cache], paths[kind], headers(caller), plan.connections);
       for (const caller of CALLERS) await run(kind, cache, caller, 1);
       const full = await run(kind, cache, 'anonymous', plan.durationSeconds);
       const rate = Math.max(1, Math.round(full.requestsPerSecond / 2));
@@ -111,6 +114,21 @@ export async function measureVisibility(
   await closeUncached();
   await closeCached();
   return figures;
+}
+
+async function askEveryPath(
+  origin: string,
+  paths: readonly string[],
+  headers: Record<string, string>,
+  concurrency: number,
+): Promise<void> {
+  const queue = [...paths];
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (let next = queue.pop(); next !== undefined; next = queue.pop())
+        await call(origin, next, { headers });
+    }),
+  );
 }
 
 function report(name: string, rate: number, results: Map<Caller, LoadResult[]>): Figure[] {
