@@ -32,7 +32,9 @@ import {
  * the processor, which records EmbargoLifted), one keeps none (LIST_CACHE_MB=0); every request
  * goes to either. Lists go through the SQL path, and through the search index with `search`
  * and/or `facets`. The model accumulates across runs (the database does), so later runs read a
- * larger catalogue. Reproduce a failure with VISIBILITY_SEED=<seed printed by fast-check>.
+ * larger catalogue. VISIBILITY_SEED=<the seed fast-check prints> draws the same commands again (when
+ * an embargo a few seconds ahead ends depends on the machine's speed, so a replay is close, not
+ * exact); VISIBILITY_RUNS changes the number of runs.
  */
 
 const NUM_RUNS = Number(process.env.VISIBILITY_RUNS ?? 30);
