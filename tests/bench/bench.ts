@@ -46,7 +46,7 @@ async function main(cleanup: Cleanup): Promise<void> {
     visibility: () =>
       measureVisibility(pg, cleanup, {
         brains: positiveInteger('BENCH_BRAINS', 100_000),
-        rounds: 3,
+        rounds: 5,
         connections: 10,
         durationSeconds: 3,
       }),
