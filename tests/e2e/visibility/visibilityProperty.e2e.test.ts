@@ -801,6 +801,15 @@ async function changeVisibility(w: {
     json: body,
   });
   expectWrite(`PATCH brain ${b.id} ${JSON.stringify(body)} by ${actor.key}`, res, [200]);
+  // `public` for an embargo that has ended (by the time of the answer) is no change: the brain
+  // already reads as public, its embargo_until kept (decisions.md).
+  const endedEmbargo =
+    w.choice.visibility === 'public' &&
+    b.visibility === 'embargoed' &&
+    b.embargoUntil !== null &&
+    Date.parse(b.embargoUntil) <= Date.now() &&
+    res.body.embargo_until === b.embargoUntil;
+  if (endedEmbargo) return;
   b.visibility = w.choice.visibility;
   b.embargoUntil = w.choice.visibility === 'embargoed' ? (res.body.embargo_until as string) : null;
 }
