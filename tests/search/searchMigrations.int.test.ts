@@ -21,6 +21,7 @@ test('every file is applied once, in version order, and its function is there', 
     { version: 1, name: 'search_count_deltas' },
     { version: 2, name: 'search_word_deltas' },
     { version: 3, name: 'search_lexeme_deltas' },
+    { version: 4, name: 'search_public_count_deltas' },
   ]);
   const { rows: functions } = await pool.query<{ proname: string }>(
     `SELECT proname FROM pg_proc WHERE pronamespace = 'rm'::regnamespace ORDER BY proname`,
@@ -28,6 +29,7 @@ test('every file is applied once, in version order, and its function is there', 
   expect(functions.map((f) => f.proname)).toEqual([
     'search_count_deltas',
     'search_lexeme_deltas',
+    'search_public_count_deltas',
     'search_word_deltas',
   ]);
 });
