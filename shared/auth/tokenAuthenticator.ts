@@ -64,6 +64,10 @@ export interface TokenAuthenticatorOptions {
  */
 export class TokenAuthenticator implements Authenticator {
   private readonly cache = new Map<string, CachedToken>();
+  /** Lookups in flight, by token hash. */
+  private readonly loading = new Map<string, Promise<CachedToken>>();
+  /** Bumped by every invalidation: a lookup begun before one is not kept. */
+  private generation = 0;
   /** When each token's use was last recorded, in recording order; only entries younger than the interval. */
   private readonly lastRecordedUse = new Map<string, number>();
   private readonly ttl: number;
@@ -85,10 +89,11 @@ export class TokenAuthenticator implements Authenticator {
     const hash = hashTokenSecret(secret);
     const now = this.now();
     let entry = this.cache.get(hash);
-    if (!entry || now - entry.cachedAt > this.ttl) {
-      entry = await this.load(hash, now);
-      this.cache.set(hash, entry);
-    }
+    if (!entry || now - entry.cachedAt > this.ttl) entry = await this.refresh(hash, now);
+    else if (now - entry.cachedAt > this.ttl / 2)
+      // Refreshed ahead, in the background: a busy token's requests do not wait for its lookup at
+      // each expiry, and no entry older than the TTL is ever served.
+      this.refresh(hash, now).catch(() => undefined);
     if (entry.expiresAt !== null && entry.expiresAt <= now)
       throw new AuthenticationError('Token has expired.');
     this.recordUse(entry.principal, now);
@@ -100,8 +105,34 @@ export class TokenAuthenticator implements Authenticator {
     return this.lastRecordedUse.size;
   }
 
+  /**
+   * One lookup per token at a time, shared by the requests that need it. A lookup that overlapped
+   * an invalidation answers its callers but is not kept (it may have read the row before the
+   * change); one that finds the token gone or revoked drops what was kept.
+   */
+  private refresh(hash: string, now: number): Promise<CachedToken> {
+    const pending = this.loading.get(hash);
+    if (pending) return pending;
+    const generation = this.generation;
+    const loaded = this.load(hash, now)
+      .then(
+        (entry) => {
+          if (generation === this.generation) this.cache.set(hash, entry);
+          return entry;
+        },
+        (error: unknown) => {
+          if (error instanceof AuthenticationError) this.cache.delete(hash);
+          throw error;
+        },
+      )
+      .finally(() => this.loading.delete(hash));
+    this.loading.set(hash, loaded);
+    return loaded;
+  }
+
   /** Drops cached tokens named by projector change keys ("token:<id>", "user:<id>", or "*"). */
   invalidate(keys: readonly string[]): void {
+    this.generation++;
     if (keys.includes('*')) return this.cache.clear();
     const wanted = new Set(keys);
     for (const [hash, entry] of this.cache) {

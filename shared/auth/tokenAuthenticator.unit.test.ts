@@ -24,9 +24,12 @@ function setUp(count: number, expiresAt: Date | null = null) {
       },
     ]),
   );
+  let lookups = 0;
   const pool = {
-    query: (_sql: string, [hash]: [string]) =>
-      Promise.resolve({ rows: rows.has(hash) ? [rows.get(hash)] : [] }),
+    query: (_sql: string, [hash]: [string]) => {
+      lookups += 1;
+      return Promise.resolve({ rows: rows.has(hash) ? [rows.get(hash)] : [] });
+    },
   } as unknown as Pool;
   const appended: string[] = [];
   const store = {
@@ -46,9 +49,29 @@ function setUp(count: number, expiresAt: Date | null = null) {
     secrets,
     appended,
     authenticator,
+    rows,
+    lookups: () => lookups,
     advance: (ms: number) => (now += ms),
   };
 }
+
+test('concurrent requests share one lookup; a token past half its cache life is refreshed ahead, never served past it', async () => {
+  const { secrets, authenticator, rows, lookups, advance } = setUp(1);
+  const header = `Bearer ${secrets[0]!}`;
+  await Promise.all(Array.from({ length: 10 }, () => authenticator.authenticate(header)));
+  expect(lookups()).toBe(1);
+
+  advance(300); // past half the 500 ms TTL: answered from the cache, refreshed behind it
+  await authenticator.authenticate(header);
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(lookups()).toBe(2);
+
+  // Revoked meanwhile: the next lookup (at the latest once the TTL has passed) refuses it.
+  rows.get(hashTokenSecret(secrets[0]!))!.revoked_at = new Date() as unknown as null;
+  advance(501);
+  await expect(authenticator.authenticate(header)).rejects.toThrow('Invalid token.');
+  await expect(authenticator.authenticate(header)).rejects.toThrow('Invalid token.');
+});
 
 test('token uses are remembered only for the record interval, so memory stays bounded', async () => {
   const { secrets, appended, authenticator, advance } = setUp(200);
