@@ -2,21 +2,31 @@ import { type Projection, type ProjectionContext, applyInRuns } from '#shared/pr
 import {
   type UploadEvent,
   type UploadReceived,
+  type UploadAttachedToBrain,
   UPLOAD_PROCESSING_EVENT_TYPES,
 } from '#shared/domain/uploads/events';
+import { type BidsSidecar, combinedSidecar, metadataWithSidecar } from '#shared/domain/uploads/sidecar';
 
 /**
  * Read model of file uploads: one row per live upload, its processing status (interface-spec 3.1),
  * when processing started and ended, the metadata (`{error}` when it failed) and the preview's key.
  * Lease renewals change nothing here. Processing events of a deleted upload find no row.
+ * v3: `sidecar` (a BIDS sidecar, given with the file or at attach) and `extracted_metadata` (what
+ * processing read) are kept apart, and `metadata` is their merge (shared/domain/uploads/sidecar);
+ * UploadAttachedToBrain sets the brain of an upload made on its own.
  */
 export const uploadsProjection: Projection = {
   // The stored names stay: the checkpoints' key and metrics label (a new name would install live with
   // empty tables), and the view `file_uploads` that queries, the processor and the blob sweep read.
   name: 'file_uploads',
-  version: 2,
+  version: 3,
   tables: ['file_uploads'],
-  eventTypes: new Set(['UploadReceived', 'UploadDeleted', ...UPLOAD_PROCESSING_EVENT_TYPES]),
+  eventTypes: new Set([
+    'UploadReceived',
+    'UploadAttachedToBrain',
+    'UploadDeleted',
+    ...UPLOAD_PROCESSING_EVENT_TYPES,
+  ]),
 
   async createTables({ client, table }) {
     const uploads = table('file_uploads');
@@ -35,6 +45,8 @@ export const uploadsProjection: Projection = {
         processing_started timestamptz,
         processing_completed timestamptz,
         metadata jsonb NOT NULL DEFAULT '{}',
+        sidecar jsonb,
+        extracted_metadata jsonb,
         preview_blob_key text,
         date_uploaded timestamptz NOT NULL,
         revision bigint NOT NULL
@@ -56,7 +68,7 @@ export const uploadsProjection: Projection = {
 };
 
 const RECEIVED_COLUMNS = `id, name, filename, size_bytes, sha256, mime_type, blob_key, uploader_id,
-  associated_brain_id, status, date_uploaded, revision`;
+  associated_brain_id, status, date_uploaded, sidecar, revision`;
 
 /**
  * Received uploads in one statement (rows as a JSON array of column → value): a rebuild replays
@@ -79,6 +91,7 @@ async function receiveUploads(
     associated_brain_id: d.associatedBrainId,
     status: 'uploaded',
     date_uploaded: d.receivedAt,
+    sidecar: d.sidecar ?? null,
     revision: revisions[i]!.toString(),
   }));
   await client.query(
@@ -100,6 +113,9 @@ async function applyOne(
   switch (event.type) {
     case 'UploadReceived':
       return receiveUploads(ctx, [event], [revision]);
+    case 'UploadAttachedToBrain':
+      await attach(ctx, event.data, revision);
+      return [`upload:${event.data.uploadId}`];
     case 'UploadDeleted':
       await client.query(`DELETE FROM ${table('file_uploads')} WHERE id = $1`, [event.data.uploadId]);
       return [`upload:${event.data.uploadId}`];
@@ -116,7 +132,10 @@ async function applyOne(
       await update(ctx, event.data.uploadId, revision, {
         status: 'completed',
         processing_completed: event.data.completedAt,
-        metadata: JSON.stringify(event.data.metadata),
+        metadata: JSON.stringify(
+          metadataWithSidecar(event.data.metadata, (await rowOf(ctx, event.data.uploadId))?.sidecar),
+        ),
+        extracted_metadata: JSON.stringify(event.data.metadata),
         preview_blob_key: event.data.previewBlobKey,
       });
       return [`upload:${event.data.uploadId}`];
@@ -132,7 +151,48 @@ async function applyOne(
 }
 
 type ProcessingColumn =
-  'status' | 'processing_started' | 'processing_completed' | 'metadata' | 'preview_blob_key';
+  | 'status'
+  | 'processing_started'
+  | 'processing_completed'
+  | 'metadata'
+  | 'extracted_metadata'
+  | 'preview_blob_key'
+  | 'sidecar'
+  | 'associated_brain_id';
+
+interface SidecarRow {
+  readonly status: string;
+  readonly sidecar: BidsSidecar | null;
+  readonly extracted_metadata: Record<string, unknown> | null;
+}
+
+async function rowOf(
+  { client, table }: ProjectionContext,
+  uploadId: string,
+): Promise<SidecarRow | undefined> {
+  const { rows } = await client.query<SidecarRow>(
+    `SELECT status, sidecar, extracted_metadata FROM ${table('file_uploads')} WHERE id = $1`,
+    [uploadId],
+  );
+  return rows[0];
+}
+
+/** The upload's brain, and its sidecar merged in at once when processing has already completed. */
+async function attach(
+  ctx: ProjectionContext,
+  data: UploadAttachedToBrain['data'],
+  revision: bigint,
+): Promise<void> {
+  const row = await rowOf(ctx, data.uploadId);
+  if (!row) return;
+  const sidecar = combinedSidecar(row.sidecar, data.sidecar);
+  const completed = row.status === 'completed' && row.extracted_metadata !== null;
+  await update(ctx, data.uploadId, revision, {
+    associated_brain_id: String(data.associatedBrainId),
+    sidecar: sidecar && JSON.stringify(sidecar),
+    ...(completed ? { metadata: JSON.stringify(metadataWithSidecar(row.extracted_metadata, sidecar)) } : {}),
+  });
+}
 
 /** Sets some processing columns of one row, tagged with the revision of the event that set them. */
 async function update(

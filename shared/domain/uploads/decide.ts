@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError } from '#shared/domain/domainErrors';
+import { ConflictError, InvalidFieldError, NotFoundError } from '#shared/domain/domainErrors';
 import type { Actor } from '#shared/domain/actor';
 import {
   type LiveUpload,
@@ -9,8 +9,27 @@ import {
   type UploadState,
   isLiveUpload,
 } from './events';
+import type { BidsSidecar } from './sidecar';
 
 export type ReceiveUpload = { readonly type: 'ReceiveUpload'; readonly data: UploadReceivedData };
+
+/**
+ * The caller makes one of their own uploads the file of the brain `brainId` (being created in the
+ * same unit of work). Only its uploader may, staff included: decisions.md says "one of the
+ * caller's own".
+ */
+export type AttachUploadToBrain = {
+  readonly type: 'AttachUploadToBrain';
+  readonly data: {
+    readonly brainId: number;
+    readonly sidecar: BidsSidecar | null;
+    readonly actor: Actor;
+    readonly now: string;
+  };
+};
+
+export const UPLOAD_NOT_FOUND = 'No file upload of yours has this id.';
+export const UPLOAD_TAKEN = 'This file upload is already the file of a brain.';
 
 export type DeleteUpload = {
   readonly type: 'DeleteUpload';
@@ -61,7 +80,13 @@ export type FailProcessing = {
 };
 
 export type UploadCommand =
-  ReceiveUpload | DeleteUpload | ClaimUpload | RenewProcessingLease | CompleteProcessing | FailProcessing;
+  | ReceiveUpload
+  | AttachUploadToBrain
+  | DeleteUpload
+  | ClaimUpload
+  | RenewProcessingLease
+  | CompleteProcessing
+  | FailProcessing;
 
 /**
  * Deleting is idempotent: a brain's delete may be retried after it removed some of its uploads.
@@ -73,6 +98,8 @@ export function decideUpload(command: UploadCommand, state: UploadState): Upload
     case 'ReceiveUpload':
       if (state.status !== 'none') throw new ConflictError(`Upload ${command.data.uploadId} already exists.`);
       return [{ type: 'UploadReceived', data: command.data }];
+    case 'AttachUploadToBrain':
+      return decideAttach(command.data, state);
     case 'DeleteUpload': {
       if (state.status === 'deleted') return [];
       const live = liveOrNotFound(state);
@@ -123,6 +150,34 @@ export function decideUpload(command: UploadCommand, state: UploadState): Upload
       throw new Error(`unknown upload command ${JSON.stringify(unknown)}`);
     }
   }
+}
+
+/**
+ * An upload someone else made reads as unknown (its existence is private). Attaching it to the
+ * brain it already belongs to again is no change (a retried request).
+ */
+function decideAttach(command: AttachUploadToBrain['data'], state: UploadState): UploadEvent[] {
+  const { brainId, sidecar, actor, now } = command;
+  if (!isLiveUpload(state) || state.uploaderId !== actor.userId)
+    throw InvalidFieldError.field('upload', UPLOAD_NOT_FOUND);
+  if (state.associatedBrainId === brainId) return [];
+  if (state.associatedBrainId !== null) throw InvalidFieldError.field('upload', UPLOAD_TAKEN);
+  if (state.status === 'failed') {
+    const reason = typeof state.metadata.error === 'string' ? `: ${state.metadata.error}` : '.';
+    throw InvalidFieldError.field('upload', `This file upload failed processing${reason}`);
+  }
+  return [
+    {
+      type: 'UploadAttachedToBrain',
+      data: {
+        uploadId: state.uploadId,
+        associatedBrainId: brainId,
+        sidecar,
+        attachedBy: actor.userId,
+        attachedAt: now,
+      },
+    },
+  ];
 }
 
 function liveOrNotFound(state: UploadState): LiveUpload {

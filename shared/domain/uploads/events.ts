@@ -1,3 +1,5 @@
+import { type BidsSidecar, combinedSidecar, metadataWithSidecar } from './sidecar';
+
 /** Events of the `upload-<uuid>` stream: one uploaded file and what becomes of it. */
 export interface UploadReceivedData {
   readonly uploadId: string;
@@ -14,9 +16,28 @@ export interface UploadReceivedData {
   readonly uploaderId: number;
   readonly associatedBrainId: number | null;
   readonly receivedAt: string;
+  /** A BIDS JSON sidecar sent with the file (sidecar.ts); absent from events written before it existed. */
+  readonly sidecar?: BidsSidecar | null;
 }
 
 export type UploadReceived = { readonly type: 'UploadReceived'; readonly data: UploadReceivedData };
+
+/**
+ * An upload made on its own became the file of a brain (POST /api/brains/ with `upload`), in the
+ * same transaction as that brain's BrainCreated. `sidecar`: one sent with the brain, merged over
+ * the upload's own (null when none was sent).
+ */
+export type UploadAttachedToBrain = {
+  readonly type: 'UploadAttachedToBrain';
+  readonly data: {
+    readonly uploadId: string;
+    /** Named as in UploadReceived, so the audit log's references find the brain's uploads. */
+    readonly associatedBrainId: number;
+    readonly sidecar: BidsSidecar | null;
+    readonly attachedBy: number;
+    readonly attachedAt: string;
+  };
+};
 
 export type UploadDeleted = {
   readonly type: 'UploadDeleted';
@@ -82,7 +103,7 @@ export type UploadProcessingFailed = {
 export type UploadProcessingEvent =
   UploadProcessingStarted | UploadProcessingLeaseRenewed | UploadProcessingCompleted | UploadProcessingFailed;
 
-export type UploadEvent = UploadReceived | UploadDeleted | UploadProcessingEvent;
+export type UploadEvent = UploadReceived | UploadAttachedToBrain | UploadDeleted | UploadProcessingEvent;
 
 export const UPLOAD_PROCESSING_EVENT_TYPES: ReadonlySet<UploadProcessingEvent['type']> = new Set([
   'UploadProcessingStarted',
@@ -108,8 +129,10 @@ export type LiveUpload = UploadReceivedData & {
   /** null until the first claim. */
   readonly claim: ProcessingClaim | null;
   readonly completedAt: string | null;
-  /** {} until completed; `{error}` once failed. */
+  /** {} until completed; then what processing read, with the sidecar merged in (sidecar.ts); `{error}` once failed. */
   readonly metadata: Readonly<Record<string, unknown>>;
+  /** What processing read from the file (null before it completed): the sidecar is merged over it again at attach. */
+  readonly extractedMetadata: Readonly<Record<string, unknown>> | null;
   readonly previewBlobKey: string | null;
 };
 
@@ -125,17 +148,34 @@ export function evolveUpload(state: UploadState, event: UploadEvent): UploadStat
     case 'UploadReceived':
       return {
         ...event.data,
+        sidecar: event.data.sidecar ?? null,
         status: 'uploaded',
         claim: null,
         completedAt: null,
         metadata: {},
+        extractedMetadata: null,
         previewBlobKey: null,
       };
+    case 'UploadAttachedToBrain':
+      return isLiveUpload(state) ? attached(state, event.data) : state;
     case 'UploadDeleted':
       return { status: 'deleted' };
     default:
       return isLiveUpload(state) ? evolveProcessing(state, event) : state;
   }
+}
+
+function attached(state: LiveUpload, data: UploadAttachedToBrain['data']): LiveUpload {
+  const sidecar = combinedSidecar(state.sidecar, data.sidecar);
+  return {
+    ...state,
+    associatedBrainId: data.associatedBrainId,
+    sidecar,
+    metadata:
+      state.status === 'completed' && state.extractedMetadata
+        ? metadataWithSidecar(state.extractedMetadata, sidecar)
+        : state.metadata,
+  };
 }
 
 function evolveProcessing(state: LiveUpload, event: UploadProcessingEvent): LiveUpload {
@@ -151,7 +191,8 @@ function evolveProcessing(state: LiveUpload, event: UploadProcessingEvent): Live
         ...state,
         status: 'completed',
         completedAt: event.data.completedAt,
-        metadata: event.data.metadata,
+        metadata: metadataWithSidecar(event.data.metadata, state.sidecar),
+        extractedMetadata: event.data.metadata,
         previewBlobKey: event.data.previewBlobKey,
       };
     case 'UploadProcessingFailed':

@@ -1,6 +1,7 @@
 import type { CommandContext } from '#shared/commandHandling/commandContext';
 import type { Actor } from '#shared/domain/actor';
 import type { StoredFile } from '#shared/multipart/parseMultipart';
+import type { BidsSidecar } from '#shared/domain/uploads/sidecar';
 import type { CommandDeps } from '#services/command-api/commandDeps';
 import { recordUpload } from '#services/command-api/features/uploads/recordUpload';
 
@@ -9,10 +10,11 @@ export async function recordBrainUpload(
   deps: CommandDeps,
   file: StoredFile,
   brainId: number,
+  sidecar: BidsSidecar | null,
   actor: Actor,
   cmd: CommandContext,
   now: string,
 ): Promise<string> {
-  const upload = { name: file.filename, associatedBrainId: brainId };
+  const upload = { name: file.filename, associatedBrainId: brainId, sidecar };
   return (await recordUpload(deps, file, upload, actor, cmd, now)).data.uploadId;
 }

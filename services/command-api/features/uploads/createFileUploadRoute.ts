@@ -15,7 +15,7 @@ export const createFileUploadRoute = (deps: CommandDeps): RouteSpec => ({
   operationId: 'createFileUpload',
   summary: 'Upload a data file (.nii, .nii.gz, .zarr, .tif, .tiff)',
   description:
-    'multipart/form-data with `file` and an optional `name` (default: the file name). The file is streamed into storage, hashed on the way; it is recorded (status uploaded, then processed) only once its bytes are durable. Another extension is 400 on `file` before any byte is stored; more than MAX_UPLOAD_BYTES (default 5 GiB) is 413 while streaming; a refused or aborted upload leaves no bytes. Counts against the upload rate limit (120 per hour per user by default), shared with brain creation.',
+    'multipart/form-data with `file`, an optional `name` (default: the file name) and an optional `sidecar` (a BIDS JSON sidecar as JSON text: an object of at most 64 KiB, else 400 on sidecar; merged into metadata when processing completes, the values read from the file winning a clash, with metadata.sidecar_keys listing its keys). The file is streamed into storage, hashed on the way; it is recorded (status uploaded, then processed) only once its bytes are durable. Another extension is 400 on `file` before any byte is stored; more than MAX_UPLOAD_BYTES (default 5 GiB) is 413 while streaming; a refused or aborted upload leaves no bytes. Counts against the upload rate limit (120 per hour per user by default), shared with brain creation.',
   tags: ['file uploads'],
   auth: 'required',
   rateLimit: 'upload',
@@ -23,7 +23,7 @@ export const createFileUploadRoute = (deps: CommandDeps): RouteSpec => ({
   multipartOnly: true,
   responses: {
     201: { description: 'The upload, status uploaded, metadata {}', schema: fileUploadSchema },
-    400: { description: 'No file, an unsupported extension, or an invalid name' },
+    400: { description: 'No file, an unsupported extension, an invalid name or sidecar' },
     413: { description: 'The file is larger than MAX_UPLOAD_BYTES' },
     415: { description: 'Not multipart/form-data' },
   },
@@ -32,13 +32,13 @@ export const createFileUploadRoute = (deps: CommandDeps): RouteSpec => ({
     if (!ctx.req.is('multipart/form-data'))
       throw new UnsupportedMediaTypeError(ctx.req.get('Content-Type') ?? '');
     const actor = { userId: principal.userId, isStaff: principal.isStaff };
-    const { name, file } = await readUploadForm(ctx, deps);
+    const { name, sidecar, file } = await readUploadForm(ctx, deps);
     const now = deps.clock().toISOString();
     const recorded = await withStoredFile(deps, file.key, () =>
       recordUpload(
         deps,
         file,
-        { name: name ?? file.filename, associatedBrainId: null },
+        { name: name ?? file.filename, associatedBrainId: null, sidecar },
         actor,
         commandContext(ctx),
         now,

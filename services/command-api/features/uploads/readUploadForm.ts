@@ -3,6 +3,7 @@ import type { RequestContext } from '#shared/http/routeSpec';
 import { ValidationError } from '#shared/errors/httpErrors';
 import { compileFormValidator } from '#shared/http/schemaValidator';
 import { type StoredFile, cleanupStoredFiles, parseMultipart } from '#shared/multipart/parseMultipart';
+import { type BidsSidecar, parseSidecar } from '#shared/domain/uploads/sidecar';
 import type { CommandDeps } from '#services/command-api/commandDeps';
 import { uploadFileSpec } from './uploadFileSpec';
 
@@ -14,6 +15,12 @@ const uploadFields = {
       minLength: 1,
       maxLength: 255,
       description: 'A name for the upload; default: the file name.',
+    }),
+  ),
+  sidecar: Type.Optional(
+    Type.String({
+      description:
+        "A BIDS JSON sidecar: a JSON object (at most 64 KiB), merged into the upload's metadata once processing completes (the values read from the file win a clash; metadata.sidecar_keys lists the sidecar's keys).",
     }),
   ),
 };
@@ -35,7 +42,7 @@ const validateFields = compileFormValidator(Type.Object(uploadFields));
 export async function readUploadForm(
   ctx: RequestContext<unknown>,
   deps: CommandDeps,
-): Promise<{ name: string | undefined; file: StoredFile }> {
+): Promise<{ name: string | undefined; sidecar: BidsSidecar | null; file: StoredFile }> {
   const parsed = await parseMultipart(ctx.req, {
     blobStore: deps.blobs,
     files: { file: uploadFileSpec('file', deps.maxUploadBytes) },
@@ -43,9 +50,15 @@ export async function readUploadForm(
   const errors = { ...validateFields(parsed.fields) };
   const { file } = parsed.files;
   if (!file) errors.file = [FILE_REQUIRED];
+  const sidecar = parsed.fields.sidecar === undefined ? undefined : parseSidecar(parsed.fields.sidecar);
+  if (sidecar && 'error' in sidecar) errors.sidecar = [sidecar.error];
   if (Object.keys(errors).length > 0 || !file) {
     await cleanupStoredFiles(deps.blobs, parsed.files);
     throw new ValidationError(errors);
   }
-  return { name: parsed.fields.name, file };
+  return {
+    name: parsed.fields.name,
+    sidecar: sidecar && 'sidecar' in sidecar ? sidecar.sidecar : null,
+    file,
+  };
 }

@@ -10,6 +10,7 @@ import {
   uploadDecider,
   uploadStreamName,
 } from '#shared/domain/uploads/events';
+import type { BidsSidecar } from '#shared/domain/uploads/sidecar';
 import type { StoredFile } from '#shared/multipart/parseMultipart';
 import type { CommandDeps } from '#services/command-api/commandDeps';
 
@@ -25,7 +26,11 @@ export interface RecordedUpload {
 export async function recordUpload(
   deps: CommandDeps,
   file: StoredFile,
-  upload: { readonly name: string; readonly associatedBrainId: number | null },
+  upload: {
+    readonly name: string;
+    readonly associatedBrainId: number | null;
+    readonly sidecar?: BidsSidecar | null;
+  },
   actor: Actor,
   cmd: CommandContext,
   now: string,
@@ -41,6 +46,7 @@ export async function recordUpload(
     uploaderId: actor.userId,
     associatedBrainId: upload.associatedBrainId,
     receivedAt: now,
+    ...(upload.sidecar ? { sidecar: upload.sidecar } : {}),
   };
   const result = await handleCommand(
     deps.store,
