@@ -26,6 +26,19 @@ export function accountCommands(program: Command, run: RunCommand): void {
     .action(run((ctx, opts: LoginOptions) => (opts.token ? storeToken(ctx, opts.token) : login(ctx, opts))));
 
   program
+    .command('register')
+    .description('create an account on the server (the password is asked twice, never echoed)')
+    .option('--email <email>', 'the account email (asked when omitted)')
+    .option('--username <name>', 'the user name (asked when omitted)')
+    .option('--first-name <name>', 'first name', '')
+    .option('--last-name <name>', 'last name', '')
+    .option('--password-stdin', 'read the password from standard input (for scripts)')
+    .option('--login', 'log in right after, storing a token as `bic login` does')
+    .option('--token-name <name>', 'name of the token created with --login', defaultTokenName())
+    .option('--json', 'print the JSON of the new account')
+    .action(run(register));
+
+  program
     .command('logout')
     .description('revoke the stored token on the server and forget it')
     .action(run(logout));
@@ -47,9 +60,59 @@ export function accountCommands(program: Command, run: RunCommand): void {
 /** The machine's name, as the token's name: `bic on <hostname>` (1–100 characters). */
 const defaultTokenName = (): string => `bic on ${hostname() || 'unknown host'}`.slice(0, 100);
 
+interface RegisterOptions {
+  email?: string;
+  username?: string;
+  firstName: string;
+  lastName: string;
+  passwordStdin?: boolean;
+  login?: boolean;
+  tokenName?: string;
+  json?: boolean;
+}
+
+async function register(ctx: CliContext, opts: RegisterOptions): Promise<void> {
+  const instead = 'pass --email, --username and --password-stdin';
+  const email = opts.email ?? (await prompt('Email: ', { instead }));
+  const username = opts.username ?? (await prompt('Username: ', { instead }));
+  let password: string;
+  if (opts.passwordStdin) password = await readStdin();
+  else {
+    password = await prompt('Password (8 characters at least): ', { hidden: true, instead });
+    if ((await prompt('Password again: ', { hidden: true, instead })) !== password)
+      throw new CliError('the two passwords differ: nothing was sent', ExitCode.usage);
+  }
+  const user = await ctx.api.json<CurrentUser>({
+    method: 'POST',
+    path: '/api/auth/register/',
+    json: {
+      email,
+      username,
+      password,
+      password_confirm: password,
+      first_name: opts.firstName,
+      last_name: opts.lastName,
+    },
+    token: null,
+  });
+  if (opts.json) printJson(ctx, user);
+  else ctx.print(`Registered ${user.username} <${user.email}> (user ${user.id}) on ${ctx.server}`);
+  if (opts.login) await loginWith(ctx, email, password, opts.tokenName);
+  else if (!opts.json) ctx.print('Log in with `bic login`');
+}
+
 async function login(ctx: CliContext, opts: LoginOptions): Promise<void> {
   const email = opts.email ?? (await prompt('Email: '));
   const password = opts.passwordStdin ? await readStdin() : await prompt('Password: ', { hidden: true });
+  await loginWith(ctx, email, password, opts.tokenName);
+}
+
+async function loginWith(
+  ctx: CliContext,
+  email: string,
+  password: string,
+  tokenName: string | undefined,
+): Promise<void> {
   const response = await ctx.api.send({
     method: 'POST',
     path: '/api/auth/login/',
@@ -69,7 +132,7 @@ async function login(ctx: CliContext, opts: LoginOptions): Promise<void> {
     const created = await ctx.api.json<CreatedAccessToken>({
       method: 'POST',
       path: '/api/tokens/',
-      json: { name: opts.tokenName ?? defaultTokenName() },
+      json: { name: tokenName ?? defaultTokenName() },
       token: session.token,
     });
     await replaceStoredToken(ctx, created);

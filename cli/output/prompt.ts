@@ -6,10 +6,13 @@ import { CliError, ExitCode } from '#cli/exitCodes';
  * Asks one line on the terminal (stderr, so stdout stays clean). With `hidden`, nothing typed is
  * echoed: readline writes its echo through a stream that is muted once the question is shown.
  */
-export async function prompt(question: string, options: { hidden?: boolean } = {}): Promise<string> {
+export async function prompt(
+  question: string,
+  options: { hidden?: boolean; instead?: string } = {},
+): Promise<string> {
   if (!process.stdin.isTTY)
     throw new CliError(
-      'no terminal to ask on: pass --email and --password-stdin (or --token)',
+      `no terminal to ask "${question.replace(/[:\s]+$/, '')}" on: ${options.instead ?? 'pass --email and --password-stdin (or --token)'}`,
       ExitCode.usage,
     );
   let muted = false;
