@@ -5,6 +5,7 @@
 #   nginx                             the gateway of the cluster tests (tests/deploy), `nginx -t`
 #   systemd-analyze (package systemd) verifies deploy/systemd
 #   tmux                              the bic client's terminal (progress bar, password prompt) tests
+#   chromium                          the web catalogue's browser tests (tests/web, playwright-core)
 #   python3 nibabel, tifffile, zarr, numpy   write and read the real format test files (tests/formats)
 set -euo pipefail
 missing=()
@@ -13,6 +14,7 @@ command -v prometheus >/dev/null 2>&1 || missing+=(prometheus)
 command -v "${NGINX:-nginx}" >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || missing+=(nginx)
 command -v systemd-analyze >/dev/null 2>&1 || missing+=(systemd)
 command -v tmux >/dev/null 2>&1 || missing+=(tmux)
+[ -x "${CHROMIUM:-/usr/bin/chromium}" ] || missing+=(chromium)
 for package in python3-nibabel python3-tifffile python3-zarr python3-numpy; do
   dpkg -s "$package" >/dev/null 2>&1 || missing+=("$package")
 done

@@ -1,0 +1,157 @@
+/** The service's own API, same origin, with the session's token (kept in sessionStorage, never a cookie). */
+
+const TOKEN_KEY = 'bic.token';
+
+export function storedToken(): string | null {
+  try {
+    return sessionStorage.getItem(TOKEN_KEY);
+  } catch {
+    return null;
+  }
+}
+
+export function storeToken(token: string | null): void {
+  try {
+    if (token === null) sessionStorage.removeItem(TOKEN_KEY);
+    else sessionStorage.setItem(TOKEN_KEY, token);
+  } catch {
+    // Storage refused (private mode): the token lives in memory only, through the session state.
+  }
+}
+
+/** A DRF-shaped error: `detail`, or messages per field (`non_field_errors` across fields). */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: Record<string, unknown>,
+  ) {
+    super(typeof body.detail === 'string' ? body.detail : `The service answered ${status}.`);
+  }
+
+  /** The messages about one field (DRF's `{"field": ["message"]}`), joined. */
+  fieldMessage(field: string): string | undefined {
+    const value = this.body[field];
+    if (Array.isArray(value)) return value.map(String).join(' ');
+    return typeof value === 'string' ? value : undefined;
+  }
+}
+
+export interface ApiOptions {
+  readonly method?: string;
+  readonly json?: unknown;
+  readonly body?: BodyInit;
+  readonly signal?: AbortSignal;
+  readonly headers?: Record<string, string>;
+}
+
+export function authHeaders(): Record<string, string> {
+  const token = storedToken();
+  return token ? { Authorization: `Token ${token}` } : {};
+}
+
+export async function api<T>(path: string, options: ApiOptions = {}): Promise<T> {
+  const headers: Record<string, string> = {
+    Accept: 'application/json',
+    ...authHeaders(),
+    ...options.headers,
+  };
+  let body = options.body;
+  if (options.json !== undefined) {
+    headers['Content-Type'] = 'application/json';
+    body = JSON.stringify(options.json);
+  }
+  const response = await fetch(path, {
+    method: options.method ?? 'GET',
+    headers,
+    body,
+    signal: options.signal,
+  });
+  if (response.status === 204) return undefined as T;
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = { detail: text.slice(0, 200) };
+  }
+  if (!response.ok) {
+    const errorBody =
+      parsed && typeof parsed === 'object' && !Array.isArray(parsed)
+        ? (parsed as Record<string, unknown>)
+        : {};
+    throw new ApiError(response.status, errorBody);
+  }
+  return parsed as T;
+}
+
+/** A URL of the service as a path of this origin (the API's links are absolute). */
+export function localPath(url: string): string {
+  try {
+    const parsed = new URL(url, location.origin);
+    return parsed.origin === location.origin ? parsed.pathname + parsed.search : url;
+  } catch {
+    return url;
+  }
+}
+
+export interface Named {
+  readonly id: number;
+  readonly name: string;
+}
+
+export interface BrainA {
+  readonly id: number;
+  readonly readable_id: string;
+  readonly name: string;
+  readonly description: string;
+  readonly date_uploaded: string;
+  readonly verified: boolean;
+  readonly atlas: (Named & { slug: string }) | null;
+  readonly species: (Named & { scientific_name: string; category: Named | null }) | null;
+  readonly uploader: { id: number; username: string; email?: string } | null;
+  readonly is_reference: boolean;
+  readonly file_size_mb: number;
+  readonly visibility: string;
+  readonly embargo_until: string | null;
+  readonly preview_url: string | null;
+  readonly metadata: Record<string, unknown>;
+}
+
+export interface BrainB {
+  readonly id: number;
+  readonly website: string;
+  readonly extra_link: string;
+  readonly category: number | null;
+  readonly s3_url: string;
+  readonly zarr_file: string;
+}
+
+export interface FacetValue {
+  readonly id: number;
+  readonly name: string;
+  readonly count: number;
+}
+
+export interface Facets {
+  species?: FacetValue[];
+  atlas?: FacetValue[];
+  category?: FacetValue[];
+  verified?: { value: boolean; count: number }[];
+}
+
+export interface Page<T> {
+  readonly count: number;
+  readonly next: string | null;
+  readonly previous: string | null;
+  readonly results: T[];
+  readonly facets?: Facets;
+}
+
+export interface Me {
+  readonly id: number;
+  readonly username: string;
+  readonly email: string;
+  readonly first_name?: string;
+  readonly last_name?: string;
+  readonly is_staff?: boolean;
+}

@@ -1,0 +1,240 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { type BrainA, type BrainB, ApiError, api, authHeaders, localPath } from '../api';
+import { ApiImage } from '../components';
+import { formatDate, metadataRows } from '../format';
+import { useSession } from '../session';
+import { VolumeViewer } from './VolumeViewer';
+
+const POLL_MS = 1500;
+
+type UploadStatus = 'uploaded' | 'processing' | 'completed' | 'failed';
+
+interface Upload {
+  readonly status: UploadStatus;
+  readonly filename: string;
+  readonly metadata: Record<string, unknown>;
+}
+
+/** The file's state as anyone can tell it: metadata (or an error) is there once processing ended. */
+function statusOf(brain: BrainA, upload: Upload | undefined): UploadStatus {
+  if (upload) return upload.status;
+  if (typeof brain.metadata?.error === 'string') return 'failed';
+  return brain.metadata && Object.keys(brain.metadata).length > 0 ? 'completed' : 'processing';
+}
+
+const finished = (status: UploadStatus) => status === 'completed' || status === 'failed';
+
+type State =
+  | { kind: 'loading' }
+  | { kind: 'missing' }
+  | { kind: 'error'; message: string }
+  | { kind: 'ready'; brain: BrainA; detail: BrainB; upload: Upload | undefined };
+
+async function loadUpload(brainId: number): Promise<Upload | undefined> {
+  try {
+    const uploads = await api<Upload[]>(`/api/file-uploads/?associated_brain=${brainId}`);
+    return uploads[0];
+  } catch {
+    return undefined; // not the uploader: the brain's own fields tell the state
+  }
+}
+
+export function BrainPage({ readableId }: { readableId: string }) {
+  const { token } = useSession();
+  const [state, setState] = useState<State>({ kind: 'loading' });
+  const etag = useRef<string | undefined>(undefined);
+  const path = `/api/brains/${encodeURIComponent(readableId)}/`;
+
+  useEffect(() => {
+    let live = true;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    etag.current = undefined;
+    setState({ kind: 'loading' });
+    // While the file is processed, the page asks again (a 304 costs next to nothing) until it ends.
+    const poll = async (previous: { brain: BrainA; detail: BrainB }) => {
+      try {
+        const response = await fetch(path, {
+          headers: {
+            Accept: 'application/json',
+            ...authHeaders(),
+            ...(etag.current ? { 'If-None-Match': etag.current } : {}),
+          },
+        });
+        let brain = previous.brain;
+        if (response.status === 200) {
+          etag.current = response.headers.get('ETag') ?? undefined;
+          brain = (await response.json()) as BrainA;
+        }
+        const upload = token ? await loadUpload(brain.id) : undefined;
+        if (!live) return;
+        setState({ kind: 'ready', brain, detail: previous.detail, upload });
+        if (!finished(statusOf(brain, upload)))
+          timer = setTimeout(() => void poll({ brain, detail: previous.detail }), POLL_MS);
+      } catch {
+        if (live) timer = setTimeout(() => void poll(previous), POLL_MS * 2);
+      }
+    };
+    void (async () => {
+      try {
+        const [brain, detail] = await Promise.all([api<BrainA>(path), api<BrainB>(`${path}?shape=b`)]);
+        const upload = token ? await loadUpload(brain.id) : undefined;
+        if (!live) return;
+        document.title = `${brain.name} — Brain catalogue`;
+        setState({ kind: 'ready', brain, detail, upload });
+        if (!finished(statusOf(brain, upload)))
+          timer = setTimeout(() => void poll({ brain, detail }), POLL_MS);
+      } catch (error) {
+        if (!live) return;
+        if (error instanceof ApiError && error.status === 404) setState({ kind: 'missing' });
+        else setState({ kind: 'error', message: error instanceof Error ? error.message : String(error) });
+      }
+    })();
+    return () => {
+      live = false;
+      clearTimeout(timer);
+    };
+  }, [path, token]);
+
+  if (state.kind === 'loading') return <p role="status">Loading…</p>;
+  if (state.kind === 'missing')
+    return (
+      <>
+        <h1>Brain not found</h1>
+        <p>
+          There is no brain “{readableId}”, or it is not shared with you. <a href="/">Browse the catalogue</a>
+          .
+        </p>
+      </>
+    );
+  if (state.kind === 'error') return <p class="error">Could not load the brain: {state.message}</p>;
+  const { brain, detail, upload } = state;
+  const status = statusOf(brain, upload);
+  const metadata =
+    upload?.metadata && Object.keys(upload.metadata).length > 0 ? upload.metadata : (brain.metadata ?? {});
+  const withToken = brain.visibility !== 'public' && token !== null;
+  const format = typeof metadata.format === 'string' ? metadata.format : undefined;
+  const rows = metadataRows(metadata);
+  return (
+    <article class="brain">
+      <p class="crumbs">
+        <a href="/">All brains</a>
+      </p>
+      <h1>{brain.name}</h1>
+      <div class="brain-top">
+        <div>
+          <dl class="fields">
+            <Field label="Atlas" value={brain.atlas?.name} />
+            <Field
+              label="Species"
+              value={brain.species ? `${brain.species.name} (${brain.species.scientific_name})` : undefined}
+            />
+            <Field label="Category" value={brain.species?.category?.name} />
+            <Field label="Uploader" value={brain.uploader?.username} />
+            <Field label="Uploaded" value={formatDate(brain.date_uploaded)} />
+            <Field label="Verified" value={brain.verified ? 'Yes' : 'No'} />
+            <Field label="Reference" value={brain.is_reference ? 'Yes' : 'No'} />
+            <Field
+              label="Visibility"
+              value={
+                brain.visibility + (brain.embargo_until ? ` until ${formatDate(brain.embargo_until)}` : '')
+              }
+            />
+            <Field label="File size" value={`${brain.file_size_mb} MB`} />
+            {detail.website && (
+              <Field
+                label="Website"
+                value={
+                  <a href={detail.website} rel="noopener noreferrer">
+                    {detail.website}
+                  </a>
+                }
+              />
+            )}
+            {detail.extra_link && (
+              <Field
+                label="Link"
+                value={
+                  <a href={detail.extra_link} rel="noopener noreferrer">
+                    {detail.extra_link}
+                  </a>
+                }
+              />
+            )}
+          </dl>
+          {brain.description && <p class="description">{brain.description}</p>}
+          <p class={`status status-${status}`} role="status">
+            Upload status: <strong>{status}</strong>
+          </p>
+          <p>
+            <DownloadLink
+              url={localPath(detail.s3_url)}
+              withToken={withToken}
+              name={upload?.filename ?? brain.readable_id}
+            />
+          </p>
+        </div>
+        <figure class="preview">
+          {brain.preview_url ? (
+            <ApiImage src={brain.preview_url} alt={`Preview of ${brain.name}`} withToken={withToken} />
+          ) : (
+            <p class="muted">
+              {finished(status) ? 'No preview for this file.' : 'The preview appears once processing ends.'}
+            </p>
+          )}
+        </figure>
+      </div>
+      {rows.length > 0 && (
+        <table class="metadata">
+          <caption>Scan metadata</caption>
+          <tbody>
+            {rows.map(([label, value]) => (
+              <tr key={label}>
+                <th scope="row">{label}</th>
+                <td>{value}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {status === 'completed' && format === 'nifti' && (
+        <VolumeViewer url={localPath(detail.s3_url)} withToken={withToken} fileName={upload?.filename} />
+      )}
+    </article>
+  );
+}
+
+function Field({ label, value }: { label: string; value: preact.ComponentChildren | undefined }) {
+  return (
+    <>
+      <dt>{label}</dt>
+      <dd>{value ?? '—'}</dd>
+    </>
+  );
+}
+
+/** A private brain's file needs the token: fetched and saved from a blob URL instead of followed. */
+function DownloadLink({ url, withToken, name }: { url: string; withToken: boolean; name: string }) {
+  return (
+    <a
+      class="button"
+      href={url}
+      download
+      onClick={(event) =>
+        void (async () => {
+          if (!withToken) return;
+          event.preventDefault();
+          const response = await fetch(url, { headers: authHeaders() });
+          if (!response.ok) return;
+          const blobUrl = URL.createObjectURL(await response.blob());
+          const anchor = document.createElement('a');
+          anchor.href = blobUrl;
+          anchor.download = name;
+          anchor.click();
+          setTimeout(() => URL.revokeObjectURL(blobUrl), 60_000);
+        })()
+      }
+    >
+      Download
+    </a>
+  );
+}

@@ -1,0 +1,247 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { type BrainA, type Facets, type Page, api, localPath } from '../api';
+import { navigate, useLocation } from '../router';
+
+const PAGE_SIZE = 20;
+const SEARCH_DEBOUNCE_MS = 200;
+const FILTERS = ['species', 'atlas', 'category', 'verified'] as const;
+type Filter = (typeof FILTERS)[number];
+const GROUP_NAMES: Record<Filter, string> = {
+  species: 'Species',
+  atlas: 'Atlas',
+  category: 'Category',
+  verified: 'Verified',
+};
+
+let speciesNames: Promise<Map<string, string>> | undefined;
+/** Species id -> scientific name (the list filter takes the scientific name; facets give ids). */
+function scientificNames(): Promise<Map<string, string>> {
+  speciesNames ??= api<{ id: number; scientific_name: string }[]>('/api/species/')
+    .then((all) => new Map(all.map((s) => [String(s.id), s.scientific_name])))
+    .catch((error: unknown) => {
+      speciesNames = undefined;
+      throw error;
+    });
+  return speciesNames;
+}
+
+/** The API query of a page URL: search, filters and page, with the facets of the same selection. */
+async function apiQuery(params: URLSearchParams): Promise<string> {
+  const query = new URLSearchParams({
+    shape: 'a',
+    page: params.get('page') ?? '1',
+    page_size: String(PAGE_SIZE),
+  });
+  query.set('facets', FILTERS.join(','));
+  const q = params.get('q')?.trim();
+  if (q) query.set('search', q);
+  for (const filter of ['atlas', 'category', 'verified', 'uploader'] as const) {
+    const value = params.get(filter);
+    if (value) query.set(filter, value);
+  }
+  const species = params.get('species');
+  if (species) query.set('species', (await scientificNames()).get(species) ?? `unknown-${species}`);
+  return `/api/brains/?${query.toString()}`;
+}
+
+function withParams(params: URLSearchParams, changes: Record<string, string | null>): string {
+  const next = new URLSearchParams(params);
+  for (const [key, value] of Object.entries(changes)) {
+    if (value === null || value === '') next.delete(key);
+    else next.set(key, value);
+  }
+  const search = next.toString();
+  return search ? `/?${search}` : '/';
+}
+
+type State =
+  | { kind: 'loading' }
+  | { kind: 'error'; message: string }
+  | { kind: 'ready'; page: Page<BrainA>; forSearch: string };
+
+export function BrowsePage() {
+  const { params } = useLocation();
+  const urlQuery = params.get('q') ?? '';
+  const [text, setText] = useState(urlQuery);
+  const [state, setState] = useState<State>({ kind: 'loading' });
+  const latest = useRef(0);
+  const debounce = useRef<ReturnType<typeof setTimeout>>(undefined);
+  const search = params.toString();
+
+  // Back/forward (or a link) changed the search: the box shows it.
+  useEffect(() => {
+    clearTimeout(debounce.current);
+    setText(urlQuery);
+  }, [urlQuery]);
+
+  useEffect(() => {
+    document.title = urlQuery ? `“${urlQuery}” — Brain catalogue` : 'Brain catalogue';
+    const request = ++latest.current;
+    const abort = new AbortController();
+    void (async () => {
+      try {
+        const page = await api<Page<BrainA>>(await apiQuery(params), { signal: abort.signal });
+        // A slower, older answer never overwrites a newer one.
+        if (request === latest.current) setState({ kind: 'ready', page, forSearch: search });
+      } catch (error) {
+        if (request !== latest.current || abort.signal.aborted) return;
+        setState({ kind: 'error', message: error instanceof Error ? error.message : String(error) });
+      }
+    })();
+    return () => abort.abort();
+  }, [search]);
+
+  const onInput = (value: string) => {
+    setText(value);
+    clearTimeout(debounce.current);
+    debounce.current = setTimeout(
+      () => navigate(withParams(params, { q: value.trim(), page: null })),
+      SEARCH_DEBOUNCE_MS,
+    );
+  };
+
+  const page = state.kind === 'ready' ? state.page : undefined;
+  const pageNumber = Number(params.get('page') ?? '1') || 1;
+  const pages = page ? Math.max(1, Math.ceil(page.count / PAGE_SIZE)) : 1;
+  return (
+    <div class="browse">
+      <h1 class="visually-hidden">Brains</h1>
+      <form
+        class="search"
+        role="search"
+        onSubmit={(event) => {
+          event.preventDefault();
+          clearTimeout(debounce.current);
+          navigate(withParams(params, { q: text.trim(), page: null }));
+        }}
+      >
+        <input
+          type="search"
+          aria-label="Search brains"
+          placeholder="Search brains by name, species, atlas…"
+          value={text}
+          onInput={(event) => onInput(event.currentTarget.value)}
+          autocomplete="off"
+          spellcheck={false}
+        />
+      </form>
+      <div class="browse-body">
+        <aside class="facets" aria-label="Filters">
+          {page?.facets && <FacetGroups facets={page.facets} params={params} />}
+        </aside>
+        <section class="results" aria-label="Results" aria-busy={state.kind === 'loading'}>
+          <p class="count" role="status">
+            {state.kind === 'loading' && 'Loading…'}
+            {state.kind === 'error' && <span class="error">Could not load brains: {state.message}</span>}
+            {page &&
+              `${page.count} ${page.count === 1 ? 'brain' : 'brains'}${urlQuery ? ` matching “${urlQuery}”` : ''}`}
+          </p>
+          {page && (
+            <ul class="cards">
+              {page.results.map((brain) => (
+                <BrainCard key={brain.id} brain={brain} />
+              ))}
+            </ul>
+          )}
+          {page && pages > 1 && (
+            <nav class="pager" aria-label="Pages">
+              {pageNumber > 1 ? (
+                <a href={withParams(params, { page: pageNumber === 2 ? null : String(pageNumber - 1) })}>
+                  Previous
+                </a>
+              ) : (
+                <span />
+              )}
+              <span>
+                Page {pageNumber} of {pages}
+              </span>
+              {pageNumber < pages ? (
+                <a href={withParams(params, { page: String(pageNumber + 1) })}>Next</a>
+              ) : (
+                <span />
+              )}
+            </nav>
+          )}
+        </section>
+      </div>
+    </div>
+  );
+}
+
+function BrainCard({ brain }: { brain: BrainA }) {
+  return (
+    <li class="card">
+      {brain.preview_url ? (
+        <img
+          src={localPath(brain.preview_url)}
+          alt=""
+          width={96}
+          height={96}
+          loading="lazy"
+          decoding="async"
+        />
+      ) : (
+        <div class="no-preview" aria-hidden="true" />
+      )}
+      <div>
+        <h2>
+          <a href={`/brains/${encodeURIComponent(brain.readable_id)}`}>{brain.name}</a>
+        </h2>
+        <p class="meta">
+          <span>{brain.species ? brain.species.name : 'No species'}</span>
+          {' · '}
+          <span>{brain.atlas ? brain.atlas.name : 'No atlas'}</span>
+          {brain.verified && <span class="badge">verified</span>}
+        </p>
+      </div>
+    </li>
+  );
+}
+
+function FacetGroups({ facets, params }: { facets: Facets; params: URLSearchParams }) {
+  return (
+    <>
+      {FILTERS.map((filter) => {
+        const selected = params.get(filter);
+        const values =
+          filter === 'verified'
+            ? (facets.verified ?? []).map((v) => ({
+                key: String(v.value),
+                name: v.value ? 'verified' : 'not verified',
+                count: v.count,
+              }))
+            : (facets[filter] ?? []).map((v) => ({
+                key: String(v.id),
+                name: v.name || `#${v.id}`,
+                count: v.count,
+              }));
+        // A selected value the answer no longer counts stays, so it can be cleared.
+        if (selected && !values.some((v) => v.key === selected))
+          values.push({ key: selected, name: selected, count: 0 });
+        if (values.length === 0) return null;
+        return (
+          <fieldset key={filter}>
+            <legend>{GROUP_NAMES[filter]}</legend>
+            {values.map((value) => (
+              <label key={value.key}>
+                <input
+                  type="checkbox"
+                  checked={selected === value.key}
+                  onChange={(event) =>
+                    navigate(
+                      withParams(params, {
+                        [filter]: event.currentTarget.checked ? value.key : null,
+                        page: null,
+                      }),
+                    )
+                  }
+                />
+                {` ${value.name} (${value.count})`}
+              </label>
+            ))}
+          </fieldset>
+        );
+      })}
+    </>
+  );
+}
