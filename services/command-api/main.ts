@@ -11,6 +11,8 @@ import { commandRoutes } from './commandRoutes';
 import { createCommandApp } from './createCommandApp';
 import { ensureConfiguredStaff } from './features/accounts/ensureStaffAccount';
 import { startConfiguredBlobSweeper } from '#shared/platform/startConfiguredBlobSweeper';
+import { openConfiguredTusStorage } from '#shared/tus/openTusStorage';
+import { tusEndpoint } from './features/tus/tusEndpoint';
 
 /**
  * The command API alone (distributed mode): needs DATABASE_URL (read models, and the event store
@@ -26,12 +28,14 @@ void runUntilSignal('command-api', async () => {
   // The command API stores uploads, avatars and category images: it sweeps what crashes left.
   const blobSweeper = startConfiguredBlobSweeper(config, infra, platform, logger, metrics);
   await ensureConfiguredStaff(config.admin, deps, logger);
+  const tus = await openConfiguredTusStorage(config, infra, logger);
 
   const app = createCommandApp(
     {
       ...platform.apiOptions,
       knownRoutes: routeKeysOf(API_DOCUMENT),
       serve: { health: true, metrics: true, docs: false },
+      rawHandlers: [tusEndpoint(deps, tus)],
     },
     commandRoutes(deps),
   );
@@ -42,6 +46,7 @@ void runUntilSignal('command-api', async () => {
     server,
     [
       ['blob sweeper', async () => blobSweeper?.stop()],
+      ['tus storage', () => tus.close()],
       ['service platform', () => platform.close()],
     ],
     infra,

@@ -20,6 +20,8 @@ export interface Config {
   readonly blobDirectIo: boolean;
   /** BLOB_SWEEP_* (shared/blobSweep) */
   readonly blobSweep: BlobSweepConfig;
+  /** TUS_* (resumable uploads, shared/tus) */
+  readonly tus: TusConfig;
   /** DATABASE_URL; absent: the all-in-one starts an embedded PostgreSQL in dataDir/postgres. */
   readonly databaseUrl: string | undefined;
   /** MIGRATION_DATABASE_URL; absent: DATABASE_URL migrates too. */
@@ -136,6 +138,16 @@ export interface BlobSweepConfig {
   readonly orphanGraceMs: number;
 }
 
+/** TUS_*: resumable uploads (shared/tus), in milliseconds and bytes. */
+export interface TusConfig {
+  readonly expiryMs: number;
+  readonly cleanupIntervalMs: number;
+  readonly lockWaitMs: number;
+  readonly lockConnections: number;
+  readonly s3PartSizeBytes: number;
+  readonly checksumMaxBytes: number;
+}
+
 export interface KafkaConfig {
   readonly brokers: readonly string[];
   readonly clientId: string;
@@ -199,6 +211,14 @@ function toConfig(v: EnvValues, cwd: string): Config {
       intervalMs: v.BLOB_SWEEP_INTERVAL_SECONDS * SECOND_MS,
       leftoverGraceMs: v.BLOB_SWEEP_LEFTOVER_GRACE_SECONDS * SECOND_MS,
       orphanGraceMs: v.BLOB_SWEEP_ORPHAN_GRACE_SECONDS * SECOND_MS,
+    },
+    tus: {
+      expiryMs: v.TUS_EXPIRY_SECONDS * SECOND_MS,
+      cleanupIntervalMs: v.TUS_CLEANUP_INTERVAL_SECONDS * SECOND_MS,
+      lockWaitMs: v.TUS_LOCK_WAIT_MS,
+      lockConnections: v.TUS_LOCK_CONNECTIONS,
+      s3PartSizeBytes: v.TUS_S3_PART_SIZE_BYTES,
+      checksumMaxBytes: v.TUS_CHECKSUM_MAX_BYTES,
     },
     databaseUrl: v.DATABASE_URL,
     migrationDatabaseUrl: v.MIGRATION_DATABASE_URL,

@@ -234,6 +234,44 @@ export const envSchema = z.object({
     description:
       'a blob no record names is removed once stored this long ago: keep it longer than any upload takes',
   }),
+  TUS_EXPIRY_SECONDS: integer({
+    min: 1,
+    default: 86_400,
+    description:
+      'a resumable (tus) upload not finished this long after its creation expires (`Upload-Expires`; then 410) and is removed with its bytes',
+  }),
+  TUS_CLEANUP_INTERVAL_SECONDS: integer({
+    min: 1,
+    max: MAX_TIMER_SECONDS,
+    default: 600,
+    description: 'time between two removals of expired tus uploads (one instance at a time)',
+  }),
+  TUS_LOCK_WAIT_MS: integer({
+    min: 0,
+    max: 600_000,
+    default: 5_000,
+    description:
+      'how long a tus request waits for another request (any instance) to finish with the same upload before 423',
+  }),
+  TUS_LOCK_CONNECTIONS: integer({
+    min: 1,
+    max: 1_000,
+    default: 64,
+    description:
+      'PostgreSQL connections holding the per-upload locks: at most this many tus requests at once per instance',
+  }),
+  TUS_S3_PART_SIZE_BYTES: integer({
+    min: 5 * 1024 ** 2,
+    max: 5 * 1024 ** 3,
+    default: 16 * 1024 ** 2,
+    description: 'S3: preferred size of the multipart upload parts a tus upload is sent to the bucket in',
+  }),
+  TUS_CHECKSUM_MAX_BYTES: integer({
+    min: 1,
+    default: 64 * 1024 ** 2,
+    description:
+      'S3: largest tus request body with `Upload-Checksum` (held in memory until it matches; 413 beyond); local disk: no bound',
+  }),
   RATE_LIMIT_LOGIN: rateLimit('10/minute', {
     description: 'per client address; password changes count too, and per user',
   }),

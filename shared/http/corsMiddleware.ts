@@ -12,6 +12,15 @@ export const CORS_ALLOWED_HEADERS = [
   'X-Min-Position',
   'X-Consistency-Token',
   'Idempotency-Key',
+  // tus 1.0 (resumable uploads)
+  'Tus-Resumable',
+  'Upload-Length',
+  'Upload-Offset',
+  'Upload-Metadata',
+  'Upload-Checksum',
+  'Upload-Concat',
+  'Upload-Defer-Length',
+  'X-HTTP-Method-Override',
 ] as const;
 
 /** Headers a browser client may read: rate limits, list links, ETag, tracing, read-your-writes, as_of reads. */
@@ -27,6 +36,17 @@ export const CORS_EXPOSED_HEADERS = [
   'X-Event-Position',
   'X-As-Of-Position',
   'Idempotent-Replayed',
+  // tus 1.0 (resumable uploads)
+  'Location',
+  'Tus-Resumable',
+  'Tus-Version',
+  'Tus-Extension',
+  'Tus-Max-Size',
+  'Tus-Checksum-Algorithm',
+  'Upload-Offset',
+  'Upload-Length',
+  'Upload-Metadata',
+  'Upload-Expires',
 ] as const;
 
 /** Any origin, no credentials (tokens travel in Authorization); every OPTIONS answered 204. */

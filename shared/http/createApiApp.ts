@@ -1,4 +1,4 @@
-import express, { type Express } from 'express';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { Authenticator } from '#shared/auth/principal';
 import type { Logger } from '#shared/logging/logger';
 import type { Metrics } from '#shared/metrics/metrics';
@@ -56,6 +56,30 @@ export interface ApiAppOptions {
   readonly idempotency?: Idempotency;
   /** Hosts the API answers to (others get 400) and links may name; see HostPolicy. */
   readonly allowedHosts?: readonly string[];
+  /**
+   * Handlers of raw requests under a path (the tus endpoint): after security headers, metrics,
+   * CORS and the host check, before any route, authentication or body parsing.
+   */
+  readonly rawHandlers?: readonly RawRequestHandler[];
+}
+
+/** What a raw handler gets from the app: the cross-cutting pieces routes get from the dispatcher. */
+export interface RawHandlerContext {
+  readonly authenticator: Authenticator;
+  readonly rateLimiter: RateLimiter | undefined;
+  readonly consistency: ConsistencyGate | undefined;
+  readonly consistencyTimeoutMs: number;
+  /** Absolute base of the links emitted for this request. */
+  readonly linkBase: (req: Request) => string;
+  readonly logger: Logger;
+}
+
+export interface RawRequestHandler {
+  /** Every request whose path starts with it, whatever its method. */
+  readonly pathPrefix: string;
+  /** Added to the CORS answer of an OPTIONS request under the prefix (tus discovery headers). */
+  readonly optionsHeaders?: Readonly<Record<string, string>>;
+  handle(req: Request, res: Response, next: NextFunction, context: RawHandlerContext): void;
 }
 
 const MIB = 1024 * 1024;
@@ -89,6 +113,14 @@ export function createApiApp(options: ApiAppOptions): Express {
   app.use(
     requestObserver({ metrics: options.metrics, logger: options.logger, logRequests: options.logRequests }),
   );
+  for (const raw of options.rawHandlers ?? []) {
+    const headers = raw.optionsHeaders;
+    if (headers)
+      app.use((req, res, next) => {
+        if (req.method === 'OPTIONS' && req.path.startsWith(raw.pathPrefix)) res.set(headers);
+        next();
+      });
+  }
   app.use(corsMiddleware());
   app.use(
     systemRoutes({
@@ -106,6 +138,19 @@ export function createApiApp(options: ApiAppOptions): Express {
   const hosts = new HostPolicy({ publicBaseUrl: options.publicBaseUrl, allowedHosts: options.allowedHosts });
   // After the system endpoints: health probes and scrapers often address the server by IP.
   app.use(hosts.guard());
+  const rawContext: RawHandlerContext = {
+    authenticator: options.authenticator,
+    rateLimiter: options.rateLimiter,
+    consistency: options.consistency,
+    consistencyTimeoutMs: options.consistencyTimeoutMs ?? 5000,
+    linkBase: (req) => hosts.baseUrlOf(req),
+    logger: options.logger,
+  };
+  for (const raw of options.rawHandlers ?? [])
+    app.use((req, res, next) => {
+      if (req.path.startsWith(raw.pathPrefix)) raw.handle(req, res, next, rawContext);
+      else next();
+    });
   app.use(
     routeDispatcher(routes, {
       authenticator: options.authenticator,

@@ -1,0 +1,114 @@
+import { createHash } from 'node:crypto';
+import { truncate } from 'node:fs/promises';
+import path from 'node:path';
+import { Readable, Transform, pipeline } from 'node:stream';
+import { DataStore, Upload } from '@tus/server';
+import { type TusChecksum, checksumMismatch, currentTusChecksum } from './tusChecksum';
+import { TusHttpError } from './tusHttpError';
+import { tusBlobKey } from './tusKeys';
+
+export interface BlobKeyedDataStoreOptions {
+  readonly expirationMs: number;
+  /**
+   * Cuts the bytes stored under `key` back to `length` (the local file store): a body failing its
+   * checksum is written, then undone. Absent (S3, where parts cannot be taken back): a body with a
+   * checksum is held in memory, at most checksumBufferMaxBytes, and stored only once it matches.
+   */
+  readonly truncate?: (key: string, length: number) => Promise<void>;
+  readonly checksumBufferMaxBytes: number;
+  /** After an upload's bytes are removed (termination, expiry): forgets its row. */
+  readonly afterRemove?: (id: string) => Promise<void>;
+}
+
+const checksumBodyTooLarge = (max: number) =>
+  new TusHttpError(413, {
+    detail: `A request with Upload-Checksum may carry at most ${max} bytes on this server.`,
+  });
+
+/**
+ * A tus data store (@tus/file-store or @tus/s3-store) whose uploads, known to tus by their UUID,
+ * are stored under their blob key (uploads/tus/<uuid>): the finished upload is the blob, with no
+ * copy. Adds the checksum extension; no deferred length (an upload states its size at creation, so
+ * MAX_UPLOAD_BYTES is enforced before any byte).
+ */
+export class BlobKeyedDataStore extends DataStore {
+  constructor(
+    private readonly inner: DataStore,
+    private readonly options: BlobKeyedDataStoreOptions,
+  ) {
+    super();
+    this.extensions = ['creation', 'creation-with-upload', 'termination', 'expiration', 'checksum'];
+  }
+
+  override async create(upload: Upload): Promise<Upload> {
+    const stored = await this.inner.create(new Upload({ ...upload, id: tusBlobKey(upload.id) }));
+    upload.storage = stored.storage;
+    return upload;
+  }
+
+  override async getUpload(id: string): Promise<Upload> {
+    const stored = await this.inner.getUpload(tusBlobKey(id));
+    return new Upload({ ...stored, id });
+  }
+
+  override async remove(id: string): Promise<void> {
+    await this.inner.remove(tusBlobKey(id));
+    await this.options.afterRemove?.(id);
+  }
+
+  override async write(stream: Readable, id: string, offset: number): Promise<number> {
+    const key = tusBlobKey(id);
+    const checksum = currentTusChecksum();
+    if (!checksum) return this.inner.write(stream, key, offset);
+    const { truncate: cut } = this.options;
+    if (!cut) return this.inner.write(await this.verifiedInMemory(stream, checksum), key, offset);
+    const hash = createHash(checksum.algorithm);
+    const tap = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        hash.update(chunk);
+        done(null, chunk);
+      },
+    });
+    const newOffset = await this.inner.write(
+      pipeline(stream, tap, () => undefined),
+      key,
+      offset,
+    );
+    if (!hash.digest().equals(checksum.expected)) {
+      await cut(key, offset);
+      throw checksumMismatch();
+    }
+    return newOffset;
+  }
+
+  override getExpiration(): number {
+    return this.options.expirationMs;
+  }
+
+  override declareUploadLength(): Promise<void> {
+    return Promise.reject(new Error('deferred upload length is not offered'));
+  }
+
+  private async verifiedInMemory(stream: Readable, checksum: TusChecksum): Promise<Readable> {
+    const max = this.options.checksumBufferMaxBytes;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > max) {
+        stream.destroy();
+        throw checksumBodyTooLarge(max);
+      }
+      chunks.push(chunk);
+    }
+    const body = Buffer.concat(chunks, size);
+    if (!createHash(checksum.algorithm).update(body).digest().equals(checksum.expected))
+      throw checksumMismatch();
+    return Readable.from([body]);
+  }
+}
+
+/** The local disk's truncate for BlobKeyedDataStore: blob keys are paths below the blob root. */
+export function localTruncate(blobRoot: string): (key: string, length: number) => Promise<void> {
+  return (key, length) => truncate(path.join(blobRoot, ...key.split('/')), length);
+}

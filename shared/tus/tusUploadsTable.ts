@@ -1,0 +1,77 @@
+import type { Pool } from 'pg';
+import { inTransaction } from '#shared/infra/postgres/inTransaction';
+import { SQLSTATE, sqlState } from '#shared/infra/postgres/sqlState';
+
+/**
+ * tus.uploads: one row per resumable upload, shared by every instance. `info` is what the tus data
+ * store keeps about it (offset bookkeeping, metadata); `owner_id` is the only user who may see it;
+ * `completed_at` is set once its last byte is in and it is being (or has been) recorded.
+ */
+export const TUS_TABLE = 'tus.uploads';
+
+/** Created at start-up by the service's own role; concurrent starts queue behind the advisory lock. */
+export async function ensureTusSchema(pool: Pool): Promise<void> {
+  await inTransaction(
+    pool,
+    async (client) => {
+      await client.query('CREATE SCHEMA IF NOT EXISTS tus');
+      await client.query(
+        `CREATE TABLE IF NOT EXISTS ${TUS_TABLE} (
+           id           uuid PRIMARY KEY,
+           owner_id     integer NOT NULL,
+           info         jsonb,
+           created_at   timestamptz NOT NULL,
+           expires_at   timestamptz NOT NULL,
+           completed_at timestamptz)`,
+      );
+      await client.query(`CREATE INDEX IF NOT EXISTS uploads_expires_at ON ${TUS_TABLE} (expires_at)`);
+    },
+    'tus-schema',
+  );
+}
+
+export async function insertTusUpload(
+  pool: Pool,
+  row: { id: string; ownerId: number; createdAt: Date; expiresAt: Date },
+): Promise<void> {
+  await pool.query(
+    `INSERT INTO ${TUS_TABLE} (id, owner_id, created_at, expires_at) VALUES ($1, $2, $3, $4)`,
+    [row.id, row.ownerId, row.createdAt, row.expiresAt],
+  );
+}
+
+/** The owner of an upload, undefined when there is none. */
+export async function tusUploadOwner(pool: Pool, id: string): Promise<number | undefined> {
+  const { rows } = await pool.query<{ owner_id: number }>(`SELECT owner_id FROM ${TUS_TABLE} WHERE id = $1`, [
+    id,
+  ]);
+  return rows[0]?.owner_id;
+}
+
+/** Marks the upload complete; false when another request already did (it records it, not this one). */
+export async function claimTusCompletion(pool: Pool, id: string): Promise<boolean> {
+  const { rowCount } = await pool.query(
+    `UPDATE ${TUS_TABLE} SET completed_at = now() WHERE id = $1 AND completed_at IS NULL`,
+    [id],
+  );
+  return rowCount === 1;
+}
+
+export async function deleteTusUpload(pool: Pool, id: string): Promise<void> {
+  await pool.query(`DELETE FROM ${TUS_TABLE} WHERE id = $1`, [id]);
+}
+
+/**
+ * Ids of every upload with a row (in progress, or complete and not yet purged): the blob sweep keeps
+ * their keys. Empty before the table exists.
+ */
+export async function tusUploadIds(pool: Pool): Promise<Set<string>> {
+  try {
+    const { rows } = await pool.query<{ id: string }>(`SELECT id::text AS id FROM ${TUS_TABLE}`);
+    return new Set(rows.map((row) => row.id));
+  } catch (error) {
+    const code = sqlState(error);
+    if (code === SQLSTATE.undefinedTable || code === SQLSTATE.invalidSchemaName) return new Set();
+    throw error;
+  }
+}
