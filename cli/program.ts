@@ -4,6 +4,7 @@ import { auditCommands } from './commands/auditCommands';
 import { brainCommands } from './commands/brainCommands';
 import { catalogueCommands } from './commands/catalogueCommands';
 import { historyCommands } from './commands/historyCommands';
+import { importCommands } from './commands/importCommands';
 import { commandRunner } from './commands/runCommand';
 import { tokenCommands } from './commands/tokenCommands';
 import { uploadCommands } from './commands/uploadCommands';
@@ -34,6 +35,7 @@ export function createProgram(version: string): Command {
   catalogueCommands(program, run);
   brainCommands(program, run);
   uploadCommands(program, run);
+  importCommands(program, run);
   historyCommands(program, run);
   auditCommands(program, run);
   return program;

@@ -1,0 +1,151 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ApiClient } from '#cli/api/apiClient';
+import { errorForResponse } from '#cli/api/errorForResponse';
+import { retryAfterSeconds, retryDelayMs } from '#cli/api/retryDelay';
+import { CliError, ExitCode } from '#cli/exitCodes';
+import type { TransferProgress } from '#cli/output/transferProgress';
+import { multipartFileBody } from '#cli/transfer/multipartFileBody';
+import type { PlannedScan } from './importPlan';
+
+export interface CreatedBrain {
+  readonly id: number;
+  readonly readable_id: string;
+  /** True when the server replayed an earlier run's create (Idempotent-Replayed). */
+  readonly replayed: boolean;
+}
+
+const MAX_RATE_LIMITED = 8;
+const MAX_TRANSIENT = 5;
+const TRANSIENT = new Set([502, 503, 504]);
+
+/**
+ * POST /api/brains/ for one scan with the Idempotency-Key its key gives: the file as multipart, or
+ * (`upload`) a file upload already sent through tus, as JSON. Network failures, 502-504 and 409
+ * "still running" are retried with the same key, so an acknowledged create is replayed, never made
+ * twice; 429 waits for Retry-After. Anything else is the API's refusal, as one line.
+ */
+export async function sendCreate(
+  api: ApiClient,
+  scan: PlannedScan,
+  key: string,
+  progress: TransferProgress,
+  upload?: string,
+  notice: (line: string) => void = () => undefined,
+): Promise<CreatedBrain> {
+  const fields: Record<string, string | undefined> = {
+    ...scan.fields,
+    sidecar: scan.sidecar === undefined ? undefined : JSON.stringify(scan.sidecar),
+  };
+  const multipart =
+    upload === undefined
+      ? multipartFileBody(fields, { field: 'file', path: scan.file, size: scan.size }, progress)
+      : undefined;
+  const idempotencyKey = `bic-import-${upload === undefined ? 'm' : 't'}-${key}`;
+  let rateLimited = 0;
+  let transient = 0;
+  for (;;) {
+    const headers: Record<string, string> = {
+      Accept: 'application/json',
+      'User-Agent': api.options.userAgent,
+      'Idempotency-Key': idempotencyKey,
+    };
+    if (api.options.token) headers.Authorization = `Bearer ${api.options.token}`;
+    let body: RequestInit['body'];
+    if (multipart) {
+      const made = multipart();
+      Object.assign(headers, made.headers);
+      body = made.body;
+    } else {
+      headers['Content-Type'] = 'application/json';
+      body = JSON.stringify(jsonBody(fields, upload!, scan.sidecar));
+    }
+    let response: Response;
+    try {
+      response = await fetch(api.url('/api/brains/'), {
+        method: 'POST',
+        headers,
+        body,
+        ...(body instanceof ReadableStream ? { duplex: 'half', redirect: 'error', window: null } : {}),
+      });
+    } catch (error) {
+      if (++transient > MAX_TRANSIENT) throw new CliError(reason(error, api.server), ExitCode.unavailable);
+      await wait(
+        retryDelayMs(transient, undefined),
+        `${scan.relativePath}: ${reason(error, api.server)}; retrying`,
+        notice,
+      );
+      continue;
+    }
+    if (response.status === 201 || response.status === 200) {
+      const brain = (await response.json()) as { id: number; readable_id: string };
+      return {
+        id: brain.id,
+        readable_id: brain.readable_id,
+        replayed: response.headers.get('idempotent-replayed') === 'true',
+      };
+    }
+    const retryAfter = retryAfterSeconds(response.headers.get('retry-after'));
+    if (response.status === 429 && ++rateLimited <= MAX_RATE_LIMITED) {
+      await response.body?.cancel();
+      await wait(
+        retryDelayMs(rateLimited, retryAfter ?? 1),
+        `${scan.relativePath}: rate limited; retrying`,
+        notice,
+      );
+      continue;
+    }
+    const stillRunning = response.status === 409 && retryAfter !== undefined;
+    if ((TRANSIENT.has(response.status) || stillRunning) && ++transient <= MAX_TRANSIENT) {
+      await response.body?.cancel();
+      await wait(
+        retryDelayMs(transient, retryAfter),
+        `${scan.relativePath}: server answered ${response.status}; retrying`,
+        notice,
+      );
+      continue;
+    }
+    const error = errorForResponse(response.status, await bodyOf(response));
+    if (response.status === 422)
+      throw new CliError(
+        `${error.message} (this scan was sent before with other fields: import it with the fields of that run, or rename the file)`,
+        error.exitCode,
+      );
+    throw error;
+  }
+}
+
+/** The JSON create body: the form's text fields as their JSON types, the upload and the sidecar. */
+function jsonBody(
+  fields: Readonly<Record<string, string | undefined>>,
+  upload: string,
+  sidecar: Readonly<Record<string, unknown>> | undefined,
+): Record<string, unknown> {
+  const body: Record<string, unknown> = { upload };
+  for (const [name, value] of Object.entries(fields)) {
+    if (value === undefined || name === 'sidecar') continue;
+    if (name === 'atlas' || name === 'category') body[name] = Number(value);
+    else if (name === 'is_reference') body[name] = value === 'true';
+    else body[name] = value;
+  }
+  if (sidecar !== undefined) body.sidecar = sidecar;
+  return body;
+}
+
+async function wait(ms: number, why: string, notice: (line: string) => void): Promise<void> {
+  notice(`${why} in ${Math.max(1, Math.round(ms / 1000))} s`);
+  await sleep(Math.max(ms, 250));
+}
+
+function reason(error: unknown, server: string): string {
+  const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
+  return `cannot reach ${server} (${cause})`;
+}
+
+async function bodyOf(response: Response): Promise<unknown> {
+  const text = await response.text().catch(() => '');
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
