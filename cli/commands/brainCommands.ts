@@ -5,6 +5,7 @@ import { CliError, ExitCode } from '#cli/exitCodes';
 import { printJson } from '#cli/output/printJson';
 import { printProcessed } from '#cli/output/printProcessed';
 import { flattenRecord, renderRecord } from '#cli/output/table';
+import { downloadFile } from '#cli/transfer/downloadFile';
 import { uploadFile } from '#cli/transfer/uploadFile';
 import { waitForUpload } from '#cli/transfer/waitForUpload';
 import { brainColumns, brainFilters } from './catalogueCommands';
@@ -36,7 +37,13 @@ export function brainCommands(program: Command, run: RunCommand): void {
   const brains = program.command('brains').description('brain records');
   addListCommand(
     brains,
-    { path: '/api/brains/', filters: brainFilters, columns: brainColumns, fixedQuery: { shape: 'a' } },
+    {
+      path: '/api/brains/',
+      filters: brainFilters,
+      columns: brainColumns,
+      fixedQuery: { shape: 'a' },
+      facets: ['species', 'atlas', 'category', 'verified'],
+    },
     listRunner(run),
   );
 
@@ -59,6 +66,23 @@ export function brainCommands(program: Command, run: RunCommand): void {
           ctx.notice(`as of ${opts.asOf} (event position ${position})`);
         if (opts.json) return printJson(ctx, brain);
         ctx.print(renderRecord(flattenRecord(brain)));
+      }),
+    );
+
+  brains
+    .command('preview')
+    .description("save a brain's preview image (PNG of its middle slices, made when its file was processed)")
+    .argument('<key>', 'numeric id or readable id')
+    .option('-o, --output <file>', 'where to write (default: <key>.png)')
+    .option('--force', 'overwrite an existing file')
+    .action(
+      run(async (ctx, opts: { output?: string; force?: boolean }, key = '') => {
+        const result = await downloadFile(ctx, `${brainPath(key)}preview/`, {
+          output: opts.output ?? `${key.replace(/[^\w.-]+/g, '_')}.png`,
+          force: opts.force,
+          fallbackName: `brain-${key}.png`,
+        });
+        ctx.print(`Saved ${result.file} (${result.bytes} bytes, PNG)`);
       }),
     );
 
