@@ -206,6 +206,21 @@ const EVERY_EVENT: ReadonlyArray<readonly [Sample, AuditResource | null, boolean
   ],
   [
     {
+      type: 'UploadAttachedToBrain',
+      streamName: `upload-${UPLOAD}`,
+      data: {
+        uploadId: UPLOAD,
+        associatedBrainId: 6,
+        sidecar: { EchoTime: 0.03 },
+        attachedBy: 7,
+        attachedAt: NOW,
+      },
+    },
+    { type: 'file_upload', id: UPLOAD },
+    false,
+  ],
+  [
+    {
       type: 'UploadProcessingStarted',
       streamName: `upload-${UPLOAD}`,
       data: { uploadId: UPLOAD, attempt: 1, processorId: 'p', leaseUntil: NOW, startedAt: NOW },
@@ -333,6 +348,7 @@ describe('referencesOfEvent', () => {
 
   test('an upload names the brain it is attached to; atlases and species name what they sit in', () => {
     expect(of('UploadReceived')).toEqual(['brain:5']);
+    expect(of('UploadAttachedToBrain')).toEqual(['brain:6']);
     expect(of('AtlasCreated')).toEqual(['species:3']);
     expect(of('SpeciesCreated')).toEqual(['category:2']);
   });

@@ -25,10 +25,12 @@ describe('upload', () => {
     const events = decideUpload({ type: 'ReceiveUpload', data: received }, initialUploadState());
     expect(given(...events)).toEqual({
       ...received,
+      sidecar: null,
       status: 'uploaded',
       claim: null,
       completedAt: null,
       metadata: {},
+      extractedMetadata: null,
       previewBlobKey: null,
     });
   });
