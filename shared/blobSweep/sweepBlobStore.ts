@@ -3,6 +3,8 @@ import type { BlobStore } from '#shared/blobStore/blobStore';
 import type { EventStore, GlobalPosition } from '#shared/eventStore/eventStore';
 import type { Logger } from '#shared/logging/logger';
 import { abortableSleep } from '#shared/runtime/abortableSleep';
+import { tusUploadIdOfKey } from '#shared/tus/tusKeys';
+import { tusUploadIds } from '#shared/tus/tusUploadsTable';
 import { referencedBlobKeys } from './referencedBlobKeys';
 import { settledHeadPosition } from './settledHeadPosition';
 
@@ -79,10 +81,18 @@ export async function sweepBlobStore(
     }
   };
 
+  // A tus upload (uploads/tus/, shared/tus) is its row's while it has one: in progress (an S3
+  // multipart upload, a growing file) or finished, until tus expiration forgets it.
+  const tusUploads = await tusUploadIds(deps.pool);
+  const isTusUploads = (key: string): boolean => {
+    const id = tusUploadIdOfKey(key);
+    return id !== undefined && tusUploads.has(id);
+  };
   const leftoverCutoff = startedAt - timings.leftoverGraceMs;
   for await (const leftover of deps.blobs.listLeftovers()) {
     if (signal.aborted) return report;
     if (leftover.touchedAt.getTime() >= leftoverCutoff) continue;
+    if (isTusUploads(leftover.id.split(':')[0]!)) continue;
     if (await attempt({ leftover: leftover.id }, () => deps.blobs.removeLeftover(leftover))) {
       deps.logger.debug('blob sweep removed a leftover', { leftover: leftover.id, bytes: leftover.size });
       count(report.leftovers, leftover.size);
@@ -93,12 +103,15 @@ export async function sweepBlobStore(
   const head = await settledHeadPosition(deps.pool, deps.store, deadline, signal);
   const referenced = head && (await referencedUntil(deps.pool, head, deadline, signal));
   if (!referenced || signal.aborted) return report;
+  // Read after the records: a tus upload finished since is named by its row (kept after completion).
+  for (const id of await tusUploadIds(deps.pool)) tusUploads.add(id);
   report.orphansChecked = true;
   const orphanCutoff = startedAt - timings.orphanGraceMs;
   for (const prefix of SWEPT_PREFIXES) {
     for await (const blob of deps.blobs.list(prefix)) {
       if (signal.aborted) return report;
-      if (blob.storedAt.getTime() >= orphanCutoff || referenced.has(blob.key)) continue;
+      if (blob.storedAt.getTime() >= orphanCutoff || referenced.has(blob.key) || isTusUploads(blob.key))
+        continue;
       const deleted = await attempt({ blob_key: blob.key }, () =>
         deps.blobs.delete(blob.key).then(() => true),
       );
