@@ -46,6 +46,8 @@ export async function readUploadForm(
   const parsed = await parseMultipart(ctx.req, {
     blobStore: deps.blobs,
     files: { file: uploadFileSpec('file', deps.maxUploadBytes) },
+    // A sidecar of up to 64 KiB as JSON may come pretty-printed: it is measured once parsed.
+    maxFieldBytes: 1024 * 1024,
   });
   const errors = { ...validateFields(parsed.fields) };
   const { file } = parsed.files;
