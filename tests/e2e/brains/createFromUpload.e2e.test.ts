@@ -9,6 +9,7 @@ import { createPostgresEventStore } from '#shared/eventStore/postgres/postgresEv
 import { type UploadCommand, decideUpload } from '#shared/domain/uploads/decide';
 import { type UploadState, uploadDecider, uploadStreamName } from '#shared/domain/uploads/events';
 import { upload } from '#tests/e2e/uploads/uploadFixtures';
+import { buildServiceApiDocument } from '#services/all-in-one/apiDocument';
 import { type Taxonomy, brainForm, createTaxonomy, niftiBytes, nifti, storedUploads } from './brainFixtures';
 
 /**
@@ -358,4 +359,25 @@ test('deleting the brain deletes the attached upload: its record and its bytes',
   expect(del.status).toBe(204);
   expect((await fileUpload(id)).status).toBe(404);
   await eventually('the bytes to be gone', () => expect(storedUploads(service.dataDir)).not.toContain(blob));
+});
+
+test('the API document says which bodies the create takes: a file only in multipart, upload in all', () => {
+  type Body = {
+    content: Record<string, { schema: { properties: Record<string, unknown>; required?: string[] } }>;
+  };
+  const paths = buildServiceApiDocument().paths as Record<string, Record<string, { requestBody: Body }>>;
+  const { content } = paths['/api/brains/']!.post!.requestBody;
+  expect(Object.keys(content).sort()).toEqual([
+    'application/json',
+    'application/x-www-form-urlencoded',
+    'multipart/form-data',
+  ]);
+  const json = content['application/json']!.schema;
+  expect(json.properties).toHaveProperty('upload');
+  expect(json.properties).toHaveProperty('sidecar', expect.objectContaining({ type: 'object' }));
+  expect(json.properties).not.toHaveProperty('file');
+  const multipart = content['multipart/form-data']!.schema;
+  for (const field of ['file', 'image', 'upload', 'sidecar'])
+    expect(multipart.properties).toHaveProperty(field);
+  expect(json.required).toEqual(['name']);
 });
