@@ -13,14 +13,16 @@ export interface SeenRequest {
  * forwards it, lets the service act, then answers the client with that status instead (a lost
  * response); `stallAfter` forwards a response but stops sending its body after that many bytes,
  * keeping the connection open (an interrupted transfer); `requestBytesPerSecond` forwards the
- * request body at that pace (a slow uplink).
+ * request body at that pace (a slow uplink); `cutRequestAfter` forwards that many bytes of the
+ * request body, then drops both connections (a network that goes down mid-upload).
  */
 export type Intercept =
   | undefined
   | { reply: { status: number; headers?: Record<string, string>; body?: string } }
   | { forwardThenFail: number }
   | { stallAfter: number }
-  | { requestBytesPerSecond: number };
+  | { requestBytesPerSecond: number }
+  | { cutRequestAfter: number; requestBytesPerSecond?: number };
 
 /** An HTTP proxy in front of the service that records every request and can misbehave on cue. */
 export async function startInterceptingProxy(
@@ -86,7 +88,27 @@ function forward(
     },
   );
   upstream.on('error', () => res.destroy());
-  if (intercept && 'requestBytesPerSecond' in intercept)
+  // A client gone mid-body (killed, aborted) closes the proxy's upstream connection too, as it would the service's.
+  req.on('close', () => {
+    if (!req.complete) upstream.destroy();
+  });
+  if (intercept && 'cutRequestAfter' in intercept) {
+    let passed = 0;
+    const source = intercept.requestBytesPerSecond
+      ? req.pipe(throttle(intercept.requestBytesPerSecond))
+      : req;
+    source.on('data', (chunk: Buffer) => {
+      const room = intercept.cutRequestAfter - passed;
+      passed += chunk.length;
+      if (room > 0) upstream.write(chunk.subarray(0, room));
+      if (passed >= intercept.cutRequestAfter) {
+        source.removeAllListeners('data');
+        req.socket.destroy();
+        upstream.destroy();
+      }
+    });
+    source.on('end', () => upstream.end());
+  } else if (intercept && 'requestBytesPerSecond' in intercept)
     req.pipe(throttle(intercept.requestBytesPerSecond)).pipe(upstream);
   else req.pipe(upstream);
 }
