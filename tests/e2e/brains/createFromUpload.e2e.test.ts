@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Client as PgClient } from 'pg';
+import { Client as PgClient, Pool } from 'pg';
 import { type Client, newUser } from '#tests/support/httpClient';
 import type { TestService } from '#tests/support/testService';
 import { startCuratedService } from '#tests/support/curatedService';
@@ -10,6 +10,11 @@ import { type UploadCommand, decideUpload } from '#shared/domain/uploads/decide'
 import { type UploadState, uploadDecider, uploadStreamName } from '#shared/domain/uploads/events';
 import { upload } from '#tests/e2e/uploads/uploadFixtures';
 import { buildServiceApiDocument } from '#services/all-in-one/apiDocument';
+import { brainsProjection } from '#services/projector/projections/brainsProjection';
+import { uploadsProjection } from '#services/projector/projections/uploadsProjection';
+import { upcastingEventStore } from '#shared/eventStore/upcastingEventStore';
+import { formatDifference } from '#shared/projections/verify/compareReadModels';
+import { verifyReadModels } from '#shared/projections/verify/verifyReadModels';
 import { type Taxonomy, brainForm, createTaxonomy, niftiBytes, nifti, storedUploads } from './brainFixtures';
 
 /**
@@ -380,4 +385,39 @@ test('the API document says which bodies the create takes: a file only in multip
   for (const field of ['file', 'image', 'upload', 'sidecar'])
     expect(multipart.properties).toHaveProperty(field);
   expect(json.required).toEqual(['name']);
+});
+
+test('the uploads and brains read models equal their rebuild from the events (attaches and sidecars included)', async () => {
+  const processing = await uploaded();
+  await claim(processing);
+  const done = await uploaded();
+  await claim(done);
+  await complete(done);
+  for (const [id, sidecar] of [
+    [processing, { EchoTime: 0.03 }],
+    [done, { RepetitionTime: 2 }],
+  ] as const) {
+    const res = await createJson({ name: 'Rebuilt', atlas: taxonomy.atlas.id, upload: id, sidecar });
+    expect(res.status).toBe(201);
+  }
+  await complete(processing);
+  await eventually('the upload processed', async () =>
+    expect((await fileUpload(processing)).body.metadata).toHaveProperty('sidecar_keys', ['EchoTime']),
+  );
+  const store = createPostgresEventStore({ connectionString: service.databaseUrl, poolSize: 2 });
+  const live = new Pool({ connectionString: service.databaseUrl, max: 3 });
+  const lines: string[] = [];
+  try {
+    const report = await verifyReadModels({
+      store: upcastingEventStore(store),
+      live,
+      projections: [uploadsProjection, brainsProjection],
+      onDifference: (d) => lines.push(formatDifference(d)),
+    });
+    expect(lines).toEqual([]);
+    expect(report.differences).toBe(0);
+  } finally {
+    await store.close();
+    await live.end();
+  }
 });
