@@ -83,6 +83,7 @@ export async function openTusStorage(options: TusStorageOptions): Promise<TusSto
     truncate: options.s3 ? undefined : localTruncate(blobRoot),
     checksumBufferMaxBytes: config.checksumMaxBytes,
     afterRemove: (id) => deleteTusUpload(pool, id),
+    beforeCreate: options.s3 ? onceSucceeded(() => options.blobs.ping()) : undefined,
   });
   const locker = new PgAdvisoryLocker(lockPool, config.lockWaitMs);
   const storage = { dataStore, locker, pool, blobs: options.blobs, config, onS3: Boolean(options.s3) };
@@ -143,4 +144,14 @@ export function openConfiguredTusStorage(
     logger,
     runCleanup: true,
   });
+}
+
+/** Runs `work` until it succeeds once; later calls resolve at once. */
+function onceSucceeded(work: () => Promise<void>): () => Promise<void> {
+  let done: Promise<void> | undefined;
+  return () =>
+    (done ??= work().catch((error: unknown) => {
+      done = undefined;
+      throw error;
+    }));
 }

@@ -16,6 +16,8 @@ export interface BlobKeyedDataStoreOptions {
    */
   readonly truncate?: (key: string, length: number) => Promise<void>;
   readonly checksumBufferMaxBytes: number;
+  /** Before an upload is created (S3: the bucket exists). */
+  readonly beforeCreate?: () => Promise<void>;
   /** After an upload's bytes are removed (termination, expiry): forgets its row. */
   readonly afterRemove?: (id: string) => Promise<void>;
 }
@@ -41,6 +43,7 @@ export class BlobKeyedDataStore extends DataStore {
   }
 
   override async create(upload: Upload): Promise<Upload> {
+    await this.options.beforeCreate?.();
     const stored = await this.inner.create(new Upload({ ...upload, id: tusBlobKey(upload.id) }));
     upload.storage = stored.storage;
     return upload;
