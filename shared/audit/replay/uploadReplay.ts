@@ -3,7 +3,12 @@
  * and its brain's (the names the read model joins). The row is the one uploadsProjection would hold.
  */
 import type { RecordedEvent } from '#shared/eventStore/eventStore';
-import { type LiveUpload, type UploadReceived, isLiveUpload } from '#shared/domain/uploads/events';
+import {
+  type LiveUpload,
+  type UploadAttachedToBrain,
+  type UploadReceived,
+  isLiveUpload,
+} from '#shared/domain/uploads/events';
 import { fileUploadDownloadUrl, fileUploadJson, type FileUploadRow } from '#shared/views/fileUploadViews';
 import type { Replay } from './timeline';
 import { type CatalogueWorld, emptyWorld, evolveWorld } from './catalogueWorld';
@@ -62,3 +67,13 @@ export const uploadReplay = (uploadId: string, baseUrl: string): Replay<Catalogu
 /** The receive event of an upload's stream, when it has one. */
 export const uploadReceivedIn = (events: readonly RecordedEvent[]): UploadReceived['data'] | undefined =>
   events.find((event) => event.type === 'UploadReceived')?.data as UploadReceived['data'] | undefined;
+
+/**
+ * The brain an upload's stream names as its own: the one it was received for, or the one it was
+ * attached to later (UploadAttachedToBrain); null when none.
+ */
+export function associatedBrainIn(events: readonly RecordedEvent[]): number | null {
+  const attached = events.find((event) => event.type === 'UploadAttachedToBrain')?.data as
+    UploadAttachedToBrain['data'] | undefined;
+  return attached?.associatedBrainId ?? uploadReceivedIn(events)?.associatedBrainId ?? null;
+}
