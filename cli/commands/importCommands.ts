@@ -152,8 +152,8 @@ async function planOf(ctx: CliContext, opts: ImportOptions, target: string | und
 }
 
 export function describeIssue(issue: PlanIssue): string {
-  const where = [issue.row > 0 ? `row ${issue.row}` : undefined, issue.file].filter(Boolean).join(', ');
-  return `${where ? `${where}: ` : ''}${issue.column}: ${issue.message}`;
+  const where = [issue.row > 0 ? `row ${issue.row}` : undefined, issue.file].filter(Boolean).join(' ');
+  return `${where ? `${where}, ` : ''}${issue.column}: ${issue.message}`;
 }
 
 function printPlan(ctx: CliContext, plan: ImportPlan): void {
