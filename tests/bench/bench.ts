@@ -7,6 +7,7 @@ import type { Figure } from './figure';
 import { measureMeEndpoint } from './httpBench';
 import { measureProjectionLag } from './lagFigures';
 import { measureNiftiMetadata } from './formatBench';
+import { importBenchOptions, measureImport } from './importBench';
 import { measureApiWhileProcessing } from './processorBench';
 import { printLoad, printMachine, printSummary } from './report';
 import { measureUploads, uploadBenchOptions } from './uploadBench';
@@ -51,6 +52,7 @@ async function main(cleanup: Cleanup): Promise<void> {
         durationSeconds: 3,
       }),
     formats: () => measureNiftiMetadata(cleanup, { rounds: 5 }),
+    import: () => measureImport(pg, cleanup, importBenchOptions(process.env)),
   };
   const figures: Figure[] = [];
   for (const name of selectedSections(Object.keys(sections))) figures.push(...(await sections[name]!()));
