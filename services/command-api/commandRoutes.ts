@@ -17,6 +17,7 @@ import { shareBrainRoute } from './features/collaborators/shareBrainRoute';
 import { unshareBrainRoute } from './features/collaborators/unshareBrainRoute';
 import { createFileUploadRoute } from './features/uploads/createFileUploadRoute';
 import { deleteFileUploadRoute } from './features/uploads/deleteFileUploadRoute';
+import { tusRouteDocs } from './features/tus/tusRouteDocs';
 
 /** Every write the service accepts. */
 export function commandRoutes(deps: CommandDeps): RouteSpec[] {
@@ -39,5 +40,7 @@ export function commandRoutes(deps: CommandDeps): RouteSpec[] {
     unshareBrainRoute(deps),
     createFileUploadRoute(deps),
     deleteFileUploadRoute(deps),
+    // Documentation only: the tus endpoint itself is mounted raw (features/tus/tusEndpoint).
+    ...tusRouteDocs(),
   ] as RouteSpec[];
 }

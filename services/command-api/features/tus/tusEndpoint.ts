@@ -225,7 +225,9 @@ export function tusEndpoint(deps: CommandDeps, storage: TusStorage): RawRequestH
     onUploadFinish: async (_req, upload) => ({ headers: await complete(upload) }),
     onResponseError: (_req, error) => {
       if (!('status_code' in error)) {
-        scopes.getStore()?.context.logger.error('tus request failed', { error: String(error), stack: error.stack });
+        scopes
+          .getStore()
+          ?.context.logger.error('tus request failed', { error: String(error), stack: error.stack });
         return { status_code: 500, body: JSON.stringify({ detail: 'A server error occurred.' }) };
       }
       return undefined;
