@@ -97,12 +97,25 @@ export async function measureImport(
       return o.ms + (Date.parse(upload.processing_completed) - Date.parse(upload.date_uploaded));
     });
     const cliMs = outcomes.map((o) => o.ms);
+    const firstStarted = Math.min(...uploads.map((u) => Date.parse(u.processing_started ?? u.date_uploaded)));
+    const lastCompleted = Math.max(
+      ...uploads.map((u) => Date.parse(u.processing_completed ?? u.date_uploaded)),
+    );
+    const processedPerSecond = (uploads.length * 1000) / Math.max(lastCompleted - firstStarted, 1);
+    // Where the time goes: the same creates from a bare Node client (no bic), at the same concurrency.
+    const reference = Math.min(options.count, 200);
+    const referenceStarted = Date.now();
+    await createsWithoutBic(server.url, token, category, reference, options.jobs);
+    const referenceRate = reference / ((Date.now() - referenceStarted) / 1000);
     const rate = options.count / totalSeconds;
     printDetail(
       `${options.count} brains: bic done in ${cliSeconds.toFixed(1)} s (${(options.count / cliSeconds).toFixed(0)}/s, its start-up included), every upload processed after ${totalSeconds.toFixed(1)} s → ${rate.toFixed(0)} brains/s`,
     );
     printDetail(
       `per brain: median ${percentile(latencies, 50).toFixed(0)} ms, p95 ${percentile(latencies, 95).toFixed(0)} ms end to end; in bic (hash, create, answer) median ${percentile(cliMs, 50).toFixed(0)} ms, p95 ${percentile(cliMs, 95).toFixed(0)} ms`,
+    );
+    printDetail(
+      `where the time goes: the processor completed ${processedPerSecond.toFixed(0)} uploads/s (first start to last completion); ${reference} creates from a bare Node client (no bic, ${options.jobs} at once): ${referenceRate.toFixed(0)} creates/s`,
     );
     return [
       {
@@ -122,6 +135,36 @@ export async function measureImport(
     await stopServer();
     await stopDir();
   }
+}
+
+/** `count` multipart creates of brains from a plain fetch client, `jobs` at once. */
+async function createsWithoutBic(
+  baseUrl: string,
+  token: string,
+  category: string,
+  count: number,
+  jobs: number,
+) {
+  const categories = await get<{ id: number; name: string }[]>(baseUrl, '/api/categories/', token);
+  const categoryId = categories.find((c) => c.name === category)?.id;
+  let next = 0;
+  const worker = async () => {
+    for (let n = next++; n < count; n = next++) {
+      const form = new FormData();
+      form.append('name', `reference-${n}`);
+      form.append('category', String(categoryId));
+      form.append('file', new Blob([numbered(1_000_000 + n)]), `reference-${n}.nii`);
+      const response = await fetch(`${baseUrl}/api/brains/`, {
+        method: 'POST',
+        headers: { authorization: `Token ${token}` },
+        body: form,
+      });
+      if (response.status !== 201)
+        throw new Error(`reference create: ${response.status} ${await response.text()}`);
+      await response.body?.cancel();
+    }
+  };
+  await Promise.all(Array.from({ length: jobs }, worker));
 }
 
 /** A NIfTI of its own bytes (2×2×2 voxels whose values carry n). */
@@ -198,6 +241,7 @@ const countUploads = async (baseUrl: string, token: string, status: string): Pro
 interface UploadRow {
   associated_brain: { id: number } | null;
   date_uploaded: string;
+  processing_started: string | null;
   processing_completed: string | null;
 }
 
