@@ -1,5 +1,6 @@
 import type { RecordedEvent } from '#shared/eventStore/eventStore';
-import { mergeByPosition, replayTimeline } from './timeline';
+import { type Replay, mergeByPosition, replayTimeline } from './timeline';
+import type { CatalogueWorld } from './catalogueWorld';
 import { historyEntries } from './historyEntries';
 import { brainShapeBReplay } from './brainReplay';
 import { associatedBrainIn, uploadReplay } from './uploadReplay';
@@ -92,7 +93,7 @@ const brain = [
 const events = mergeByPosition([upload, brain]);
 const MERGED = { EchoTime: 0.03, ...EXTRACTED, sidecar_keys: ['EchoTime'] };
 
-function history(replay: Parameters<typeof replayTimeline>[1]) {
+function history(replay: Replay<CatalogueWorld>) {
   const steps = replayTimeline(events, replay);
   return historyEntries(
     steps.map((s) => ({ event_id: s.event.id })),

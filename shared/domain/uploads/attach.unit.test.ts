@@ -126,6 +126,21 @@ const errorOf = (value: unknown): string | undefined => {
   return 'error' in parsed ? parsed.error : undefined;
 };
 
+test('an upload whose brain the handler fenced (never to be created) is free again; another is not', () => {
+  const orphan = given(received(), ...decideUpload(attach(42), given(received())));
+  const retry = (abandonedBrainId: number): AttachUploadToBrain => ({
+    ...attach(43),
+    data: { ...attach(43).data, abandonedBrainId },
+  });
+  const out = decideUpload(retry(42), orphan);
+  expect(out).toHaveLength(1);
+  expect(
+    (given(received(), ...decideUpload(attach(42), given(received())), ...out) as LiveUpload)
+      .associatedBrainId,
+  ).toBe(43);
+  expect(refusal(() => decideUpload(retry(41), orphan))).toEqual({ upload: [UPLOAD_TAKEN] });
+});
+
 describe('the sidecar in the metadata', () => {
   const sidecar = { RepetitionTime: 9, EchoTime: 0.03, Manufacturer: { name: 'Siemens' } };
   const merged = {

@@ -23,6 +23,12 @@ export type AttachUploadToBrain = {
   readonly data: {
     readonly brainId: number;
     readonly sidecar: BidsSidecar | null;
+    /**
+     * The brain the upload names whose stream the handler has fenced: it will never be created (the
+     * create that attached the upload to it failed half-way, on a store without a unit of work), so
+     * the upload is free again.
+     */
+    readonly abandonedBrainId?: number;
     readonly actor: Actor;
     readonly now: string;
   };
@@ -157,11 +163,12 @@ export function decideUpload(command: UploadCommand, state: UploadState): Upload
  * brain it already belongs to again is no change (a retried request).
  */
 function decideAttach(command: AttachUploadToBrain['data'], state: UploadState): UploadEvent[] {
-  const { brainId, sidecar, actor, now } = command;
+  const { brainId, sidecar, abandonedBrainId, actor, now } = command;
   if (!isLiveUpload(state) || state.uploaderId !== actor.userId)
     throw InvalidFieldError.field('upload', UPLOAD_NOT_FOUND);
   if (state.associatedBrainId === brainId) return [];
-  if (state.associatedBrainId !== null) throw InvalidFieldError.field('upload', UPLOAD_TAKEN);
+  if (state.associatedBrainId !== null && state.associatedBrainId !== abandonedBrainId)
+    throw InvalidFieldError.field('upload', UPLOAD_TAKEN);
   if (state.status === 'failed') {
     const reason = typeof state.metadata.error === 'string' ? `: ${state.metadata.error}` : '.';
     throw InvalidFieldError.field('upload', `This file upload failed processing${reason}`);

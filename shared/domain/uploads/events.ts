@@ -134,6 +134,8 @@ export type LiveUpload = UploadReceivedData & {
   /** What processing read from the file (null before it completed): the sidecar is merged over it again at attach. */
   readonly extractedMetadata: Readonly<Record<string, unknown>> | null;
   readonly previewBlobKey: string | null;
+  /** When it was attached to its brain (UploadAttachedToBrain); null when received for it, or for none. */
+  readonly attachedAt: string | null;
 };
 
 export type UploadState = { readonly status: 'none' } | LiveUpload | { readonly status: 'deleted' };
@@ -155,6 +157,7 @@ export function evolveUpload(state: UploadState, event: UploadEvent): UploadStat
         metadata: {},
         extractedMetadata: null,
         previewBlobKey: null,
+        attachedAt: null,
       };
     case 'UploadAttachedToBrain':
       return isLiveUpload(state) ? attached(state, event.data) : state;
@@ -170,6 +173,7 @@ function attached(state: LiveUpload, data: UploadAttachedToBrain['data']): LiveU
   return {
     ...state,
     associatedBrainId: data.associatedBrainId,
+    attachedAt: data.attachedAt,
     sidecar,
     metadata:
       state.status === 'completed' && state.extractedMetadata

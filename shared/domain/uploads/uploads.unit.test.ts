@@ -32,6 +32,7 @@ describe('upload', () => {
       metadata: {},
       extractedMetadata: null,
       previewBlobKey: null,
+      attachedAt: null,
     });
   });
 

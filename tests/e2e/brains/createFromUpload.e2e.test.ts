@@ -421,3 +421,58 @@ test('the uploads and brains read models equal their rebuild from the events (at
     await live.end();
   }
 });
+
+describe('an attach whose brain never came (a create that failed half-way on a store without a unit of work)', () => {
+  /** Writes what such a create leaves: the upload attached to a brain id whose stream stays empty. */
+  async function orphanAttach(uploadId: string, brainId: number, attachedAt: string): Promise<void> {
+    const store = createPostgresEventStore({ connectionString: service.databaseUrl, poolSize: 1 });
+    try {
+      await store.appendToStream(uploadStreamName(uploadId), [
+        {
+          id: randomUUID(),
+          type: 'UploadAttachedToBrain',
+          data: {
+            uploadId,
+            associatedBrainId: brainId,
+            sidecar: null,
+            attachedBy: researcher.id,
+            attachedAt,
+          },
+          metadata: { ...ctx, actor: String(researcher.id), schemaVersion: 1 },
+        },
+      ]);
+    } finally {
+      await store.close();
+    }
+  }
+
+  const brainStream = async (brainId: number) => {
+    const store = createPostgresEventStore({ connectionString: service.databaseUrl, poolSize: 1 });
+    try {
+      return (await store.readStream(`brain-${brainId}`)).map((e) => e.type);
+    } finally {
+      await store.close();
+    }
+  };
+
+  test('a minute on, the next create fences that brain and takes the upload; before, it is taken', async () => {
+    const fresh = await uploaded();
+    await orphanAttach(fresh, 900_001, new Date().toISOString());
+    const early = await createJson({ name: 'Too early', atlas: taxonomy.atlas.id, upload: fresh });
+    expect(early.status).toBe(400);
+    expect(early.body).toEqual({ upload: ['This file upload is already the file of a brain.'] });
+    expect(await brainStream(900_001)).toEqual([]);
+
+    const stale = await uploaded();
+    await orphanAttach(stale, 900_002, new Date(Date.now() - 120_000).toISOString());
+    const healed = await createJson({ name: 'Healed', atlas: taxonomy.atlas.id, upload: stale });
+    expect(healed.status).toBe(201);
+    expect(await brainStream(900_002)).toEqual(['StreamFenced']);
+    expect((await fileUpload(stale)).body.associated_brain).toMatchObject({
+      id: healed.body.id,
+      name: 'Healed',
+    });
+    // The fenced brain can never be created, nor read.
+    expect((await api.get('/api/brains/900002/', { token: researcher.token })).status).toBe(404);
+  });
+});

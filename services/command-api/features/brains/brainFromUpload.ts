@@ -13,6 +13,7 @@ import { type AttachUploadToBrain, decideUpload } from '#shared/domain/uploads/d
 import {
   type LiveUpload,
   type UploadState,
+  isLiveUpload,
   uploadDecider,
   uploadStreamName,
 } from '#shared/domain/uploads/events';
@@ -20,6 +21,7 @@ import type { BidsSidecar } from '#shared/domain/uploads/sidecar';
 import { type GlobalPosition, UnitOfWorkConflictError } from '#shared/eventStore/eventStore';
 import type { CommandDeps } from '#services/command-api/commandDeps';
 import type { CreateBrainFor } from './brainCreation';
+import { abandonedBrainOf, fenceBrain } from './abandonedBrain';
 
 /** Runs of the unit of work lost to a concurrent transaction (UnitOfWorkConflictError) before 409. */
 const MAX_RUNS = 4;
@@ -38,7 +40,10 @@ export interface BrainFromUpload {
  * commit together or not at all. The attach is the transaction's first write, so it takes the
  * upload stream's lock before the transaction has an id (the global order then cannot contradict
  * the stream's); the brain id is allocated before the transaction, so a losing create leaves a gap
- * in brain ids, nothing else.
+ * in brain ids, nothing else. Without a unit of work (EventStoreDB) the attach commits first; a
+ * create that fails after it fences the brain it named, so that the upload is free again
+ * (abandonedBrain.ts), and a request that finds an upload attached to a brain still missing a
+ * minute later fences it itself.
  */
 export async function createBrainFromUpload(
   deps: CommandDeps,
@@ -50,12 +55,17 @@ export async function createBrainFromUpload(
   now: string,
 ): Promise<BrainFromUpload> {
   const uploadStream = uploadStreamName(uploadId);
+  const { state } = await loadAggregate(deps.store, uploadStream, uploadDecider);
+  const abandonedBrainId =
+    isLiveUpload(state) && state.uploaderId === actor.userId
+      ? await abandonedBrainOf(deps.store, state, cmd, now)
+      : undefined;
   const attach = (brainId: number): AttachUploadToBrain => ({
     type: 'AttachUploadToBrain',
-    data: { brainId, sidecar, actor, now },
+    data: { brainId, sidecar, actor, now, ...(abandonedBrainId === undefined ? {} : { abandonedBrainId }) },
   });
   // Refused uploads (unknown, another's, taken, failed) are 400 before an id is taken.
-  decideUpload(attach(0), (await loadAggregate(deps.store, uploadStream, uploadDecider)).state);
+  decideUpload(attach(0), state);
   const brainId = await deps.ids.next('brain', cmd);
   const work = async (): Promise<BrainFromUpload> => {
     const attached = await handleCommand(
@@ -69,9 +79,15 @@ export async function createBrainFromUpload(
       deps.store,
       brainStreamName(brainId),
       brainDecider,
-      (state: BrainState) => decideBrain(command(brainId, uploadId), state),
+      (brain: BrainState) => decideBrain(command(brainId, uploadId), brain),
       cmd,
-    );
+    ).catch(async (error: unknown) => {
+      // Without a unit of work the attach is committed: the brain it names is fenced, which frees
+      // the upload for the next request (should this fail too, the next request after a minute).
+      if (!deps.store.unitOfWork)
+        await fenceBrain(deps.store, brainId, uploadId, cmd, now).catch(() => undefined);
+      throw error;
+    });
     return {
       created: created.events[0] as BrainCreated,
       upload: attached.state as LiveUpload,
@@ -79,7 +95,8 @@ export async function createBrainFromUpload(
     };
   };
   const unitOfWork = deps.store.unitOfWork;
-  // Without one (EventStoreDB), the attach comes first: see the report's known gaps.
+  // Without one (EventStoreDB) the attach comes first, and a failed create frees the upload again
+  // by fencing its brain (abandonedBrain.ts).
   if (!unitOfWork) return work();
   if (unitOfWork.isActive()) return work(); // joins the caller's (Idempotency-Key), which reruns it
   for (let run = 1; ; run++) {
