@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { type BrainA, type BrainB, ApiError, api, authHeaders, localPath } from '../api';
 import { ApiImage } from '../components';
 import { formatDate, metadataRows } from '../format';
@@ -24,6 +24,12 @@ function statusOf(brain: BrainA, upload: Upload | undefined): UploadStatus {
 
 const finished = (status: UploadStatus) => status === 'completed' || status === 'failed';
 
+/** Nothing left to wait for: processing failed, or ended and the brain already shows the outcome. */
+function settled(brain: BrainA, upload: Upload | undefined): boolean {
+  const status = statusOf(brain, upload);
+  return status === 'failed' || (finished(status) && finished(statusOf(brain, undefined)));
+}
+
 type State =
   | { kind: 'loading' }
   | { kind: 'missing' }
@@ -42,33 +48,22 @@ async function loadUpload(brainId: number): Promise<Upload | undefined> {
 export function BrainPage({ readableId }: { readableId: string }) {
   const { token } = useSession();
   const [state, setState] = useState<State>({ kind: 'loading' });
-  const etag = useRef<string | undefined>(undefined);
   const path = `/api/brains/${encodeURIComponent(readableId)}/`;
 
   useEffect(() => {
     let live = true;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    etag.current = undefined;
     setState({ kind: 'loading' });
-    // While the file is processed, the page asks again (a 304 costs next to nothing) until it ends.
+    // While the file is processed, the page asks again until processing ends and the brain shows it.
     const poll = async (previous: { brain: BrainA; detail: BrainB }) => {
       try {
-        const response = await fetch(path, {
-          headers: {
-            Accept: 'application/json',
-            ...authHeaders(),
-            ...(etag.current ? { 'If-None-Match': etag.current } : {}),
-          },
-        });
-        let brain = previous.brain;
-        if (response.status === 200) {
-          etag.current = response.headers.get('ETag') ?? undefined;
-          brain = (await response.json()) as BrainA;
-        }
+        // Not conditional: the brain's ETag is its own stream's revision, which processing (another
+        // stream) leaves as it is while it changes the preview and metadata shown here.
+        const brain = await api<BrainA>(path);
         const upload = token ? await loadUpload(brain.id) : undefined;
         if (!live) return;
         setState({ kind: 'ready', brain, detail: previous.detail, upload });
-        if (!finished(statusOf(brain, upload)))
+        if (!settled(brain, upload))
           timer = setTimeout(() => void poll({ brain, detail: previous.detail }), POLL_MS);
       } catch {
         if (live) timer = setTimeout(() => void poll(previous), POLL_MS * 2);
@@ -81,8 +76,7 @@ export function BrainPage({ readableId }: { readableId: string }) {
         if (!live) return;
         document.title = `${brain.name} — Brain catalogue`;
         setState({ kind: 'ready', brain, detail, upload });
-        if (!finished(statusOf(brain, upload)))
-          timer = setTimeout(() => void poll({ brain, detail }), POLL_MS);
+        if (!settled(brain, upload)) timer = setTimeout(() => void poll({ brain, detail }), POLL_MS);
       } catch (error) {
         if (!live) return;
         if (error instanceof ApiError && error.status === 404) setState({ kind: 'missing' });

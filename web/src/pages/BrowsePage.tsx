@@ -4,6 +4,7 @@ import { navigate, useLocation } from '../router';
 
 const PAGE_SIZE = 20;
 const SEARCH_DEBOUNCE_MS = 200;
+const FIRST_RESULT_MARK = 'catalogue:first-result';
 const FILTERS = ['species', 'atlas', 'category', 'verified'] as const;
 type Filter = (typeof FILTERS)[number];
 const GROUP_NAMES: Record<Filter, string> = {
@@ -90,6 +91,12 @@ export function BrowsePage() {
     })();
     return () => abort.abort();
   }, [search]);
+
+  // For the tests and the bench: when the first results of this page load were on screen.
+  useEffect(() => {
+    if (state.kind === 'ready' && performance.getEntriesByName(FIRST_RESULT_MARK).length === 0)
+      performance.mark(FIRST_RESULT_MARK);
+  }, [state]);
 
   const onInput = (value: string) => {
     setText(value);

@@ -56,7 +56,7 @@ export function RegisterPage() {
             id={`register-${name}`}
             type={type as 'text'}
             autocomplete={autocomplete}
-            required={name !== 'first_name' && name !== 'last_name'}
+            required
             value={values[name] ?? ''}
             aria-invalid={field(name) ? 'true' : undefined}
             aria-describedby={`register-${name}-error`}

@@ -19,6 +19,7 @@ export function TokensPage() {
   const [name, setName] = useState('');
   const [created, setCreated] = useState<{ name: string; secret: string }>();
   const [copied, setCopied] = useState(false);
+  const [revoked, setRevoked] = useState<string>();
   const [error, setError] = useState<ApiError | Error>();
   const reload = () =>
     api<Token[]>('/api/tokens/')
@@ -54,6 +55,7 @@ export function TokensPage() {
                 json: { name },
               });
               setCreated({ name: made.name, secret: made.token });
+              setRevoked(undefined);
               setName('');
               await reload();
             } catch (e) {
@@ -98,6 +100,11 @@ export function TokensPage() {
           </button>
         </div>
       )}
+      {revoked && (
+        <p role="status" class="notice">
+          Token “{revoked}” revoked: it no longer works anywhere.
+        </p>
+      )}
       {tokens && tokens.length === 0 && <p>No tokens yet.</p>}
       {tokens && tokens.length > 0 && (
         <table class="tokens">
@@ -131,6 +138,8 @@ export function TokensPage() {
                         void (async () => {
                           try {
                             await api(`/api/tokens/${t.id}/`, { method: 'DELETE' });
+                            setCreated(undefined);
+                            setRevoked(t.name);
                             await reload();
                           } catch (e) {
                             setError(e instanceof Error ? e : new Error(String(e)));
