@@ -476,3 +476,21 @@ describe('an attach whose brain never came (a create that failed half-way on a s
     expect((await api.get('/api/brains/900002/', { token: researcher.token })).status).toBe(404);
   });
 });
+
+test('with an Idempotency-Key (one transaction around the request): a retry answers the same brain, and no second one', async () => {
+  const id = await uploaded();
+  const key = randomUUID();
+  const send = () =>
+    api.post('/api/brains/', {
+      token: researcher.token,
+      json: { name: 'Once', atlas: taxonomy.atlas.id, upload: id, sidecar: { EchoTime: 0.03 } },
+      headers: { 'Idempotency-Key': key },
+    });
+  const [first, second] = await Promise.all([send(), send()]);
+  const third = await send();
+  for (const res of [first, second, third]) expect(res.status).toBe(201);
+  expect(new Set([first, second, third].map((r) => r.body.id as number)).size).toBe(1);
+  expect((await fileUpload(id)).body.associated_brain).toMatchObject({ id: first.body.id });
+  const { rows } = await db.query<{ id: number }>('SELECT id FROM brains WHERE file_upload_id = $1', [id]);
+  expect(rows).toHaveLength(1);
+});
