@@ -7,7 +7,7 @@ import { renderTable } from '#cli/output/table';
 import type { TransferProgress } from '#cli/output/transferProgress';
 import type { ImportPlan, PlannedScan } from './importPlan';
 import { ImportState, fileSha256, scanKey } from './importState';
-import { type LargeTransfer, TUS_THRESHOLD_BYTES, largeTransfer } from './largeTransfer';
+import { type LargeTransfer, largeTransfer, tusThreshold } from './largeTransfer';
 import { sendCreate } from './sendCreate';
 
 export interface ImportOutcome {
@@ -43,9 +43,8 @@ export async function runImport(
   const started = Date.now();
   const me = await ctx.api.json<{ id: number }>({ method: 'GET', path: '/api/auth/me/' });
   const state = await ImportState.open(ctx.store.dir, ctx.server, me.id);
-  const large = plan.scans.some((s) => s.size > TUS_THRESHOLD_BYTES)
-    ? await largeTransfer(ctx, me.id)
-    : undefined;
+  const threshold = tusThreshold(ctx.env);
+  const large = plan.scans.some((s) => s.size > threshold) ? await largeTransfer(ctx, me.id) : undefined;
   const progress = overallProgress({ interactive: ctx.interactive, label: plan.scans[0]?.relativePath });
   for (const scan of plan.scans) progress.add(scan.relativePath, scan.size);
   const outcomes: ImportOutcome[] = [];
@@ -53,7 +52,14 @@ export async function runImport(
   const worker = async (): Promise<void> => {
     for (let index = next++; index < plan.scans.length; index = next++) {
       const scan = plan.scans[index]!;
-      const outcome = await importOne(ctx, plan, scan, state, progress, large);
+      const outcome = await importOne(
+        ctx,
+        plan,
+        scan,
+        state,
+        progress,
+        scan.size > threshold ? large : undefined,
+      );
       outcomes[index] = outcome;
       progress.finish(scan.relativePath, outcome.status !== 'failed');
     }
@@ -110,7 +116,7 @@ async function importOne(
       };
     }
     let upload = done?.upload;
-    if (upload === undefined && large && scan.size > TUS_THRESHOLD_BYTES) {
+    if (upload === undefined && large) {
       upload = await large(scan.file, scan.fields.name ?? scan.relativePath, (bytes) =>
         progress.update(scan.relativePath, bytes),
       );

@@ -44,19 +44,23 @@ export async function measureImport(
   const configDir = path.join(dataDir, 'bic-config');
   mkdirSync(scans, { recursive: true });
   const stopDir = cleanup.defer('import bench data', () => rmSync(dataDir, { recursive: true, force: true }));
-  const server = await spawnService(`services/all-in-one/main${path.extname(__filename)}`, {
-    DATABASE_URL: await pg.createDatabase('import_bench'),
-    DATA_DIR: path.join(dataDir, 'service'),
-    HOST: '127.0.0.1',
-    PORT: String(await freePort()),
-    LOG_LEVEL: 'warn',
-    PASSWORD_HASH_LOG_N: '10',
-    ADMIN_EMAIL: STAFF.email,
-    ADMIN_PASSWORD: STAFF.password,
-    ADMIN_USERNAME: STAFF.username,
-    RATE_LIMIT_UPLOAD: '10000000/hour',
-    RATE_LIMIT_DEFAULT: '10000000/minute',
-  });
+  const server = await spawnService(
+    `services/all-in-one/main${path.extname(__filename)}`,
+    {
+      DATABASE_URL: await pg.createDatabase('import_bench'),
+      DATA_DIR: path.join(dataDir, 'service'),
+      HOST: '127.0.0.1',
+      PORT: String(await freePort()),
+      LOG_LEVEL: 'warn',
+      PASSWORD_HASH_LOG_N: '10',
+      ADMIN_EMAIL: STAFF.email,
+      ADMIN_PASSWORD: STAFF.password,
+      ADMIN_USERNAME: STAFF.username,
+      RATE_LIMIT_UPLOAD: '10000000/hour',
+      RATE_LIMIT_DEFAULT: '10000000/minute',
+    },
+    120_000,
+  ); // a busy machine may take long to start it
   const stopServer = cleanup.defer('import bench server', () => server.kill());
   try {
     const staff = await login(server.url, STAFF.email, STAFF.password);
