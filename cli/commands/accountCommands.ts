@@ -30,8 +30,8 @@ export function accountCommands(program: Command, run: RunCommand): void {
     .description('create an account on the server (the password is asked twice, never echoed)')
     .option('--email <email>', 'the account email (asked when omitted)')
     .option('--username <name>', 'the user name (asked when omitted)')
-    .option('--first-name <name>', 'first name', '')
-    .option('--last-name <name>', 'last name', '')
+    .option('--first-name <name>', 'first name (asked when omitted)')
+    .option('--last-name <name>', 'last name (asked when omitted)')
     .option('--password-stdin', 'read the password from standard input (for scripts)')
     .option('--login', 'log in right after, storing a token as `bic login` does')
     .option('--token-name <name>', 'name of the token created with --login', defaultTokenName())
@@ -63,8 +63,8 @@ const defaultTokenName = (): string => `bic on ${hostname() || 'unknown host'}`.
 interface RegisterOptions {
   email?: string;
   username?: string;
-  firstName: string;
-  lastName: string;
+  firstName?: string;
+  lastName?: string;
   passwordStdin?: boolean;
   login?: boolean;
   tokenName?: string;
@@ -72,9 +72,11 @@ interface RegisterOptions {
 }
 
 async function register(ctx: CliContext, opts: RegisterOptions): Promise<void> {
-  const instead = 'pass --email, --username and --password-stdin';
+  const instead = 'pass --email, --username, --first-name, --last-name and --password-stdin';
   const email = opts.email ?? (await prompt('Email: ', { instead }));
   const username = opts.username ?? (await prompt('Username: ', { instead }));
+  const firstName = opts.firstName ?? (await prompt('First name: ', { instead }));
+  const lastName = opts.lastName ?? (await prompt('Last name: ', { instead }));
   let password: string;
   if (opts.passwordStdin) password = await readStdin();
   else {
@@ -90,8 +92,8 @@ async function register(ctx: CliContext, opts: RegisterOptions): Promise<void> {
       username,
       password,
       password_confirm: password,
-      first_name: opts.firstName,
-      last_name: opts.lastName,
+      first_name: firstName,
+      last_name: lastName,
     },
     token: null,
   });

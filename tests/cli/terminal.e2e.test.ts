@@ -73,11 +73,14 @@ describeWithTmux('bic on a terminal (tmux)', () => {
   it('draws a progress bar with percent, bytes/s and ETA while uploading', async () => {
     const dir = scratchDir('bic-tty-');
     writeFileSync(path.join(dir, 'scan.nii'), randomBytes(24 * 1024 * 1024));
-    // Through a proxy that takes the body at 8 MiB/s: the upload lasts seconds, so the bar is seen moving.
+    // Through a proxy that takes the body at 8 MiB/s: the upload lasts seconds, so the bar is seen moving
+    // (tus PATCHes of 4 MiB: the bar moves within each and across them).
     proxy = await startInterceptingProxy(world.service.url, (req) =>
-      req.method === 'POST' ? { requestBytesPerSecond: 8 * 1024 * 1024 } : undefined,
+      req.method === 'PATCH' || req.method === 'POST'
+        ? { requestBytesPerSecond: 8 * 1024 * 1024 }
+        : undefined,
     );
-    const env = [`BIC_SERVER=${proxy.url}`, `BIC_TOKEN=${storedToken(user)}`];
+    const env = [`BIC_SERVER=${proxy.url}`, `BIC_TOKEN=${storedToken(user)}`, 'BIC_UPLOAD_CHUNK_MB=4'];
     const command = ['env', ...env, process.execPath, BIC, 'upload', 'scan.nii'].join(' ');
     tmux(
       'new-session',
@@ -107,7 +110,7 @@ describeWithTmux('bic on a terminal (tmux)', () => {
     const midway = frames.map((f) => bar.exec(f)).find((m) => m && Number(m[1]) > 0 && Number(m[1]) < 100);
     expect(midway).toBeDefined();
     expect(pane).toMatch(/Uploaded scan\.nii as [0-9a-f-]{36} \(uploaded\)/);
-  });
+  }, 120_000);
 });
 
 /** The pane's text once `done` holds for it. */
