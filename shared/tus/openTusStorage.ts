@@ -14,6 +14,7 @@ import { PgKvStore } from './pgKvStore';
 import { deleteTusUpload, ensureTusSchema } from './tusUploadsTable';
 import { removeExpiredTusUploads } from './removeExpiredTusUploads';
 import { tusBlobKey } from './tusKeys';
+import { RunningUploadHashes } from './runningUploadHashes';
 
 /** What the tus endpoint works with, shared by every instance through PostgreSQL and the blob store. */
 export interface TusStorage {
@@ -25,6 +26,8 @@ export interface TusStorage {
   readonly config: TusConfig;
   /** Whether the bytes go to S3 (parts straight into the bucket) rather than the local disk. */
   readonly onS3: boolean;
+  /** SHA-256 of uploads followed while their bytes came through this process. */
+  readonly hashes: RunningUploadHashes;
   /** Makes a finished upload's bytes durable (local disk: fsync; S3: already). */
   makeDurable(id: string): Promise<void>;
   /** Removes expired unfinished uploads (and purged finished rows) now; resolves with how many. */
@@ -78,7 +81,9 @@ export async function openTusStorage(options: TusStorageOptions): Promise<TusSto
         configstore: new PgKvStore<Upload>(pool, (stored) => new Upload(stored)),
         expirationPeriodInMilliseconds: config.expiryMs,
       });
+  const hashes = new RunningUploadHashes();
   const dataStore = new BlobKeyedDataStore(inner, {
+    hashes,
     expirationMs: config.expiryMs,
     truncate: options.s3 ? undefined : localTruncate(blobRoot),
     checksumBufferMaxBytes: config.checksumMaxBytes,
@@ -86,7 +91,15 @@ export async function openTusStorage(options: TusStorageOptions): Promise<TusSto
     beforeCreate: options.s3 ? onceSucceeded(() => options.blobs.ping()) : undefined,
   });
   const locker = new PgAdvisoryLocker(lockPool, config.lockWaitMs);
-  const storage = { dataStore, locker, pool, blobs: options.blobs, config, onS3: Boolean(options.s3) };
+  const storage = {
+    dataStore,
+    locker,
+    hashes,
+    pool,
+    blobs: options.blobs,
+    config,
+    onS3: Boolean(options.s3),
+  };
   const removeExpired = () => removeExpiredTusUploads(storage, logger);
 
   let timer: NodeJS.Timeout | undefined;

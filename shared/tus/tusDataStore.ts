@@ -5,6 +5,7 @@ import { Readable, Transform, pipeline } from 'node:stream';
 import { DataStore, Upload } from '@tus/server';
 import { type TusChecksum, checksumMismatch, currentTusChecksum } from './tusChecksum';
 import { TusHttpError } from './tusHttpError';
+import type { RunningUploadHashes } from './runningUploadHashes';
 import { tusBlobKey } from './tusKeys';
 
 export interface BlobKeyedDataStoreOptions {
@@ -16,6 +17,8 @@ export interface BlobKeyedDataStoreOptions {
    */
   readonly truncate?: (key: string, length: number) => Promise<void>;
   readonly checksumBufferMaxBytes: number;
+  /** Follows the SHA-256 of uploads whose bytes come through this process in order. */
+  readonly hashes?: RunningUploadHashes;
   /** Before an upload is created (S3: the bucket exists). */
   readonly beforeCreate?: () => Promise<void>;
   /** After an upload's bytes are removed (termination, expiry): forgets its row. */
@@ -55,29 +58,40 @@ export class BlobKeyedDataStore extends DataStore {
   }
 
   override async remove(id: string): Promise<void> {
+    this.options.hashes?.forget(id);
     await this.inner.remove(tusBlobKey(id));
     await this.options.afterRemove?.(id);
   }
 
   override async write(stream: Readable, id: string, offset: number): Promise<number> {
     const key = tusBlobKey(id);
+    const tap = this.options.hashes?.tap(id, offset);
+    const source = tap ? pipeline(stream, tap, () => undefined) : stream;
     const checksum = currentTusChecksum();
-    if (!checksum) return this.inner.write(stream, key, offset);
+    if (!checksum) return this.inner.write(source, key, offset);
     const { truncate: cut } = this.options;
-    if (!cut) return this.inner.write(await this.verifiedInMemory(stream, checksum), key, offset);
+    if (!cut) {
+      try {
+        return await this.inner.write(await this.verifiedInMemory(source, checksum), key, offset);
+      } catch (error) {
+        this.options.hashes?.forget(id);
+        throw error;
+      }
+    }
     const hash = createHash(checksum.algorithm);
-    const tap = new Transform({
+    const checksumTap = new Transform({
       transform(chunk: Buffer, _encoding, done) {
         hash.update(chunk);
         done(null, chunk);
       },
     });
     const newOffset = await this.inner.write(
-      pipeline(stream, tap, () => undefined),
+      pipeline(source, checksumTap, () => undefined),
       key,
       offset,
     );
     if (!hash.digest().equals(checksum.expected)) {
+      this.options.hashes?.forget(id);
       await cut(key, offset);
       throw checksumMismatch();
     }

@@ -11,6 +11,7 @@ import { importBenchOptions, measureImport } from './importBench';
 import { measureApiWhileProcessing } from './processorBench';
 import { printLoad, printMachine, printSummary } from './report';
 import { measureUploads, uploadBenchOptions } from './uploadBench';
+import { measureTusUploads, tusBenchOptions } from './tusUploadBench';
 import { measureVisibility } from './visibilityBench';
 
 /**
@@ -44,6 +45,7 @@ async function main(cleanup: Cleanup): Promise<void> {
         volumeEdge: 128,
       }),
     upload: () => measureUploads(pg, cleanup, uploadBenchOptions(process.env)),
+    tus: () => measureTusUploads(pg, cleanup, tusBenchOptions(process.env)),
     visibility: () =>
       measureVisibility(pg, cleanup, {
         brains: positiveInteger('BENCH_BRAINS', 100_000),

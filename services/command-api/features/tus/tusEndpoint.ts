@@ -101,6 +101,14 @@ function runMiddleware(middleware: RequestHandler, req: Request, res: Response):
   });
 }
 
+/** The first bytes of a stored upload (what a multipart upload keeps for sniffing). */
+async function headOf(storage: TusStorage, key: string): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of await storage.blobs.get(key, { start: 0, end: 64 * 1024 - 1 }))
+    chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
 /** The base name of a client's file name (as multipart's is), '' when it has none. */
 function baseName(filename: string): string {
   return path.posix.basename(filename.replaceAll('\\', '/'));
@@ -134,7 +142,15 @@ export function tusEndpoint(deps: CommandDeps, storage: TusStorage): RawRequestH
     const key = tusBlobKey(upload.id);
     try {
       await storage.makeDurable(upload.id);
-      const hashed = await hashStoredBlob(storage.blobs, key);
+      // Hashed on the way in when every byte came through this process, else read again.
+      const followed = await storage.hashes.take(upload.id, upload.size ?? -1);
+      const hashed = followed
+        ? {
+            sha256: followed,
+            size: (await storage.blobs.stat(key))?.size ?? -1,
+            head: await headOf(storage, key),
+          }
+        : await hashStoredBlob(storage.blobs, key);
       if (hashed.size !== upload.size) throw new Error(`stored ${hashed.size} bytes of ${upload.size}`);
       const filename = baseName(upload.metadata?.filename ?? '');
       const state = requestStateOf(req);

@@ -1,0 +1,100 @@
+import { Transform } from 'node:stream';
+import { OffThreadSha256 } from '#shared/blobStore/offThreadSha256';
+
+/** SHA-256 of an upload's bytes from offset 0, fed in order, hashed on the hashing thread. */
+class RunningHash {
+  private readonly hash = new OffThreadSha256();
+  private batch: Buffer = this.hash.batch();
+  private filled = 0;
+  /** How many bytes from offset 0 have been fed. */
+  hashed = 0;
+
+  async update(chunk: Buffer): Promise<void> {
+    this.hashed += chunk.length;
+    for (let at = 0; at < chunk.length;) {
+      const copied = Math.min(chunk.length - at, this.batch.length - this.filled);
+      this.batch.fill(
+        copied === chunk.length ? chunk : chunk.subarray(at, at + copied),
+        this.filled,
+        this.filled + copied,
+      );
+      at += copied;
+      this.filled += copied;
+      if (this.filled < this.batch.length) continue;
+      await this.hash.update(this.batch);
+      this.batch = this.hash.batch();
+      this.filled = 0;
+    }
+  }
+
+  async digest(): Promise<string> {
+    if (this.filled > 0) await this.hash.update(this.batch.subarray(0, this.filled));
+    this.filled = 0;
+    return this.hash.digest();
+  }
+
+  abort(): void {
+    this.hash.abort();
+  }
+}
+
+/**
+ * The SHA-256 of uploads being written through this process, kept while their bytes arrive here in
+ * order, so that finishing one does not read it all again. A cache, never the truth: it is used
+ * only when it has seen exactly the bytes the store holds (an upload continued on another
+ * instance, or whose write failed midway, is hashed again from storage). At most `capacity`
+ * uploads are followed at once (each holds a batch of shared memory); the oldest is dropped.
+ */
+export class RunningUploadHashes {
+  private readonly running = new Map<string, RunningHash>();
+
+  constructor(private readonly capacity = 32) {}
+
+  /** A pass-through stage hashing the bytes written at `offset`; undefined when it cannot follow. */
+  tap(id: string, offset: number): Transform | undefined {
+    let running = this.running.get(id);
+    if (running && running.hashed !== offset) {
+      this.forget(id);
+      running = undefined;
+    }
+    if (!running) {
+      if (offset !== 0) return undefined;
+      running = new RunningHash();
+      this.running.set(id, running);
+      for (const oldest of this.running.keys()) {
+        if (this.running.size <= this.capacity) break;
+        this.forget(oldest);
+      }
+    }
+    const hash = running;
+    return new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        hash.update(chunk).then(
+          () => done(null, chunk),
+          (error: unknown) => done(error instanceof Error ? error : new Error(String(error))),
+        );
+      },
+    });
+  }
+
+  /** The digest of an upload of `size` bytes when all of them were hashed here; forgets it either way. */
+  async take(id: string, size: number): Promise<string | undefined> {
+    const running = this.running.get(id);
+    this.running.delete(id);
+    if (!running) return undefined;
+    if (running.hashed !== size) {
+      running.abort();
+      return undefined;
+    }
+    try {
+      return await running.digest();
+    } finally {
+      running.abort();
+    }
+  }
+
+  forget(id: string): void {
+    this.running.get(id)?.abort();
+    this.running.delete(id);
+  }
+}

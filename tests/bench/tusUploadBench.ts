@@ -1,0 +1,287 @@
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import http from 'node:http';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { freePort } from '#tests/support/freePort';
+import { spawnService } from '#tests/support/spawnService';
+import type { BenchPostgres } from './benchPostgres';
+import type { Cleanup } from './cleanup';
+import { type Figure, type Unit, percent } from './figure';
+import { printDetail, printFigure, printSection } from './report';
+
+const MB = 1_000_000;
+const CHUNK = 1024 * 1024;
+const TUS = '/api/file-uploads/tus/';
+const megabytesPerSecond: Unit = { suffix: 'MB/s', format: (n) => n.toFixed(0) };
+const seconds: Unit = { suffix: 's', format: (n) => n.toFixed(2) };
+const megabytes: Unit = { suffix: 'MB', format: (n) => n.toFixed(1) };
+
+export interface TusBenchOptions {
+  /** BENCH_TUS_BYTES, default 1 GiB (runs in well under 2 minutes here; the issue's figure is 4 GiB). */
+  readonly bytes: number;
+  /** BENCH_TUS_INTERRUPTIONS, default 3. */
+  readonly interruptions: number;
+}
+
+export function tusBenchOptions(env: NodeJS.ProcessEnv): TusBenchOptions {
+  return {
+    bytes: Number(env.BENCH_TUS_BYTES ?? 1024 ** 3),
+    interruptions: Number(env.BENCH_TUS_INTERRUPTIONS ?? 3),
+  };
+}
+
+/**
+ * tus uploads (one PATCH per attempt, as tus-js-client sends a file by default) on the all-in-one
+ * in a child process: throughput against a plain write of the same bytes to the same disk (before
+ * and after, averaged), and the same upload with its connection destroyed `interruptions` times
+ * (each time resumed from the offset HEAD gives) against the uninterrupted one, with the server's
+ * RSS growth. Bytes are generated from one random MiB; each finished upload is deleted again.
+ */
+export async function measureTusUploads(
+  pg: BenchPostgres,
+  cleanup: Cleanup,
+  options: TusBenchOptions,
+): Promise<Figure[]> {
+  printSection(
+    `tus upload of ${(options.bytes / 2 ** 30).toFixed(2)} GiB, uninterrupted and interrupted ${options.interruptions} times (server in a child process)`,
+  );
+  const dataDir = path.join(pg.scratchDir, 'tus-bench');
+  mkdirSync(dataDir, { recursive: true });
+  const stopDir = cleanup.defer('tus bench data', () => rmSync(dataDir, { recursive: true, force: true }));
+  const server = await spawnService(`services/all-in-one/main${path.extname(__filename)}`, {
+    DATABASE_URL: await pg.createDatabase('tus_bench'),
+    DATA_DIR: dataDir,
+    HOST: '127.0.0.1',
+    PORT: String(await freePort()),
+    LOG_LEVEL: 'warn',
+    PASSWORD_HASH_LOG_N: '10',
+    MAX_UPLOAD_BYTES: String(options.bytes + CHUNK),
+    PROCESSOR_ENABLED: 'false',
+  });
+  const stopServer = cleanup.defer('tus bench server', () => server.kill());
+  const figures: Figure[] = [];
+  try {
+    const token = await account(server.url);
+    await remove(server.url, token, await tusUpload(server.url, token, CHUNK, [])); // warm-up
+    const plainFile = path.join(dataDir, 'plain.bin');
+    const plainBefore = await plainWrite(plainFile, options.bytes);
+
+    const baseline = rssOf(server.pid);
+    let sampler = sampleRss(server.pid);
+    let started = process.hrtime.bigint();
+    await remove(server.url, token, await tusUpload(server.url, token, options.bytes, []));
+    const whole = Number(process.hrtime.bigint() - started) / 1e9;
+    const wholePeak = sampler.stop();
+
+    const plain = (plainBefore + (await plainWrite(plainFile, options.bytes))) / 2;
+    const cuts = Array.from({ length: options.interruptions }, (_, i) =>
+      Math.floor((options.bytes * (i + 1)) / (options.interruptions + 1)),
+    );
+    sampler = sampleRss(server.pid);
+    started = process.hrtime.bigint();
+    await remove(server.url, token, await tusUpload(server.url, token, options.bytes, cuts));
+    const interrupted = Number(process.hrtime.bigint() - started) / 1e9;
+    const interruptedPeak = sampler.stop();
+    const rate = options.bytes / MB / whole;
+    printDetail(
+      `tus ${rate.toFixed(0)} MB/s (${whole.toFixed(2)} s), plain write ${plain.toFixed(0)} MB/s (mean of before and after); interrupted at ${cuts.map((c) => `${((100 * c) / options.bytes).toFixed(0)} %`).join(', ')}: ${interrupted.toFixed(2)} s; server RSS ${(baseline / MB).toFixed(0)} → peak ${(Math.max(wholePeak, interruptedPeak) / MB).toFixed(0)} MB`,
+    );
+    figures.push(
+      { name: 'tus: upload (one PATCH)', rounds: [rate], unit: megabytesPerSecond, target: undefined },
+      {
+        name: 'tus: plain Node stream write + fsync',
+        rounds: [plain],
+        unit: megabytesPerSecond,
+        target: undefined,
+      },
+      {
+        name: 'tus: speed vs plain write',
+        rounds: [rate / plain],
+        unit: percent,
+        target: { kind: 'at least', value: 0.7 },
+      },
+      { name: 'tus: uninterrupted upload time', rounds: [whole], unit: seconds, target: undefined },
+      {
+        name: `tus: upload interrupted ${options.interruptions} times`,
+        rounds: [interrupted],
+        unit: seconds,
+        target: undefined,
+      },
+      {
+        name: 'tus: interrupted vs uninterrupted time',
+        rounds: [interrupted / whole],
+        unit: percent,
+        target: { kind: 'at most', value: 1.15 },
+      },
+      {
+        name: 'tus: server peak RSS growth',
+        rounds: [(Math.max(wholePeak, interruptedPeak) - baseline) / MB],
+        unit: megabytes,
+        target: { kind: 'at most', value: 100 },
+      },
+    );
+  } finally {
+    await stopServer();
+    await stopDir();
+  }
+  figures.forEach(printFigure);
+  return figures;
+}
+
+/** Bytes [from, to) of the generated file: one random MiB repeated, so any offset can be produced. */
+const block = randomBytes(CHUNK);
+function generated(from: number, to: number): Readable {
+  let at = from;
+  return new Readable({
+    read() {
+      if (at >= to) return void this.push(null);
+      const start = at % CHUNK;
+      const n = Math.min(to - at, CHUNK - start);
+      at += n;
+      this.push(block.subarray(start, start + n));
+    },
+  });
+}
+
+async function plainWrite(file: string, size: number): Promise<number> {
+  const started = process.hrtime.bigint();
+  await pipeline(generated(0, size), createWriteStream(file));
+  const handle = await open(file, 'r+');
+  await handle.sync().finally(() => handle.close());
+  const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
+  rmSync(file);
+  return size / MB / elapsed;
+}
+
+interface TusReply {
+  readonly status: number;
+  readonly headers: http.IncomingHttpHeaders;
+}
+
+function request(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body?: { from: number; to: number; cutAt?: number },
+): Promise<TusReply | 'cut'> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method, headers: { 'Tus-Resumable': '1.0.0', ...headers } });
+    req.once('response', (res) => {
+      res.resume();
+      res.once('end', () => resolve({ status: res.statusCode!, headers: res.headers }));
+    });
+    if (!body) {
+      req.once('error', reject);
+      return void req.end();
+    }
+    req.once('error', (error) => (body.cutAt === undefined ? reject(error) : resolve('cut')));
+    const source = generated(body.from, body.to);
+    let sent = body.from;
+    if (body.cutAt !== undefined) {
+      const cutAt = body.cutAt;
+      source.on('data', (chunk: Buffer) => {
+        sent += chunk.length;
+        // The connection dropped mid-body, as a network would.
+        if (sent >= cutAt) {
+          source.unpipe(req);
+          source.destroy();
+          req.destroy();
+          resolve('cut');
+        }
+      });
+    }
+    source.pipe(req);
+  });
+}
+
+/** Creates an upload and sends it, its connection destroyed at each of `cuts`; resolves with its id. */
+async function tusUpload(
+  baseUrl: string,
+  token: string,
+  size: number,
+  cuts: readonly number[],
+): Promise<string> {
+  const auth = { Authorization: `Token ${token}` };
+  const created = await request(`${baseUrl}${TUS}`, 'POST', {
+    ...auth,
+    'Upload-Length': String(size),
+    'Upload-Metadata': `filename ${Buffer.from('bench.nii').toString('base64')}`,
+  });
+  if (created === 'cut' || created.status !== 201) throw new Error(`tus create: ${JSON.stringify(created)}`);
+  const url = created.headers.location!;
+  let offset = 0;
+  for (const cutAt of [...cuts, undefined]) {
+    const patched = await request(
+      url,
+      'PATCH',
+      {
+        ...auth,
+        'Upload-Offset': String(offset),
+        'Content-Type': 'application/offset+octet-stream',
+        'Content-Length': String(size - offset),
+      },
+      { from: offset, to: size, cutAt },
+    );
+    if (patched !== 'cut') {
+      if (patched.status !== 204) throw new Error(`tus PATCH: ${patched.status}`);
+      return url.split('/').pop()!;
+    }
+    // Where to resume: HEAD waits for the interrupted PATCH to let go of the upload.
+    const head = await request(url, 'HEAD', auth);
+    if (head === 'cut' || head.status !== 200) throw new Error(`tus HEAD: ${JSON.stringify(head)}`);
+    offset = Number(head.headers['upload-offset']);
+  }
+  throw new Error('unreachable');
+}
+
+async function account(baseUrl: string): Promise<string> {
+  const password = 'bench-password-1';
+  const user = { email: 'tus@example.org', username: 'tus', first_name: 'T', last_name: 'U' };
+  const post = (p: string, body: unknown) =>
+    fetch(baseUrl + p, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const registered = await post('/api/auth/register/', { ...user, password, password_confirm: password });
+  if (registered.status !== 201) throw new Error(`register: ${registered.status} ${await registered.text()}`);
+  const login = await post('/api/auth/login/', { email: user.email, password });
+  return ((await login.json()) as { token: string }).token;
+}
+
+async function remove(baseUrl: string, token: string, id: string): Promise<void> {
+  const res = await fetch(`${baseUrl}/api/file-uploads/${id}/`, {
+    method: 'DELETE',
+    headers: { Authorization: `Token ${token}` },
+  });
+  if (res.status !== 204) throw new Error(`delete: ${res.status} ${await res.text()}`);
+}
+
+function statusKb(pid: number, field: 'VmRSS'): number {
+  const match = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!match) throw new Error(`no ${field} for process ${pid}`);
+  return Number(match[1]) * 1024;
+}
+
+const rssOf = (pid: number): number => statusKb(pid, 'VmRSS');
+
+/** The peak of a process's RSS, sampled every 20 ms from now until stop(). */
+function sampleRss(pid: number): { stop(): number } {
+  let peak = rssOf(pid);
+  const timer = setInterval(() => {
+    try {
+      peak = Math.max(peak, rssOf(pid));
+    } catch {
+      // gone: the upload fails and says so
+    }
+  }, 20);
+  return {
+    stop() {
+      clearInterval(timer);
+      return Math.max(peak, rssOf(pid));
+    },
+  };
+}
