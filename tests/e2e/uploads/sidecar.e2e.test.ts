@@ -150,6 +150,8 @@ describe('bad sidecars: 400 on sidecar, nothing recorded, no bytes kept', () => 
     ['an array', '[1, 2]'],
     ['a single value', '42'],
     ['too large', JSON.stringify({ Notes: 'x'.repeat(64 * 1024) })],
+    // Valid JSON whose string PostgreSQL's jsonb cannot hold (only the escape reveals it).
+    ['a NUL escaped in JSON', '{"Notes": "a\\u0000b"}'],
   ];
 
   test.each(BAD)('POST /api/file-uploads/: %s', async (_what, text) => {

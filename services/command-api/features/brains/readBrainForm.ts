@@ -3,9 +3,10 @@ import type { RequestContext } from '#shared/http/routeSpec';
 import { ValidationError } from '#shared/errors/httpErrors';
 import { compileFormValidator } from '#shared/http/schemaValidator';
 import { type StoredFile, cleanupStoredFiles, parseMultipart } from '#shared/multipart/parseMultipart';
-import { type BidsSidecar, parseSidecar } from '#shared/domain/uploads/sidecar';
+import type { BidsSidecar } from '#shared/domain/uploads/sidecar';
 import type { CommandDeps } from '#services/command-api/commandDeps';
 import { uploadFileSpec } from '#services/command-api/features/uploads/uploadFileSpec';
+import { readSidecar } from '#services/command-api/features/uploads/readSidecar';
 import { type BrainBody, brainFields, brainJsonFields, brainName } from './brainFields';
 
 export const FILE_REQUIRED =
@@ -71,17 +72,6 @@ export type CreateForm = {
   | { readonly file?: undefined; readonly upload: string }
 );
 
-/** `sidecar` as sent (text in a form, an object in JSON) into `errors` or a sidecar. */
-function sidecarOf(value: unknown, errors: Record<string, string[]>): BidsSidecar | null {
-  if (value === undefined) return null;
-  const parsed = parseSidecar(value);
-  if ('error' in parsed) {
-    errors.sidecar = [parsed.error];
-    return null;
-  }
-  return parsed.sidecar;
-}
-
 /**
  * Streams a brain's create form: its file goes straight to the BlobStore (hashed and size-limited
  * on the way); on any invalid field the stored file is deleted again. Instead of a file, `upload`
@@ -104,7 +94,7 @@ export async function readCreateForm(ctx: RequestContext<unknown>, deps: Command
   if (!file && !image && upload === undefined) errors.file = [FILE_REQUIRED];
   if (file && image) errors.non_field_errors = [ONE_FILE];
   else if ((file || image) && upload !== undefined) errors.non_field_errors = [FILE_OR_UPLOAD];
-  const sidecar = sidecarOf(parsed.fields.sidecar, errors);
+  const sidecar = readSidecar(parsed.fields.sidecar, errors);
   const stored = file ?? image;
   if (Object.keys(errors).length > 0 || (!stored && upload === undefined)) {
     await cleanupStoredFiles(deps.blobs, parsed.files);
@@ -126,7 +116,7 @@ export function readCreateBody(body: unknown): CreateForm {
   if (fields.file !== undefined || fields.image !== undefined)
     errors[fields.file !== undefined ? 'file' : 'image'] = [FILE_NEEDS_MULTIPART];
   else if (upload === undefined) errors.upload = [FILE_REQUIRED];
-  const sidecar = sidecarOf(fields.sidecar, errors);
+  const sidecar = readSidecar(fields.sidecar, errors);
   if (Object.keys(errors).length > 0 || upload === undefined) throw new ValidationError(errors);
   return { fields: fields, sidecar, upload };
 }

@@ -3,7 +3,8 @@ import type { RequestContext } from '#shared/http/routeSpec';
 import { ValidationError } from '#shared/errors/httpErrors';
 import { compileFormValidator } from '#shared/http/schemaValidator';
 import { type StoredFile, cleanupStoredFiles, parseMultipart } from '#shared/multipart/parseMultipart';
-import { type BidsSidecar, parseSidecar } from '#shared/domain/uploads/sidecar';
+import type { BidsSidecar } from '#shared/domain/uploads/sidecar';
+import { readSidecar } from './readSidecar';
 import type { CommandDeps } from '#services/command-api/commandDeps';
 import { uploadFileSpec } from './uploadFileSpec';
 
@@ -52,15 +53,14 @@ export async function readUploadForm(
   const errors = { ...validateFields(parsed.fields) };
   const { file } = parsed.files;
   if (!file) errors.file = [FILE_REQUIRED];
-  const sidecar = parsed.fields.sidecar === undefined ? undefined : parseSidecar(parsed.fields.sidecar);
-  if (sidecar && 'error' in sidecar) errors.sidecar = [sidecar.error];
+  const sidecar = readSidecar(parsed.fields.sidecar, errors);
   if (Object.keys(errors).length > 0 || !file) {
     await cleanupStoredFiles(deps.blobs, parsed.files);
     throw new ValidationError(errors);
   }
   return {
     name: parsed.fields.name,
-    sidecar: sidecar && 'sidecar' in sidecar ? sidecar.sidecar : null,
+    sidecar,
     file,
   };
 }
