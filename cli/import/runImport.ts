@@ -44,7 +44,9 @@ export async function runImport(
   const me = await ctx.api.json<{ id: number }>({ method: 'GET', path: '/api/auth/me/' });
   const state = await ImportState.open(ctx.store.dir, ctx.server, me.id);
   const threshold = tusThreshold(ctx.env);
-  const large = plan.scans.some((s) => s.size > threshold) ? await largeTransfer(ctx, me.id) : undefined;
+  // tus is asked for (OPTIONS) only when a large file is to be sent: a run that skips all sends nothing.
+  let probe: Promise<LargeTransfer | undefined> | undefined;
+  const large = () => (probe ??= largeTransfer(ctx, me.id));
   const progress = overallProgress({ interactive: ctx.interactive, label: plan.scans[0]?.relativePath });
   for (const scan of plan.scans) progress.add(scan.relativePath, scan.size);
   const outcomes: ImportOutcome[] = [];
@@ -89,7 +91,7 @@ async function importOne(
   scan: PlannedScan,
   state: ImportState,
   progress: OverallProgress,
-  large: LargeTransfer | undefined,
+  large: (() => Promise<LargeTransfer | undefined>) | undefined,
 ): Promise<ImportOutcome> {
   const started = Date.now();
   const base = { file: scan.relativePath, name: scan.fields.name, bytes: scan.size };
@@ -116,8 +118,9 @@ async function importOne(
       };
     }
     let upload = done?.upload;
-    if (upload === undefined && large) {
-      upload = await large(scan.file, scan.fields.name ?? scan.relativePath, (bytes) =>
+    const tus = upload === undefined && large ? await large() : undefined;
+    if (tus) {
+      upload = await tus(scan.file, scan.fields.name ?? scan.relativePath, (bytes) =>
         progress.update(scan.relativePath, bytes),
       );
       await state.record({ ...record, upload, at: new Date().toISOString() });
