@@ -18,6 +18,7 @@ const SHARED_LAYERS = [
   'runtime', // low-level helpers: backoff, sleeps, supervised loops, orderly close, follower checkpoints
   'metrics', // Prometheus registry and the process's metrics
   'blobStore', // the BlobStore port and its adapters
+  'tus', // resumable uploads: tus stores over the BlobStore, their state and locks in PostgreSQL
   'multipart', // multipart request bodies streamed into stored files
   'projections', // projection runner, checkpoints, progress, leader lease
   'search', // the SearchIndex port and its adapters

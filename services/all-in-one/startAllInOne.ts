@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '#shared/config/config';
@@ -20,7 +21,7 @@ import { serviceRoutes } from './serviceRoutes';
 import { openSearchBackend } from '#shared/search/searchBackend';
 import { createRelay } from '#services/relay/createRelay';
 import { startConfiguredBlobSweeper } from '#shared/platform/startConfiguredBlobSweeper';
-import { openConfiguredTusStorage } from '#shared/tus/openTusStorage';
+import { openTusStorage } from '#shared/tus/openTusStorage';
 import { tusEndpoint } from '#services/command-api/features/tus/tusEndpoint';
 
 export interface RunningService {
@@ -80,7 +81,16 @@ export async function startAllInOne(
   );
   const common = { ...platform.apiOptions, knownRoutes: [...commands, ...queries] };
   // Resumable uploads: state in PostgreSQL and the blob store, shared with every other instance.
-  const tus = await openConfiguredTusStorage(config, infra, logger);
+  const tus = await openTusStorage({
+    databaseUrl: infra.databaseUrl,
+    pool: infra.readModels,
+    blobs: infra.blobs,
+    config: config.tus,
+    s3: config.s3,
+    blobRoot: path.join(config.dataDir, 'blobs'),
+    logger,
+    runCleanup: true,
+  });
   const commandApp = createCommandApp(
     {
       ...common,

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { loadConfig } from '#shared/config/config';
 import { createHttpServer } from '#shared/http/index';
 import { createLogger } from '#shared/logging/logger';
@@ -11,7 +12,7 @@ import { commandRoutes } from './commandRoutes';
 import { createCommandApp } from './createCommandApp';
 import { ensureConfiguredStaff } from './features/accounts/ensureStaffAccount';
 import { startConfiguredBlobSweeper } from '#shared/platform/startConfiguredBlobSweeper';
-import { openConfiguredTusStorage } from '#shared/tus/openTusStorage';
+import { openTusStorage } from '#shared/tus/openTusStorage';
 import { tusEndpoint } from './features/tus/tusEndpoint';
 
 /**
@@ -28,7 +29,16 @@ void runUntilSignal('command-api', async () => {
   // The command API stores uploads, avatars and category images: it sweeps what crashes left.
   const blobSweeper = startConfiguredBlobSweeper(config, infra, platform, logger, metrics);
   await ensureConfiguredStaff(config.admin, deps, logger);
-  const tus = await openConfiguredTusStorage(config, infra, logger);
+  const tus = await openTusStorage({
+    databaseUrl: infra.databaseUrl,
+    pool: infra.readModels,
+    blobs: infra.blobs,
+    config: config.tus,
+    s3: config.s3,
+    blobRoot: path.join(config.dataDir, 'blobs'),
+    logger,
+    runCleanup: true,
+  });
 
   const app = createCommandApp(
     {

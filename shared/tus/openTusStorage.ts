@@ -5,8 +5,7 @@ import { FileStore } from '@tus/file-store';
 import { S3Store, type MetadataValue } from '@tus/s3-store';
 import { type DataStore, type Locker, Upload } from '@tus/server';
 import type { BlobStore } from '#shared/blobStore/blobStore';
-import type { Config, S3Config, TusConfig } from '#shared/config/config';
-import type { Infrastructure } from '#shared/platform/openInfrastructure';
+import type { S3Config, TusConfig } from '#shared/config/config';
 import type { Logger } from '#shared/logging/logger';
 import { BlobKeyedDataStore, localTruncate } from './tusDataStore';
 import { PgAdvisoryLocker } from './pgAdvisoryLocker';
@@ -139,24 +138,6 @@ async function fsyncFile(blobRoot: string, id: string): Promise<void> {
       await handle.close();
     }
   }
-}
-
-/** The tus storage of a process serving the command API, from its configuration. */
-export function openConfiguredTusStorage(
-  config: Config,
-  infra: Infrastructure,
-  logger: Logger,
-): Promise<TusStorage> {
-  return openTusStorage({
-    databaseUrl: infra.databaseUrl,
-    pool: infra.readModels,
-    blobs: infra.blobs,
-    config: config.tus,
-    s3: config.s3,
-    blobRoot: path.join(config.dataDir, 'blobs'),
-    logger,
-    runCleanup: true,
-  });
 }
 
 /** Runs `work` until it succeeds once; later calls resolve at once. */
