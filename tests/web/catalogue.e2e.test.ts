@@ -400,3 +400,44 @@ test('a private brain: its page, preview and viewer load with the signed-in toke
     drawnPixels(await page.getByRole('img', { name: 'Volume viewer' }).screenshot()).drawn,
   ).toBeGreaterThan(1000);
 });
+
+test('add a brain: a real NIfTI through the form, then its page reaches completed by itself and shows the volume', async () => {
+  const user = await newUser(api);
+  await page.goto(url('/signin'));
+  await page.getByLabel('Email').fill(user.email);
+  await page.getByLabel('Password').fill(user.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('link', { name: 'Add brain' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Add brain' }).waitFor();
+  // The API's own message, next to the field it concerns: no file and no name yet.
+  await page.getByLabel('Scan file').setInputFiles({
+    name: 'notes.txt',
+    mimeType: 'text/plain',
+    buffer: Buffer.from('not a scan'),
+  });
+  await page.getByLabel('Name').fill('Uploaded from the browser');
+  await page.getByLabel('Atlas').fill('Allen Mouse CCF');
+  await page.getByRole('button', { name: 'Upload' }).click();
+  await page.locator('#add-file-error').waitFor();
+  expect(await seriousA11yViolations(page)).toEqual([]);
+  await screenshots(page, 'add');
+  await page.getByLabel('Scan file').setInputFiles({
+    name: 'anatomical.nii',
+    mimeType: 'application/octet-stream',
+    buffer: ANATOMICAL,
+  });
+  await page.getByRole('button', { name: 'Upload' }).click();
+  await page.getByRole('heading', { level: 1, name: 'Uploaded from the browser' }).waitFor();
+  expect(page.url()).toMatch(/\/brains\/uploaded-from-the-browser/);
+  const status = page.getByRole('status').filter({ hasText: 'Upload status' });
+  await eventually(
+    'completed without a reload',
+    async () => expect(await status.textContent()).toBe('Upload status: completed'),
+    30_000,
+  );
+  await page.locator('[data-viewer-state="ready"]').waitFor({ timeout: 30_000 });
+  await page.getByRole('img', { name: 'Preview of Uploaded from the browser' }).waitFor();
+  expect(
+    drawnPixels(await page.getByRole('img', { name: 'Volume viewer' }).screenshot()).drawn,
+  ).toBeGreaterThan(1000);
+});

@@ -7,6 +7,7 @@ import { SignInPage } from './pages/SignInPage';
 import { RegisterPage } from './pages/RegisterPage';
 import { TokensPage } from './pages/TokensPage';
 import { ProfilePage } from './pages/ProfilePage';
+import { AddBrainPage } from './pages/AddBrainPage';
 import { navigate } from './router';
 
 function Page({ path }: { path: string }) {
@@ -23,6 +24,8 @@ function Page({ path }: { path: string }) {
       return <TokensPage />;
     case '/profile':
       return <ProfilePage />;
+    case '/add':
+      return <AddBrainPage />;
     default:
       return (
         <>
@@ -57,6 +60,7 @@ export function App() {
         <nav aria-label="Account">
           {me ? (
             <>
+              <a href="/add">Add brain</a>
               <a href="/profile">{me.username}</a>
               <a href="/tokens">Tokens</a>
               <button

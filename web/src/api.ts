@@ -42,6 +42,8 @@ export interface ApiOptions {
   readonly body?: BodyInit;
   readonly signal?: AbortSignal;
   readonly headers?: Record<string, string>;
+  /** The browser cache's part (fetch's `cache`). */
+  readonly cache?: RequestCache;
 }
 
 export function authHeaders(): Record<string, string> {
@@ -65,6 +67,7 @@ export async function api<T>(path: string, options: ApiOptions = {}): Promise<T>
     headers,
     body,
     signal: options.signal,
+    cache: options.cache ?? 'default',
   });
   if (response.status === 204) return undefined as T;
   const text = await response.text();

@@ -6,6 +6,12 @@ import { useSession } from '../session';
 import { VolumeViewer } from './VolumeViewer';
 
 const POLL_MS = 1500;
+/**
+ * Never revalidated from the browser's cache: the brain's ETag is its own stream's revision, which
+ * processing (another stream) leaves as it is while it changes the preview and metadata shown here,
+ * so a revalidation would answer 304 and keep the body from before processing ended.
+ */
+const FRESH = { cache: 'no-store' } as const;
 
 type UploadStatus = 'uploaded' | 'processing' | 'completed' | 'failed';
 
@@ -38,7 +44,7 @@ type State =
 
 async function loadUpload(brainId: number): Promise<Upload | undefined> {
   try {
-    const uploads = await api<Upload[]>(`/api/file-uploads/?associated_brain=${brainId}`);
+    const uploads = await api<Upload[]>(`/api/file-uploads/?associated_brain=${brainId}`, FRESH);
     return uploads[0];
   } catch {
     return undefined; // not the uploader: the brain's own fields tell the state
@@ -57,9 +63,7 @@ export function BrainPage({ readableId }: { readableId: string }) {
     // While the file is processed, the page asks again until processing ends and the brain shows it.
     const poll = async (previous: { brain: BrainA; detail: BrainB }) => {
       try {
-        // Not conditional: the brain's ETag is its own stream's revision, which processing (another
-        // stream) leaves as it is while it changes the preview and metadata shown here.
-        const brain = await api<BrainA>(path);
+        const brain = await api<BrainA>(path, FRESH);
         const upload = token ? await loadUpload(brain.id) : undefined;
         if (!live) return;
         setState({ kind: 'ready', brain, detail: previous.detail, upload });
@@ -71,7 +75,10 @@ export function BrainPage({ readableId }: { readableId: string }) {
     };
     void (async () => {
       try {
-        const [brain, detail] = await Promise.all([api<BrainA>(path), api<BrainB>(`${path}?shape=b`)]);
+        const [brain, detail] = await Promise.all([
+          api<BrainA>(path, FRESH),
+          api<BrainB>(`${path}?shape=b`, FRESH),
+        ]);
         const upload = token ? await loadUpload(brain.id) : undefined;
         if (!live) return;
         document.title = `${brain.name} — Brain catalogue`;

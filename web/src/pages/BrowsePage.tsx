@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { type BrainA, type Facets, type Page, api, localPath } from '../api';
+import { ApiImage } from '../components';
 import { navigate, useLocation } from '../router';
 
 const PAGE_SIZE = 20;
@@ -178,7 +179,9 @@ export function BrowsePage() {
 function BrainCard({ brain }: { brain: BrainA }) {
   return (
     <li class="card">
-      {brain.preview_url ? (
+      {brain.preview_url && brain.visibility !== 'public' ? (
+        <ApiImage src={brain.preview_url} alt="" withToken />
+      ) : brain.preview_url ? (
         <img
           src={localPath(brain.preview_url)}
           alt=""

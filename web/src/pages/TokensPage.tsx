@@ -138,9 +138,9 @@ export function TokensPage() {
                         void (async () => {
                           try {
                             await api(`/api/tokens/${t.id}/`, { method: 'DELETE' });
+                            await reload();
                             setCreated(undefined);
                             setRevoked(t.name);
-                            await reload();
                           } catch (e) {
                             setError(e instanceof Error ? e : new Error(String(e)));
                           }
