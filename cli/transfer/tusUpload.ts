@@ -81,6 +81,7 @@ export async function tusUpload(
   const source = createReadStream(absolute);
   let resumedFrom: number | undefined;
   let attempt = 0;
+  let expiryWrites: Promise<void> = Promise.resolve();
 
   return new Promise<TusUploadResult>((resolve, reject) => {
     const fail = (error: Error): void => {
@@ -121,10 +122,15 @@ export async function tusUpload(
         req.setHeader('Upload-Checksum', `sha256 ${await sha256Of(absolute, offset, end)}`);
       },
       onAfterResponse(req: HttpRequest, res: HttpResponse) {
-        if (req.getMethod() === 'HEAD' && res.getStatus() < 300)
-          resumedFrom ??= Number(res.getHeader('Upload-Offset') ?? 0);
+        if (res.getStatus() >= 300) return;
+        const offset = Number(res.getHeader('Upload-Offset') ?? NaN);
+        if (req.getMethod() === 'HEAD') resumedFrom ??= Number.isNaN(offset) ? 0 : offset;
+        // Kept only while unfinished: the entry goes once the last byte is in (onSuccess).
         const expires = res.getHeader('Upload-Expires');
-        if (expires && res.getStatus() < 300) void storage.setExpiry(fingerprint, expires).catch(() => 0);
+        if (expires && offset !== info.size)
+          expiryWrites = expiryWrites
+            .then(() => storage.setExpiry(fingerprint, expires))
+            .catch(() => undefined);
       },
       onProgress: (sent) => options.onProgress?.(sent),
       onSuccess() {
@@ -132,7 +138,13 @@ export async function tusUpload(
         const id = decodeURIComponent(
           new URL(upload.url ?? '').pathname.split('/').filter(Boolean).at(-1) ?? '',
         );
-        resolve({ id, resumedFrom: resumedFrom ?? 0 });
+        // tus-js-client removes the entry too, without waiting: an expiry still being written could put it back.
+        void expiryWrites
+          .then(() => storage.removeUpload(TusUrlStorage.keyOf(fingerprint)))
+          .then(
+            () => resolve({ id, resumedFrom: resumedFrom ?? 0 }),
+            () => resolve({ id, resumedFrom: resumedFrom ?? 0 }),
+          );
       },
       onError: (error) =>
         fail(options.signal?.aborted ? new UploadInterrupted(file) : cliErrorOf(file, error)),

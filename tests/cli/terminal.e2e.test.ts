@@ -109,7 +109,7 @@ describeWithTmux('bic on a terminal (tmux)', () => {
     // A frame caught midway: a percent between 0 and 100, with its speed and ETA.
     const midway = frames.map((f) => bar.exec(f)).find((m) => m && Number(m[1]) > 0 && Number(m[1]) < 100);
     expect(midway).toBeDefined();
-    expect(pane).toMatch(/Uploaded scan\.nii as [0-9a-f-]{36} \(uploaded\)/);
+    expect(pane).toMatch(/Uploaded scan\.nii as [0-9a-f-]{36} \((uploaded|processing|completed|failed)\)/);
   }, 120_000);
 });
 

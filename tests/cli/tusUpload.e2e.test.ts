@@ -9,6 +9,8 @@ import { finished, runCli, spawnCli } from './runCli';
 
 const MiB = 1024 * 1024;
 const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
+/** The record is read once the last byte is in: its processing may have begun already. */
+const STATUS = '\\((?:uploaded|processing|completed|failed)\\)';
 
 let world: CliWorld;
 let user: CliUser;
@@ -104,7 +106,7 @@ describe('bic upload over tus', () => {
     const { sha256 } = scan('plain.nii', 3 * MiB + 5);
     const run = await bic(['upload', 'plain.nii']);
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(new RegExp(`^Uploaded plain\\.nii as ${UUID} \\(uploaded\\)\\n$`));
+    expect(run.stdout).toMatch(new RegExp(`^Uploaded plain\\.nii as ${UUID} ${STATUS}\\n$`));
     const id = uploadedId(run.stdout);
 
     const create = proxy.seen.find((r) => r.method === 'POST' && r.url === '/api/file-uploads/tus/');
@@ -119,6 +121,12 @@ describe('bic upload over tus', () => {
 
     expect(await storedSha256(id)).toBe(sha256);
     expect(keptUploads()).toEqual([]);
+
+    // The same file again is a new upload, not the finished one found again.
+    const again = await bic(['upload', 'plain.nii']);
+    expect(again.code).toBe(0);
+    expect(uploadedId(again.stdout)).not.toBe(id);
+    expect(again.stdout).not.toContain('resumed');
   });
 
   it('after a SIGKILL mid-upload, the next run sends only what the server does not have', async () => {
@@ -223,7 +231,7 @@ describe('bic upload over tus', () => {
     expect(run.code).toBe(6);
     const uploaded = run.stdout.trim().split('\n');
     expect(uploaded.sort()).toEqual(
-      files.map((f) => expect.stringMatching(new RegExp(`^Uploaded ${f.name} as ${UUID} \\(uploaded\\)$`))),
+      files.map((f) => expect.stringMatching(new RegExp(`^Uploaded ${f.name} as ${UUID} ${STATUS}$`))),
     );
     for (const f of files)
       expect(await storedSha256(uploadedId(uploaded.find((l) => l.includes(f.name)) ?? ''))).toBe(f.sha256);
