@@ -43,12 +43,13 @@ file), a BIDS dataset (a folder with dataset_description.json: one brain per NIf
 its entities, its JSON sidecar merged into the upload's metadata, species from participants.tsv),
 or a manifest (--manifest brains.csv, or PATH ending in .csv) with the columns
 file,name,atlas,category,species,description,is_reference,visibility,embargo_until,extra_link,website,color
-(file relative to the manifest's folder; atlas and category by id, slug or name; blank cells take the flags).
+(file relative to the manifest's folder; atlas by id or slug, category by id or name; blank cells take the flags).
 Everything is checked before anything is sent: every problem is listed, and nothing is sent while any remains.
 
 Running the same import again skips what it already created (the state is kept in the config
 directory; each create carries an Idempotency-Key from the file's SHA-256 and path, so a run killed
-halfway and run again makes exactly one brain per scan).`;
+halfway and run again makes exactly one brain per scan).
+Files over 32 MiB go through tus, resumable (BIC_IMPORT_TUS_ABOVE_MB sets the size), then become brains.`;
 
 export function importCommands(program: Command, run: RunCommand): void {
   program
