@@ -1,4 +1,4 @@
-import { InvalidFieldError } from '#shared/domain/domainErrors';
+import { ConflictError, InvalidFieldError } from '#shared/domain/domainErrors';
 import { type AttachUploadToBrain, UPLOAD_NOT_FOUND, UPLOAD_TAKEN, decideUpload } from './decide';
 import {
   type LiveUpload,
@@ -139,6 +139,17 @@ test('an upload whose brain the handler fenced (never to be created) is free aga
       .associatedBrainId,
   ).toBe(43);
   expect(refusal(() => decideUpload(retry(41), orphan))).toEqual({ upload: [UPLOAD_TAKEN] });
+});
+
+test("its owner cannot delete an upload once it is a brain's file (409); the brain's delete can", () => {
+  const attachedState = given(received(), ...decideUpload(attach(42), given(received())));
+  const del = (reason: 'owner_request' | 'brain_deleted') =>
+    decideUpload(
+      { type: 'DeleteUpload', data: { reason, actor: { userId: 7, isStaff: false }, now } },
+      attachedState,
+    );
+  expect(() => del('owner_request')).toThrow(ConflictError);
+  expect(del('brain_deleted')).toHaveLength(1);
 });
 
 describe('the sidecar in the metadata', () => {

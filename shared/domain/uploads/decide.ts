@@ -110,6 +110,11 @@ export function decideUpload(command: UploadCommand, state: UploadState): Upload
       if (state.status === 'deleted') return [];
       const live = liveOrNotFound(state);
       const { reason, actor, now } = command.data;
+      // Decided on the stream, not only checked before: an attach may land in between.
+      if (reason === 'owner_request' && live.associatedBrainId !== null)
+        throw new ConflictError(
+          `This upload is the file of brain ${live.associatedBrainId}: delete the brain to delete its file.`,
+        );
       return [
         {
           type: 'UploadDeleted',

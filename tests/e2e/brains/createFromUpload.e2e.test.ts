@@ -494,3 +494,27 @@ test('with an Idempotency-Key (one transaction around the request): a retry answ
   const { rows } = await db.query<{ id: number }>('SELECT id FROM brains WHERE file_upload_id = $1', [id]);
   expect(rows).toHaveLength(1);
 });
+
+test('deleting an upload while a create attaches it: never both (a brain never loses its file)', async () => {
+  // The delete is sent a little later each round, so that some land between the create's attach and its
+  // reply: the moment a check made before the delete's append alone would miss.
+  for (let round = 0; round < 24; round++) {
+    const id = await uploaded();
+    const [created, deleted] = await Promise.all([
+      createJson({ name: `Race ${round}`, atlas: taxonomy.atlas.id, upload: id }),
+      new Promise((resolve) => setTimeout(resolve, round * 2)).then(() =>
+        api.delete(`/api/file-uploads/${id}/`, { token: researcher.token }),
+      ),
+    ]);
+    const outcome = `${created.status}/${deleted.status}`;
+    expect(['201/409', '400/204']).toContain(outcome);
+    if (created.status === 201) {
+      const brain = await api.get(`/api/brains/${created.body.id}/file/`, { token: researcher.token });
+      expect(brain.status).toBe(200);
+      expect((await fileUpload(id)).body.associated_brain).toMatchObject({ id: created.body.id });
+    } else {
+      expect(created.body).toEqual({ upload: ['No file upload of yours has this id.'] });
+      expect((await fileUpload(id)).status).toBe(404);
+    }
+  }
+});
