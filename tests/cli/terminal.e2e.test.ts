@@ -113,6 +113,58 @@ describeWithTmux('bic on a terminal (tmux)', () => {
   }, 120_000);
 });
 
+describeWithTmux('bic upload of several files on a terminal (tmux)', () => {
+  it('draws one overall bar: files done of all, percent of all bytes, rate and time left; then a summary', async () => {
+    const dir = scratchDir('bic-tty-many-');
+    for (const name of ['one.nii', 'two.nii', 'three.nii'])
+      writeFileSync(path.join(dir, name), randomBytes(8 * 1024 * 1024));
+    const slow = await startInterceptingProxy(world.service.url, (req) =>
+      req.method === 'PATCH' ? { requestBytesPerSecond: 8 * 1024 * 1024 } : undefined,
+    );
+    try {
+      const env = [`BIC_SERVER=${slow.url}`, `BIC_TOKEN=${storedToken(user)}`, 'BIC_UPLOAD_CHUNK_MB=2'];
+      const command = [
+        'env',
+        ...env,
+        process.execPath,
+        BIC,
+        'upload',
+        '--jobs',
+        '2',
+        'one.nii',
+        'two.nii',
+        'three.nii',
+      ].join(' ');
+      tmux(
+        'new-session',
+        '-d',
+        '-s',
+        'many',
+        '-x',
+        '200',
+        '-y',
+        '20',
+        '-c',
+        dir,
+        `${command}; echo "bic exited $?"; sleep 600`,
+      );
+      const frames: string[] = [];
+      const pane = await waitForPane((text) => {
+        frames.push(text);
+        return text.includes('bic exited');
+      }, 'many');
+      expect(pane).toContain('bic exited 0');
+      const bar =
+        /(\d)\/3 files \[[=\-█░]+\] (\d+)% \| [\d.]+ (?:B|KiB|MiB)\/24\.0 MiB \| [\d.]+ (?:B|KiB|MiB|GiB)\/s \| ETA \S+/;
+      const midway = frames.map((f) => bar.exec(f)).find((m) => m && Number(m[2]) > 0 && Number(m[2]) < 100);
+      expect(midway).toBeDefined();
+      expect(pane).toMatch(/3 of 3 files uploaded, 24\.0 MiB sent in [\d.]+ s/);
+    } finally {
+      await slow.close();
+    }
+  }, 120_000);
+});
+
 /** The pane's text once `done` holds for it. */
 function waitForPane(done: (text: string) => boolean, session = 'bic'): Promise<string> {
   return waitFor(`the ${session} pane`, () => tmux('capture-pane', '-p', '-t', session), {
