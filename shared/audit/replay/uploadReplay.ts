@@ -70,10 +70,11 @@ export const uploadReceivedIn = (events: readonly RecordedEvent[]): UploadReceiv
 
 /**
  * The brain an upload's stream names as its own: the one it was received for, or the one it was
- * attached to later (UploadAttachedToBrain); null when none.
+ * attached to later (UploadAttachedToBrain: the last one, since an attach to a brain that was never
+ * created is taken over by the next); null when none.
  */
 export function associatedBrainIn(events: readonly RecordedEvent[]): number | null {
-  const attached = events.find((event) => event.type === 'UploadAttachedToBrain')?.data as
+  const attached = events.findLast((event) => event.type === 'UploadAttachedToBrain')?.data as
     UploadAttachedToBrain['data'] | undefined;
   return attached?.associatedBrainId ?? uploadReceivedIn(events)?.associatedBrainId ?? null;
 }

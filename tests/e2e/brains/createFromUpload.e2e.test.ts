@@ -335,6 +335,12 @@ test('history: the attach is in the brain\u2019s and the upload\u2019s, with the
   );
   expect(attach).toBeDefined();
   expect(attach!.changes.associated_brain).toEqual([null, { id: brainId, name: null, readable_id: null }]);
+  // As of now, by replay: the brain it was attached to, named (its stream is read with the upload's).
+  const asOf = await api.get(`/api/file-uploads/${id}/?as_of=${encodeURIComponent(new Date().toISOString())}`, {
+    token: researcher.token,
+  });
+  expect(asOf.status).toBe(200);
+  expect(asOf.body.associated_brain).toEqual({ id: brainId, name: 'Historic', readable_id: res.body.readable_id });
   const audit = await api.get(
     `/api/audit/events/?type=UploadAttachedToBrain&resource_type=file_upload&resource_id=${id}`,
     {

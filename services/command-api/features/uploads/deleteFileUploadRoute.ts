@@ -27,7 +27,9 @@ export const deleteFileUploadRoute = (deps: CommandDeps): RouteSpec => ({
     const id = ctx.params.id ?? ''; // canonical (lowercase) already: the dispatcher's withCanonicalUuids
     if (!isUploadId(id)) throw new NotFoundError();
     const { state } = await loadAggregate(deps.store, uploadStreamName(id), uploadDecider);
-    // Uploader and brain never change once received, so checking them before the append is safe.
+    // The uploader never changes, so 404 can be answered from this read. The brain can (an attach):
+    // this 409 answers early, and the delete itself is decided again on the stream (a concurrent
+    // attach makes it 409 too).
     if (!isLiveUpload(state) || (state.uploaderId !== principal.userId && !principal.isStaff))
       throw new NotFoundError();
     if (state.associatedBrainId !== null)

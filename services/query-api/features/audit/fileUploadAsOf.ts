@@ -18,7 +18,7 @@ import { fileUploadDownloadUrl, fileUploadJson } from '#shared/views/fileUploadV
 import { type AsOf, AS_OF_POSITION_HEADER, readUpTo } from '#shared/audit/asOf';
 import { mergeByPosition } from '#shared/audit/replay/timeline';
 import { emptyWorld, evolveWorld } from '#shared/audit/replay/catalogueWorld';
-import { uploadReceivedIn, uploadRowAt } from '#shared/audit/replay/uploadReplay';
+import { associatedBrainIn, uploadReceivedIn, uploadRowAt } from '#shared/audit/replay/uploadReplay';
 import type { QueryDeps } from '#services/query-api/queryDeps';
 import { asSeenBy } from '#shared/query/uploadVisibility';
 
@@ -62,16 +62,16 @@ export async function readUploadStreams(
   const upload = await store.readStream(uploadStreamName(uploadId), options);
   const received = uploadReceivedIn(upload);
   if (!received) return undefined;
+  // Received for a brain, or attached to one later (POST /api/brains/ with `upload`).
+  const brainId = associatedBrainIn(upload);
   const mayRead =
     received.uploaderId === principal.userId ||
     principal.isStaff ||
-    (await sharedWith(readModels, uploadId, received.associatedBrainId, principal.userId));
+    (await sharedWith(readModels, uploadId, brainId, principal.userId));
   if (!mayRead) return undefined;
   const [uploader, brain] = await Promise.all([
     store.readStream(userStreamName(received.uploaderId), { ...options, maxCount: 1 }),
-    received.associatedBrainId === null
-      ? Promise.resolve([])
-      : store.readStream(brainStreamName(received.associatedBrainId), options),
+    brainId === null ? Promise.resolve([]) : store.readStream(brainStreamName(brainId), options),
   ]);
   return { uploadId, streams: [upload, uploader, brain] };
 }
