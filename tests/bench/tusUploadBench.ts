@@ -51,16 +51,21 @@ export async function measureTusUploads(
   const dataDir = path.join(pg.scratchDir, 'tus-bench');
   mkdirSync(dataDir, { recursive: true });
   const stopDir = cleanup.defer('tus bench data', () => rmSync(dataDir, { recursive: true, force: true }));
-  const server = await spawnService(`services/all-in-one/main${path.extname(__filename)}`, {
-    DATABASE_URL: await pg.createDatabase('tus_bench'),
-    DATA_DIR: dataDir,
-    HOST: '127.0.0.1',
-    PORT: String(await freePort()),
-    LOG_LEVEL: 'warn',
-    PASSWORD_HASH_LOG_N: '10',
-    MAX_UPLOAD_BYTES: String(options.bytes + CHUNK),
-    PROCESSOR_ENABLED: 'false',
-  });
+  const server = await spawnService(
+    `services/all-in-one/main${path.extname(__filename)}`,
+    {
+      DATABASE_URL: await pg.createDatabase('tus_bench'),
+      DATA_DIR: dataDir,
+      HOST: '127.0.0.1',
+      PORT: String(await freePort()),
+      LOG_LEVEL: 'warn',
+      PASSWORD_HASH_LOG_N: '10',
+      MAX_UPLOAD_BYTES: String(options.bytes + CHUNK),
+      PROCESSOR_ENABLED: 'false',
+    },
+    // A busy machine (the other benchmarks, builds) can take a while to start it.
+    120_000,
+  );
   const stopServer = cleanup.defer('tus bench server', () => server.kill());
   const figures: Figure[] = [];
   try {
