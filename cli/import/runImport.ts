@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import type { CliContext } from '#cli/context';
 import { CliError, ExitCode, type ExitCodeValue } from '#cli/exitCodes';
 import { formatBytes } from '#cli/output/formatBytes';
@@ -9,6 +11,9 @@ import type { ImportPlan, PlannedScan } from './importPlan';
 import { ImportState, fileSha256, scanKey } from './importState';
 import { type LargeTransfer, largeTransfer, tusThreshold } from './largeTransfer';
 import { sendCreate } from './sendCreate';
+
+/** Files up to this size are read into memory once (hash and body); larger ones are streamed. */
+const SMALL_FILE_BYTES = 4 * 1024 * 1024;
 
 export interface ImportOutcome {
   readonly file: string;
@@ -98,7 +103,10 @@ async function importOne(
   const known = state.doneByFile(plan.identity, scan.relativePath, scan.size, scan.mtimeMs);
   if (known) return { ...base, status: 'skipped', id: known.brain_id, readable_id: known.readable_id, ms: 0 };
   try {
-    const key = scanKey(plan.identity, scan.relativePath, await fileSha256(scan.file));
+    // A small file is read once: hashed, then sent from memory.
+    const bytes = scan.size <= SMALL_FILE_BYTES ? await readFile(scan.file) : undefined;
+    const sha256 = bytes ? createHash('sha256').update(bytes).digest('hex') : await fileSha256(scan.file);
+    const key = scanKey(plan.identity, scan.relativePath, sha256);
     const record = {
       key,
       identity: plan.identity,
@@ -132,6 +140,7 @@ async function importOne(
       transferProgressOf(progress, scan.relativePath),
       upload,
       (line) => ctx.notice(line),
+      upload === undefined ? bytes : undefined,
     );
     await state.record({
       ...record,
