@@ -1,7 +1,10 @@
 import { buildServiceApiDocument } from '#services/all-in-one/apiDocument';
 
 interface Operation {
-  readonly requestBody?: { required: boolean; content: Record<string, { schema: { required?: string[] } }> };
+  readonly requestBody?: {
+    required: boolean;
+    content: Record<string, { schema: { required?: string[]; properties?: Record<string, unknown> } }>;
+  };
 }
 
 const operation = (path: string, method: string): Operation =>
@@ -20,4 +23,16 @@ test('a route taking JSON and forms alike is still documented with all three', (
     'application/x-www-form-urlencoded',
     'multipart/form-data',
   ]);
+});
+
+test('POST /api/brains/: the url-encoded body is documented without the file parts it cannot carry', () => {
+  const body = operation('/api/brains/', 'post').requestBody!;
+  const properties = (schema: { properties?: Record<string, unknown> }): string[] =>
+    Object.keys(schema.properties ?? {});
+  const form = body.content['application/x-www-form-urlencoded']!.schema;
+  const multipart = body.content['multipart/form-data']!.schema;
+  expect(properties(multipart)).toEqual(expect.arrayContaining(['file', 'image', 'upload']));
+  expect(properties(form)).toEqual(expect.arrayContaining(['upload', 'name']));
+  expect(properties(form)).not.toContain('file');
+  expect(properties(form)).not.toContain('image');
 });

@@ -57,10 +57,23 @@ function requestBody(route: RouteSpec): Record<string, unknown> | undefined {
   const content: Record<string, { schema: JsonSchema }> = { 'application/json': { schema: json } };
   if (route.multipart) {
     content['multipart/form-data'] = { schema: route.multipart };
-    content['application/x-www-form-urlencoded'] = { schema: route.multipart };
+    content['application/x-www-form-urlencoded'] = { schema: withoutFileParts(route.multipart) };
   }
   const required = Array.isArray(json.required) && json.required.length > 0;
   return { required, content };
+}
+
+/** A url-encoded body cannot carry a file: the multipart schema without its binary parts. */
+function withoutFileParts(schema: JsonSchema): JsonSchema {
+  const properties = schema.properties as Record<string, JsonSchema> | undefined;
+  if (!properties) return schema;
+  const files = Object.keys(properties).filter((name) => properties[name]?.format === 'binary');
+  if (files.length === 0) return schema;
+  const kept = Object.fromEntries(Object.entries(properties).filter(([name]) => !files.includes(name)));
+  const required = Array.isArray(schema.required)
+    ? (schema.required as string[]).filter((name) => !files.includes(name))
+    : undefined;
+  return { ...schema, properties: kept, ...(required ? { required } : {}) };
 }
 
 function responses(route: RouteSpec): Record<string, unknown> {
