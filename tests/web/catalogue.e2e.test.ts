@@ -440,4 +440,28 @@ test('add a brain: a real NIfTI through the form, then its page reaches complete
   expect(
     drawnPixels(await page.getByRole('img', { name: 'Volume viewer' }).screenshot()).drawn,
   ).toBeGreaterThan(1000);
+  // Not staff: no Verify. The uploader deletes it (after saying yes).
+  expect(await page.getByRole('button', { name: 'Verify' }).count()).toBe(0);
+  const readableId = page.url().split('/brains/')[1]!;
+  await page.getByRole('button', { name: 'Delete' }).click();
+  await page.getByRole('button', { name: 'Yes, delete' }).click();
+  await page.waitForURL((u) => u.pathname === '/', { waitUntil: 'commit' });
+  expect((await api.get(`/api/brains/${readableId}/`, { token: user.token })).status).toBe(404);
+});
+
+test('staff verify a brain from its page; others see no Verify', async () => {
+  const rat = (await api.get('/api/brains/?search=Rat%20striatum%203&page_size=1')).body.results[0];
+  expect(rat.verified).toBe(false);
+  await page.goto(url('/signin'));
+  await page.getByLabel('Email').fill(STAFF.email);
+  await page.getByLabel('Password').fill(STAFF.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+  await page.goto(url(`/brains/${rat.readable_id}`));
+  await page.getByRole('button', { name: 'Verify' }).click();
+  await eventually('verified shown', async () =>
+    expect(await page.locator('dl.fields').textContent()).toContain('VerifiedYes'),
+  );
+  expect((await api.get(`/api/brains/${rat.readable_id}/`)).body.verified).toBe(true);
+  expect(await page.getByRole('button', { name: 'Verify' }).count()).toBe(0);
 });

@@ -156,5 +156,8 @@ export interface Me {
   readonly email: string;
   readonly first_name?: string;
   readonly last_name?: string;
-  readonly is_staff?: boolean;
+  /** `curators` for staff (decisions.md "Authentication"). */
+  readonly group?: { id: number; name: string };
 }
+
+export const isStaff = (me: Me | null): boolean => me?.group?.name === 'curators';

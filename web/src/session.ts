@@ -25,11 +25,11 @@ export function useSession(): Session {
   return value;
 }
 
-/** Reads the account of the stored token; a token the service refuses (revoked, expired) is dropped. */
+/** Reads the account of the stored token (the profile: it names the group, staff or not); a token the service refuses (revoked, expired) is dropped. */
 export async function loadSession(): Promise<void> {
   if (!session.token) return;
   try {
-    publish({ token: session.token, me: await api<Me>('/api/auth/me/') });
+    publish({ token: session.token, me: await api<Me>('/api/profile/', { cache: 'no-store' }) });
   } catch {
     storeToken(null);
     publish({ token: null, me: null });

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
-import { type BrainA, type BrainB, ApiError, api, authHeaders, localPath } from '../api';
+import { type BrainA, type BrainB, ApiError, api, authHeaders, isStaff, localPath } from '../api';
+import { navigate } from '../router';
 import { ApiImage } from '../components';
 import { formatDate, metadataRows } from '../format';
 import { useSession } from '../session';
@@ -52,8 +53,10 @@ async function loadUpload(brainId: number): Promise<Upload | undefined> {
 }
 
 export function BrainPage({ readableId }: { readableId: string }) {
-  const { token } = useSession();
+  const { token, me } = useSession();
   const [state, setState] = useState<State>({ kind: 'loading' });
+  const [confirming, setConfirming] = useState(false);
+  const [actionError, setActionError] = useState<string>();
   const path = `/api/brains/${encodeURIComponent(readableId)}/`;
 
   useEffect(() => {
@@ -184,6 +187,63 @@ export function BrainPage({ readableId }: { readableId: string }) {
           )}
         </figure>
       </div>
+      {me && (isStaff(me) || brain.uploader?.id === me.id) && (
+        <div class="actions" role="group" aria-label="Manage this brain">
+          {isStaff(me) && !brain.verified && (
+            <button
+              type="button"
+              onClick={() =>
+                void (async () => {
+                  try {
+                    const verified = await api<BrainA>(`/api/brains/${brain.id}/?shape=a`, {
+                      method: 'PATCH',
+                      json: { verified: true },
+                    });
+                    setState({ ...state, brain: { ...brain, verified: verified.verified } });
+                  } catch (e) {
+                    setActionError(e instanceof Error ? e.message : String(e));
+                  }
+                })()
+              }
+            >
+              Verify
+            </button>
+          )}
+          {confirming ? (
+            <>
+              <span>Delete “{brain.name}” and its file for good?</span>
+              <button
+                type="button"
+                class="danger"
+                onClick={() =>
+                  void (async () => {
+                    try {
+                      await api(`/api/brains/${brain.id}/`, { method: 'DELETE' });
+                      navigate('/');
+                    } catch (e) {
+                      setActionError(e instanceof Error ? e.message : String(e));
+                    }
+                  })()
+                }
+              >
+                Yes, delete
+              </button>
+              <button type="button" class="secondary" onClick={() => setConfirming(false)}>
+                Keep it
+              </button>
+            </>
+          ) : (
+            <button type="button" class="secondary" onClick={() => setConfirming(true)}>
+              Delete
+            </button>
+          )}
+          {actionError && (
+            <p class="error" role="alert">
+              {actionError}
+            </p>
+          )}
+        </div>
+      )}
       {rows.length > 0 && (
         <table class="metadata">
           <caption>Scan metadata</caption>
