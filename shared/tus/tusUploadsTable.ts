@@ -57,6 +57,11 @@ export async function claimTusCompletion(pool: Pool, id: string): Promise<boolea
   return rowCount === 1;
 }
 
+/** Undoes claimTusCompletion when recording failed without knowing whether it took: a retry records. */
+export async function releaseTusCompletion(pool: Pool, id: string): Promise<void> {
+  await pool.query(`UPDATE ${TUS_TABLE} SET completed_at = NULL WHERE id = $1`, [id]);
+}
+
 export async function deleteTusUpload(pool: Pool, id: string): Promise<void> {
   await pool.query(`DELETE FROM ${TUS_TABLE} WHERE id = $1`, [id]);
 }

@@ -9,6 +9,7 @@ import { fileNameProblem } from '#shared/domain/uploads/fileRules';
 import { asError } from '#shared/errors/asError';
 import { AuthenticationError, BadRequestError } from '#shared/errors/httpErrors';
 import { formatPosition } from '#shared/eventStore/eventStore';
+import { uploadStreamName } from '#shared/domain/uploads/events';
 import type { RawHandlerContext, RawRequestHandler } from '#shared/http/createApiApp';
 import { allowSlowBody } from '#shared/http/connectionTimeouts';
 import { authorizationHeaderOf } from '#shared/http/credentialHeader';
@@ -22,11 +23,12 @@ import { isTusUploadId, tusBlobKey, tusOwnedKeys } from '#shared/tus/tusKeys';
 import {
   claimTusCompletion,
   deleteTusUpload,
+  releaseTusCompletion,
   insertTusUpload,
   tusUploadOwner,
 } from '#shared/tus/tusUploadsTable';
 import type { CommandDeps } from '#services/command-api/commandDeps';
-import { recordTusUpload } from './recordTusUpload';
+import { type RecordedUpload, recordUpload } from '#services/command-api/features/uploads/recordUpload';
 
 /** The tus 1.0 endpoint (decisions.md "Resumable uploads (tus 1.0)"): creation here, each upload below. */
 export const TUS_PATH = '/api/file-uploads/tus';
@@ -134,66 +136,90 @@ export function tusEndpoint(deps: CommandDeps, storage: TusStorage): RawRequestH
     return current;
   };
 
+  /** Whether the upload's stream has its UploadReceived: undefined when the store cannot tell now. */
+  const recordedAlready = (id: string): Promise<boolean | undefined> =>
+    deps.store
+      .readStream(uploadStreamName(id), { maxCount: 1 })
+      .then((events) => events.some((event) => event.type === 'UploadReceived'))
+      .catch(() => undefined);
+
+  const record = async (upload: Upload, current: TusRequestScope): Promise<RecordedUpload> => {
+    const { principal, req } = current;
+    const key = tusBlobKey(upload.id);
+    await storage.makeDurable(upload.id);
+    // Hashed on the way in when every byte came through this process, else read again.
+    const followed = await storage.hashes.take(upload.id, upload.size ?? -1);
+    const hashed = followed
+      ? {
+          sha256: followed,
+          size: (await storage.blobs.stat(key))?.size ?? -1,
+          head: await headOf(storage, key),
+        }
+      : await hashStoredBlob(storage.blobs, key);
+    if (hashed.size !== upload.size) throw new Error(`stored ${hashed.size} bytes of ${upload.size}`);
+    const filename = baseName(upload.metadata?.filename ?? '');
+    const requestId = requestStateOf(req)?.requestId ?? randomUUID();
+    const correlation = req.get('X-Correlation-Id');
+    return recordUpload(
+      deps,
+      {
+        field: 'file',
+        key,
+        filename,
+        mimeType: mimeTypeOf(upload.metadata),
+        size: hashed.size,
+        sha256: hashed.sha256,
+        head: hashed.head,
+      },
+      { uploadId: upload.id, name: upload.metadata?.name ?? filename, associatedBrainId: null },
+      { userId: principal.userId, isStaff: principal.isStaff },
+      {
+        actor: String(principal.userId),
+        requestId,
+        correlationId: correlation && /^[\w.:-]{1,100}$/.test(correlation) ? correlation : requestId,
+        causationId: null,
+      },
+      deps.clock().toISOString(),
+    );
+  };
+
   const complete = async (upload: Upload): Promise<Record<string, string>> => {
     const current = scope();
-    const { principal, req, context } = current;
-    // A repeated final PATCH (a client that lost the 204) finds it recorded already.
-    if (!(await claimTusCompletion(storage.pool, upload.id))) return {};
-    const key = tusBlobKey(upload.id);
+    const { context } = current;
+    if (!(await claimTusCompletion(storage.pool, upload.id))) {
+      // A repeated final PATCH (a client that lost the 204) finds it recorded; otherwise another
+      // request is recording it right now, or one failed without knowing whether it had.
+      if ((await recordedAlready(upload.id)) === true) return {};
+      throw tusError(423, { detail: 'The upload is being recorded: ask again (HEAD) in a moment.' });
+    }
+    let recorded: RecordedUpload;
     try {
-      await storage.makeDurable(upload.id);
-      // Hashed on the way in when every byte came through this process, else read again.
-      const followed = await storage.hashes.take(upload.id, upload.size ?? -1);
-      const hashed = followed
-        ? {
-            sha256: followed,
-            size: (await storage.blobs.stat(key))?.size ?? -1,
-            head: await headOf(storage, key),
-          }
-        : await hashStoredBlob(storage.blobs, key);
-      if (hashed.size !== upload.size) throw new Error(`stored ${hashed.size} bytes of ${upload.size}`);
-      const filename = baseName(upload.metadata?.filename ?? '');
-      const state = requestStateOf(req);
-      const requestId = state?.requestId ?? randomUUID();
-      const correlation = req.get('X-Correlation-Id');
-      const recorded = await recordTusUpload(
-        deps,
-        upload.id,
-        {
-          field: 'file',
-          key,
-          filename,
-          mimeType: mimeTypeOf(upload.metadata),
-          size: hashed.size,
-          sha256: hashed.sha256,
-          head: hashed.head,
-        },
-        upload.metadata?.name ?? filename,
-        { userId: principal.userId, isStaff: principal.isStaff },
-        {
-          actor: String(principal.userId),
-          requestId,
-          correlationId: correlation && /^[\w.:-]{1,100}$/.test(correlation) ? correlation : requestId,
-          causationId: null,
-        },
-        deps.clock().toISOString(),
-      );
-      if (!recorded.position) return {};
-      // Read-your-writes, as every write: the 204 goes out once the read side has the upload.
-      if (context.consistency)
-        await context.consistency.waitFor(recorded.position, context.consistencyTimeoutMs);
-      current.position = formatPosition(recorded.position);
-      return { 'X-Event-Position': current.position };
+      recorded = await record(upload, current);
     } catch (error) {
-      // No bytes outlive a completion that could not be recorded.
       context.logger.error('tus upload could not be recorded', {
         upload_id: upload.id,
         error: String(error),
       });
+      const received = await recordedAlready(upload.id);
+      // The append committed although its answer was lost: the upload is recorded, its bytes stay.
+      if (received === true) return {};
+      if (received === undefined) {
+        // Cannot tell: keep the bytes and let a repeated final PATCH try again.
+        await releaseTusCompletion(storage.pool, upload.id).catch(() => undefined);
+        throw tusError(503, { detail: 'The upload could not be recorded yet: send the last request again.' });
+      }
+      // Not recorded: no bytes outlive a completion that could not be recorded.
       for (const each of tusOwnedKeys(upload.id)) await storage.blobs.delete(each).catch(() => undefined);
       await deleteTusUpload(storage.pool, upload.id).catch(() => undefined);
       throw tusError(500, { detail: 'The upload could not be recorded: send it again.' });
     }
+    if (!recorded.position) return {};
+    // Read-your-writes, as every write: the 204 goes out once the read side has the upload (outside
+    // the recording's failure path: a slow read side never costs a recorded upload its bytes).
+    if (context.consistency)
+      await context.consistency.waitFor(recorded.position, context.consistencyTimeoutMs);
+    current.position = formatPosition(recorded.position);
+    return { 'X-Event-Position': current.position };
   };
 
   const server = new Server({

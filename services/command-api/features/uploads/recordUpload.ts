@@ -21,7 +21,8 @@ export interface RecordedUpload {
 
 /**
  * Records a file already durable in the BlobStore as an upload in status `uploaded` (the processor
- * picks it up from the event). The one path for standalone uploads and brain files.
+ * picks it up from the event). The one path for standalone uploads, brain files and finished tus
+ * uploads (which bring the id their URL already named).
  */
 export async function recordUpload(
   deps: CommandDeps,
@@ -30,13 +31,15 @@ export async function recordUpload(
     readonly name: string;
     readonly associatedBrainId: number | null;
     readonly sidecar?: BidsSidecar | null;
+    /** A new id unless given. */
+    readonly uploadId?: string;
   },
   actor: Actor,
   cmd: CommandContext,
   now: string,
 ): Promise<RecordedUpload> {
   const data: UploadReceivedData = {
-    uploadId: randomUUID(),
+    uploadId: upload.uploadId ?? randomUUID(),
     name: upload.name,
     filename: file.filename,
     sizeBytes: file.size,
