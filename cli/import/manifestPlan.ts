@@ -1,7 +1,6 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { embargoDate } from '#cli/commands/visibilityOptions';
 import { type Catalogue, resolvePlacement } from './catalogue';
 import {
   type ImportDefaults,
@@ -40,6 +39,20 @@ const MAX_ROWS = 100_000;
 const TRUE = new Set(['true', 'yes', 'y', '1']);
 const FALSE = new Set(['false', 'no', 'n', '0', '']);
 const VISIBILITIES = new Set(['public', 'private', 'embargoed']);
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/i;
+
+/** An embargo date as `--embargo-until` reads it: YYYY-MM-DD is midnight UTC; an ISO time as given. */
+function embargoDate(raw: string): string {
+  const text = raw.trim();
+  const ms =
+    DAY.test(text) || ISO_TIME.test(text)
+      ? Date.parse(DAY.test(text) ? `${text}T00:00:00Z` : text.replace(' ', 'T'))
+      : NaN;
+  if (Number.isNaN(ms)) throw new Error('a date (YYYY-MM-DD) or an ISO 8601 time (2027-01-31T12:00:00Z)');
+  return new Date(ms).toISOString();
+}
 
 /** The rows of a manifest (CSV, header first), or what is wrong with its shape. */
 export function parseManifest(text: string): { rows: ManifestRow[]; issues: PlanIssue[] } {
