@@ -336,11 +336,18 @@ test('history: the attach is in the brain\u2019s and the upload\u2019s, with the
   expect(attach).toBeDefined();
   expect(attach!.changes.associated_brain).toEqual([null, { id: brainId, name: null, readable_id: null }]);
   // As of now, by replay: the brain it was attached to, named (its stream is read with the upload's).
-  const asOf = await api.get(`/api/file-uploads/${id}/?as_of=${encodeURIComponent(new Date().toISOString())}`, {
-    token: researcher.token,
-  });
+  const asOf = await api.get(
+    `/api/file-uploads/${id}/?as_of=${encodeURIComponent(new Date().toISOString())}`,
+    {
+      token: researcher.token,
+    },
+  );
   expect(asOf.status).toBe(200);
-  expect(asOf.body.associated_brain).toEqual({ id: brainId, name: 'Historic', readable_id: res.body.readable_id });
+  expect(asOf.body.associated_brain).toEqual({
+    id: brainId,
+    name: 'Historic',
+    readable_id: res.body.readable_id,
+  });
   const audit = await api.get(
     `/api/audit/events/?type=UploadAttachedToBrain&resource_type=file_upload&resource_id=${id}`,
     {
@@ -523,4 +530,44 @@ test('deleting an upload while a create attaches it: never both (a brain never l
       expect((await fileUpload(id)).status).toBe(404);
     }
   }
+});
+
+test('the ETag of a brain and of its upload follows processing: If-None-Match never gets a 304 for a stale body', async () => {
+  // fetch adds Cache-Control: no-cache to a request with If-None-Match unless it has one: a cache
+  // revalidating sends max-age=0.
+  const revalidate = (tag: string) => ({ 'If-None-Match': tag, 'Cache-Control': 'max-age=0' });
+  const id = await uploaded();
+  const res = await createJson({ name: 'Tagged', atlas: taxonomy.atlas.id, upload: id });
+  expect(res.status).toBe(201);
+  const path = `/api/brains/${res.body.id}/`;
+  const before = await api.get(path, { token: researcher.token });
+  const beforeUpload = await fileUpload(id);
+  const etag = before.headers.get('etag')!;
+  expect((await api.get(path, { token: researcher.token, headers: revalidate(etag) })).status).toBe(304);
+  await claim(id);
+  await complete(id);
+  await statusIs(id, 'completed');
+  // The brain's stream did not change; its representation did (status, metadata).
+  const after = await api.get(path, { token: researcher.token, headers: revalidate(etag) });
+  expect(after.status).toBe(200);
+  expect(after.body.metadata).toMatchObject(EXTRACTED);
+  expect(after.headers.get('etag')).not.toBe(etag);
+  const uploadAfter = await api.get(`/api/file-uploads/${id}/`, {
+    token: researcher.token,
+    headers: revalidate(beforeUpload.headers.get('etag')!),
+  });
+  expect(uploadAfter.status).toBe(200);
+  // If-Match reads the brain's revision from either ETag: the one from before processing still holds.
+  const patched = await api.patch(path, {
+    token: researcher.token,
+    json: { description: 'tagged' },
+    headers: { 'If-Match': etag },
+  });
+  expect(patched.status).toBe(200);
+  const stale = await api.patch(path, {
+    token: researcher.token,
+    json: { description: 'again' },
+    headers: { 'If-Match': etag },
+  });
+  expect(stale.status).toBe(409);
 });

@@ -1,5 +1,5 @@
 import type { RouteSpec } from '#shared/http/routeSpec';
-import { weakEtag } from '#shared/http/etag';
+import { representationEtag } from '#shared/http/etag';
 import { fileUploadSchema } from '#shared/views/fileUploadViews';
 import type { QueryDeps } from '#services/query-api/queryDeps';
 import { asSeenBy } from '#shared/query/uploadVisibility';
@@ -32,10 +32,16 @@ export const fileUploadRoute = (deps: QueryDeps): RouteSpec => ({
     const asOf = parseAsOf(ctx.query.as_of);
     if (asOf) return fileUploadAsOfReply(deps, ctx.params.id ?? '', ctx.principal!, asOf, ctx.baseUrl);
     const row = await visibleUpload(deps.readModels, ctx.params.id ?? '', ctx.principal!);
+    const body = await uploadJsonFor(
+      deps.blobs,
+      asSeenBy(row, ctx.principal!, deps.uploaderEmails),
+      ctx.baseUrl,
+    );
     return {
       status: 200,
-      body: await uploadJsonFor(deps.blobs, asSeenBy(row, ctx.principal!, deps.uploaderEmails), ctx.baseUrl),
-      headers: { ETag: weakEtag(BigInt(row.revision)), 'Cache-Control': 'private, no-cache' },
+      body,
+      // The brain's name and readable_id in it change on the brain's stream, not the upload's.
+      headers: { ETag: representationEtag(BigInt(row.revision), body), 'Cache-Control': 'private, no-cache' },
     };
   },
 });
