@@ -23,6 +23,8 @@ export const ExitCode = {
   processingFailed: 9,
   /** A download whose bytes do not match the SHA-256 the server announced. */
   integrity: 10,
+  /** Stopped by Ctrl-C (128 + SIGINT, as shells report it): the same command again resumes. */
+  interrupted: 130,
 } as const;
 
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];

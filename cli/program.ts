@@ -17,7 +17,7 @@ Token: $BIC_TOKEN, else the one stored at login ($BIC_CONFIG_DIR, else $XDG_CONF
 Exit codes: 0 ok, 1 other failure, 2 usage, 3 not authenticated (401, refused login, not logged in),
 4 forbidden (403), 5 not found (404), 6 invalid request (400, 409, 413, 415, 422),
 7 server error or unreachable (5xx, network), 8 rate limited (429 after retries),
-9 upload processing failed, 10 download checksum mismatch.`;
+9 upload processing failed, 10 download checksum mismatch, 130 interrupted (Ctrl-C; run it again to resume).`;
 
 /** The `bic` command tree. */
 export function createProgram(version: string): Command {

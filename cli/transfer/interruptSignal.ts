@@ -1,3 +1,4 @@
+import { ExitCode } from '#cli/exitCodes';
 /**
  * An AbortSignal that Ctrl-C (SIGINT) or SIGTERM aborts, instead of killing the process at once:
  * uploads stop where they are (left on the server, to resume) and the command ends cleanly. A
@@ -6,7 +7,7 @@
 export function interruptSignal(): { signal: AbortSignal; dispose(): void; readonly interrupted: boolean } {
   const controller = new AbortController();
   const onSignal = (): void => {
-    if (controller.signal.aborted) process.exit(130);
+    if (controller.signal.aborted) process.exit(ExitCode.interrupted);
     controller.abort();
   };
   process.on('SIGINT', onSignal);
@@ -24,4 +25,4 @@ export function interruptSignal(): { signal: AbortSignal; dispose(): void; reado
 }
 
 /** The exit code of a command stopped by Ctrl-C (128 + SIGINT), as shells report it. */
-export const INTERRUPTED_EXIT_CODE = 130;
+export const INTERRUPTED_EXIT_CODE = ExitCode.interrupted;
