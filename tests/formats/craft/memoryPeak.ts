@@ -1,7 +1,11 @@
-/** What running `work` cost: its time, and how far memory rose above where it started. */
+/** What running `work` cost: its CPU time, and how far memory rose above where it started. */
 export interface Cost<T> {
   readonly result: T;
-  readonly seconds: number;
+  /**
+   * CPU seconds the process spent meanwhile (every thread, user and system): the work's cost,
+   * which a busy machine does not inflate as it does the time on the clock.
+   */
+  readonly cpuSeconds: number;
   /** Highest growth seen of rss and of arrayBuffers (Buffers live off the V8 heap), in MiB. */
   readonly rssMiB: number;
   readonly arrayBuffersMiB: number;
@@ -23,18 +27,23 @@ export async function measureCost<T>(work: () => Promise<T>): Promise<Cost<T>> {
     arrayBuffers = Math.max(arrayBuffers, now.arrayBuffers - start.arrayBuffers);
   };
   const timer = setInterval(sample, 5);
-  const began = Date.now();
+  const cpuBefore = process.cpuUsage();
   try {
     const result = await work();
     sample();
     const peakGrowth = process.resourceUsage().maxRSS * 1024 - peakBefore;
     return {
       result,
-      seconds: (Date.now() - began) / 1000,
+      cpuSeconds: cpuSecondsSince(cpuBefore),
       rssMiB: Math.max(rss, peakGrowth) / 2 ** 20,
       arrayBuffersMiB: arrayBuffers / 2 ** 20,
     };
   } finally {
     clearInterval(timer);
   }
+}
+
+function cpuSecondsSince(before: NodeJS.CpuUsage): number {
+  const { user, system } = process.cpuUsage(before);
+  return (user + system) / 1e6;
 }
