@@ -1,3 +1,4 @@
+import { benchAccount, removeUpload } from './benchAccount';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { open } from 'node:fs/promises';
@@ -69,15 +70,15 @@ export async function measureTusUploads(
   const stopServer = cleanup.defer('tus bench server', () => server.kill());
   const figures: Figure[] = [];
   try {
-    const token = await account(server.url);
-    await remove(server.url, token, await tusUpload(server.url, token, CHUNK, [])); // warm-up
+    const token = await benchAccount(server.url, 'tus');
+    await removeUpload(server.url, token, await tusUpload(server.url, token, CHUNK, [])); // warm-up
     const plainFile = path.join(dataDir, 'plain.bin');
     const plainBefore = await plainWrite(plainFile, options.bytes);
 
     const baseline = rssOf(server.pid);
     let sampler = sampleRss(server.pid);
     let started = process.hrtime.bigint();
-    await remove(server.url, token, await tusUpload(server.url, token, options.bytes, []));
+    await removeUpload(server.url, token, await tusUpload(server.url, token, options.bytes, []));
     const whole = Number(process.hrtime.bigint() - started) / 1e9;
     const wholePeak = sampler.stop();
 
@@ -87,7 +88,7 @@ export async function measureTusUploads(
     );
     sampler = sampleRss(server.pid);
     started = process.hrtime.bigint();
-    await remove(server.url, token, await tusUpload(server.url, token, options.bytes, cuts));
+    await removeUpload(server.url, token, await tusUpload(server.url, token, options.bytes, cuts));
     const interrupted = Number(process.hrtime.bigint() - started) / 1e9;
     const interruptedPeak = sampler.stop();
     const rate = options.bytes / MB / whole;
@@ -240,29 +241,6 @@ async function tusUpload(
     offset = Number(head.headers['upload-offset']);
   }
   throw new Error('unreachable');
-}
-
-async function account(baseUrl: string): Promise<string> {
-  const password = 'bench-password-1';
-  const user = { email: 'tus@example.org', username: 'tus', first_name: 'T', last_name: 'U' };
-  const post = (p: string, body: unknown) =>
-    fetch(baseUrl + p, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-  const registered = await post('/api/auth/register/', { ...user, password, password_confirm: password });
-  if (registered.status !== 201) throw new Error(`register: ${registered.status} ${await registered.text()}`);
-  const login = await post('/api/auth/login/', { email: user.email, password });
-  return ((await login.json()) as { token: string }).token;
-}
-
-async function remove(baseUrl: string, token: string, id: string): Promise<void> {
-  const res = await fetch(`${baseUrl}/api/file-uploads/${id}/`, {
-    method: 'DELETE',
-    headers: { Authorization: `Token ${token}` },
-  });
-  if (res.status !== 204) throw new Error(`delete: ${res.status} ${await res.text()}`);
 }
 
 function statusKb(pid: number, field: 'VmRSS'): number {

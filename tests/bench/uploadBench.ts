@@ -1,3 +1,4 @@
+import { benchAccount, removeUpload } from './benchAccount';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
@@ -75,7 +76,7 @@ export async function measureUploads(
     bareOfPlain: [] as number[],
   };
   try {
-    const token = await account(server.url);
+    const token = await benchAccount(server.url, 'uploader');
     await postUpload(server.url, token, CHUNK); // warm-up: code paths loaded, pools open
     await postUpload(bare.url, token, CHUNK);
     const gibibytes = options.bytes / 2 ** 30;
@@ -103,7 +104,7 @@ export async function measureUploads(
       const sampler = sampleRss(server.pid);
       const service = await timedUpload(server);
       const peak = sampler.stop();
-      await remove(server.url, token, service.id);
+      await removeUpload(server.url, token, service.id);
       const bareRun = bareFirst ?? (await timedUpload(bare));
       const plain = (before + (await plainWrite(plainFile, options.bytes))) / 2;
       upload.rate.push(service.rate);
@@ -239,29 +240,6 @@ function postUpload(baseUrl: string, token: string, size: number): Promise<strin
     body.pipe(req, { end: false });
     body.once('end', () => req.end(tail));
   });
-}
-
-async function account(baseUrl: string): Promise<string> {
-  const password = 'bench-password-1';
-  const user = { email: 'uploader@example.org', username: 'uploader', first_name: 'U', last_name: 'L' };
-  const post = (p: string, body: unknown) =>
-    fetch(baseUrl + p, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-  const registered = await post('/api/auth/register/', { ...user, password, password_confirm: password });
-  if (registered.status !== 201) throw new Error(`register: ${registered.status} ${await registered.text()}`);
-  const login = await post('/api/auth/login/', { email: user.email, password });
-  return ((await login.json()) as { token: string }).token;
-}
-
-async function remove(baseUrl: string, token: string, id: string): Promise<void> {
-  const res = await fetch(`${baseUrl}/api/file-uploads/${id}/`, {
-    method: 'DELETE',
-    headers: { Authorization: `Token ${token}` },
-  });
-  if (res.status !== 204) throw new Error(`delete: ${res.status} ${await res.text()}`);
 }
 
 /** A size field of /proc/<pid>/status, in bytes (Linux). */
