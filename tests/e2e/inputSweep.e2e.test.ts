@@ -306,12 +306,14 @@ describe.each(operations.map((op) => [`${op.method.toUpperCase()} ${op.path}`, o
           const { status, text: responseText } = await send(op, request);
           if (status >= 500) throw new Error(`${status} ${responseText}`);
         }),
-        // A failure is shrunk for at most 30 s: the smallest counterexample found by then is reported.
+        // At most 30 s per operation: a failure found by then is shrunk no further and reported with
+        // the smallest counterexample so far; without one, the runs made are what was checked (a
+        // slow machine makes fewer of them, never a failure of its own).
         {
           seed: SEED,
           numRuns: RUNS_PER_OPERATION,
           interruptAfterTimeLimit: 30_000,
-          markInterruptAsFailure: true,
+          markInterruptAsFailure: false,
         },
       );
     });
