@@ -54,7 +54,7 @@ describe('bic upload', () => {
     const created = upload.stdout
       .trim()
       .split(/\n(?=\{)/)
-      .map((text) => JSON.parse(text) as { id: string; status: string });
+      .map((text) => JSON.parse(text) as { id: string; status: string; filename: string });
     // Fetched once the last byte is in: the processor may have taken it up already.
     for (const u of created) expect(['uploaded', 'processing', 'completed', 'failed']).toContain(u.status);
 
@@ -63,9 +63,12 @@ describe('bic upload', () => {
     const ids = (JSON.parse(listed.stdout) as { id: string }[]).map((u) => u.id);
     expect(ids).toEqual(expect.arrayContaining(created.map((u) => u.id)));
 
-    const shown = await bic('uploads', 'show', created[0]!.id);
+    // Sent at once (--jobs), each record printed as its upload ends: in either order.
+    expect(created.map((u) => u.filename).sort()).toEqual(['broken.nii', 'mouse.nii']);
+    const mouse = created.find((u) => u.filename === 'mouse.nii')!;
+    const shown = await bic('uploads', 'show', mouse.id);
     expect(shown.code).toBe(0);
-    expect(shown.stdout).toMatch(new RegExp(`^id\\s+${created[0]!.id}$`, 'm'));
+    expect(shown.stdout).toMatch(new RegExp(`^id\\s+${mouse.id}$`, 'm'));
     expect(shown.stdout).toMatch(/^filename\s+mouse\.nii$/m);
   });
 
