@@ -36,6 +36,21 @@ export class ApiError extends Error {
   }
 }
 
+/** What a form shows of a failed request: a field's messages, and what concerns no one field. */
+export function formErrors(error: ApiError | Error | undefined): {
+  field: (name: string) => string | undefined;
+  general: string | undefined;
+} {
+  return {
+    field: (name) => (error instanceof ApiError ? error.fieldMessage(name) : undefined),
+    general:
+      error instanceof ApiError
+        ? (error.fieldMessage('non_field_errors') ??
+          (typeof error.body.detail === 'string' ? error.body.detail : undefined))
+        : error?.message,
+  };
+}
+
 export interface ApiOptions {
   readonly method?: string;
   readonly json?: unknown;

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, type Named, api, authHeaders } from '../api';
+import { ApiError, api, authHeaders, formErrors, type Named } from '../api';
 import { FieldError } from '../components';
 import { navigate } from '../router';
 import { useSession } from '../session';
@@ -82,14 +82,9 @@ export function AddBrainPage() {
         <a href="/signin">Sign in</a> to add a brain.
       </p>
     );
-  const field = (name: string) => (error instanceof ApiError ? error.fieldMessage(name) : undefined);
+  const { field, general } = formErrors(error);
   const set = (name: string) => (event: { currentTarget: { value: string } }) =>
     setValues({ ...values, [name]: event.currentTarget.value });
-  const general =
-    error instanceof ApiError
-      ? (error.fieldMessage('non_field_errors') ??
-        (typeof error.body.detail === 'string' ? error.body.detail : undefined))
-      : error?.message;
   return (
     <form
       class="form narrow"

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
-import { ApiError, api } from '../api';
+import type { ApiError } from '../api';
+import { api, formErrors } from '../api';
 import { FieldError } from '../components';
 import { navigate } from '../router';
 import { signIn } from '../session';
@@ -17,12 +18,7 @@ export function RegisterPage() {
   const [values, setValues] = useState<Record<string, string>>({});
   const [error, setError] = useState<ApiError | Error>();
   const [busy, setBusy] = useState(false);
-  const field = (name: string) => (error instanceof ApiError ? error.fieldMessage(name) : undefined);
-  const general =
-    error instanceof ApiError
-      ? (error.fieldMessage('non_field_errors') ??
-        (typeof error.body.detail === 'string' ? error.body.detail : undefined))
-      : error?.message;
+  const { field, general } = formErrors(error);
   return (
     <form
       class="form narrow"

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
-import { ApiError } from '../api';
+import type { ApiError } from '../api';
+import { formErrors } from '../api';
 import { FieldError } from '../components';
 import { navigate } from '../router';
 import { signIn } from '../session';
@@ -9,12 +10,7 @@ export function SignInPage() {
   const [password, setPassword] = useState('');
   const [error, setError] = useState<ApiError | Error>();
   const [busy, setBusy] = useState(false);
-  const field = (name: string) => (error instanceof ApiError ? error.fieldMessage(name) : undefined);
-  const general =
-    error instanceof ApiError
-      ? (error.fieldMessage('non_field_errors') ??
-        (typeof error.body.detail === 'string' ? error.body.detail : undefined))
-      : error?.message;
+  const { field, general } = formErrors(error);
   return (
     <form
       class="form narrow"
