@@ -88,9 +88,11 @@ function forward(
     },
   );
   upstream.on('error', () => res.destroy());
-  // A client gone mid-body (killed, aborted) closes the proxy's upstream connection too, as it would the service's.
-  req.on('close', () => {
-    if (!req.complete) upstream.destroy();
+  // A client gone before its answer (killed, aborted) closes the proxy's upstream connection too, as
+  // it would the service's. Its body may have reached the proxy whole yet not all been forwarded (a
+  // slow uplink): the rest is lost with the connection, so the service must not wait for it.
+  res.on('close', () => {
+    if (!res.writableFinished) upstream.destroy();
   });
   if (intercept && 'cutRequestAfter' in intercept) {
     let passed = 0;
