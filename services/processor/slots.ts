@@ -6,7 +6,7 @@ export type Lane = 'small' | 'any';
 export interface SlotSettings {
   /** Slots for uploads of any size. */
   readonly concurrency: number;
-  /** Slots beside those for uploads of at most `smallUploadMaxBytes`, open while big ones run. */
+  /** Slots beside those for uploads of at most `smallUploadMaxBytes`, always open. */
   readonly smallUploadSlots: number;
   readonly smallUploadMaxBytes: number;
 }
@@ -22,25 +22,22 @@ export interface SlotLoad {
   readonly running: Readonly<Record<Lane, number>>;
 }
 
-/** The slots for any size are filled first: the small slots open for the big uploads among them. */
+/** The slots for any size are filled first, then the small slots with the small uploads left. */
 const LANES: readonly Lane[] = ['any', 'small'];
 const anyUpload: Fits = () => true;
 
-interface Running {
-  readonly lane: Lane;
-  readonly small: boolean;
-}
-
 /**
- * The processor's slots: `concurrency` for uploads of any size, and up to `smallUploadSlots` for
- * small ones, one open for each slot of any size that a big upload holds. However long the
- * inspections of big files take (on a two-core machine, the one slot of any size), a small upload
- * waits only for the small ones picked before it, each of which has a short time limit. Unless big
- * uploads run, no more run at once than `concurrency`: the extra threads only inspect small files.
- * In every slot the uploaders take turns (PendingUploads.take).
+ * The processor's slots: `concurrency` for uploads of any size, and `smallUploadSlots` more for
+ * small ones. However long the inspections of big files take (on a two-core machine, the one slot
+ * of any size), a small upload waits only for the small ones picked before it, each of which has a
+ * short time limit. Big files, whose inspections take the memory and the CPU, never run more at
+ * once than `concurrency`; small ones run in every slot: inspecting a small file is mostly waiting
+ * (for the blob store, the event store), so a bulk import of small scans goes as fast as the
+ * slots allow rather than one at a time. In every slot the uploaders take turns
+ * (PendingUploads.take).
  */
 export class Slots implements Busy {
-  private readonly running = new Map<string, Running>();
+  private readonly running = new Map<string, Lane>();
 
   constructor(private readonly settings: SlotSettings) {}
 
@@ -55,7 +52,7 @@ export class Slots implements Busy {
     const picked: Picked[] = [];
     for (const lane of LANES)
       for (const upload of pending.take(now, this, this.free(lane), this.fits(lane))) {
-        this.running.set(upload.uploadId, { lane, small: this.isSmall(upload) });
+        this.running.set(upload.uploadId, lane);
         picked.push({ upload, lane });
       }
     return picked;
@@ -80,23 +77,13 @@ export class Slots implements Busy {
   }
 
   private free(lane: Lane): number {
-    const open =
-      lane === 'any'
-        ? this.settings.concurrency
-        : Math.min(
-            this.settings.smallUploadSlots,
-            this.count((job) => job.lane === 'any' && !job.small),
-          );
+    const open = lane === 'any' ? this.settings.concurrency : this.settings.smallUploadSlots;
     return Math.max(0, open - this.inLane(lane));
   }
 
   private inLane(lane: Lane): number {
-    return this.count((job) => job.lane === lane);
-  }
-
-  private count(which: (job: Running) => boolean): number {
     let count = 0;
-    for (const job of this.running.values()) if (which(job)) count += 1;
+    for (const each of this.running.values()) if (each === lane) count += 1;
     return count;
   }
 

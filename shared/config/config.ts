@@ -101,8 +101,8 @@ export interface ProcessorConfig {
   /** PROCESSOR_CONCURRENCY: uploads of any size processed at once, each in its own worker thread. */
   readonly concurrency: number;
   /**
-   * PROCESSOR_SMALL_UPLOAD_SLOTS: slots beside `concurrency` for small uploads, one open for each slot
-   * a big upload holds, so that a small upload never waits behind big ones.
+   * PROCESSOR_SMALL_UPLOAD_SLOTS: slots beside `concurrency` for small uploads, always open: a
+   * small upload never waits behind big ones, and small ones are inspected in parallel.
    */
   readonly smallUploadSlots: number;
   /** PROCESSOR_SMALL_UPLOAD_MB, in bytes: an upload up to this size is small. */

@@ -1,4 +1,4 @@
-import { availableParallelism } from 'node:os';
+import { availableParallelism, totalmem } from 'node:os';
 import { z } from 'zod';
 import { documented, endpoint, flag, integer, list, oneOf, rateLimit, text, url } from './envVariable';
 
@@ -81,9 +81,11 @@ export const envSchema = z.object({
   }),
   PROCESSOR_SMALL_UPLOAD_SLOTS: integer({
     min: 0,
-    default: 1,
+    // A small upload's inspection holds little memory: 3 slots, one less per GiB of RAM under 3.
+    default: () => Math.max(1, Math.min(3, Math.floor(totalmem() / 1024 ** 3))),
+    defaultLabel: '3 (1 per GiB of RAM below 3 GiB)',
     description:
-      'slots for small uploads, opened beside big ones in the slots of any size: a small upload never waits behind big ones (0: none)',
+      'slots for small uploads beside those of any size, always open: a small upload never waits behind big ones, and many small ones are inspected in parallel (0: none)',
   }),
   PROCESSOR_SMALL_UPLOAD_MB: integer({
     min: 0,

@@ -1,13 +1,13 @@
-import { availableParallelism } from 'node:os';
+import { availableParallelism, totalmem } from 'node:os';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '#shared/config/config';
 
-test("processor defaults: a dead processor's claim taken over within 15 s, one core left to requests, a slot for small uploads, 20 s + 300 s per GiB up to 600 s", () => {
+test("processor defaults: a dead processor's claim taken over within 15 s, one core left to requests, up to 3 slots for small uploads, 20 s + 300 s per GiB up to 600 s", () => {
   expect(loadConfig({}, '/srv').processor).toEqual({
     enabled: true,
     leaseSeconds: 15,
     concurrency: Math.max(1, availableParallelism() - 1),
-    smallUploadSlots: 1,
+    smallUploadSlots: Math.max(1, Math.min(3, Math.floor(totalmem() / 1024 ** 3))),
     smallUploadMaxBytes: 8 * 1024 * 1024,
     timeoutSeconds: 600,
     timeoutBaseSeconds: 20,
