@@ -8,6 +8,7 @@ import { PNG } from 'pngjs';
 import { fileByteSource } from '#shared/formats/fileByteSource';
 import { inspectUpload, readMetadata, type Inspection } from '#shared/formats/inspectUpload';
 import { bufferSource, failingSource, unreachableSource } from './byteSources';
+import { readMontage } from './previewPng';
 import { pythonJson, runPython } from './python';
 
 const nibabelData = '/usr/lib/python3/dist-packages/nibabel/tests/data';
@@ -99,10 +100,11 @@ describe('NIfTI previews', () => {
     async (name) => {
       const result = await inspectFile(fixtures(name));
       if (!result.ok || !result.preview) throw new Error('expected a preview');
-      const png = PNG.sync.read(result.preview);
-      // axial 40×30, coronal 40×(20·2), sagittal 30×(20·2), 4 px apart, bottom-aligned.
-      expect([png.width, png.height]).toEqual([40 + 4 + 40 + 4 + 30, 40]);
-      const gray = (x: number, y: number): number => png.data[(y * png.width + x) * 4]!;
+      // axial 40×30, coronal 40×(20·2), sagittal 30×(20·2), 4 px apart, bottom-aligned, then scaled
+      // up ×7 (nearest neighbour) so the short side is at least 256 px.
+      const montage = readMontage(result.preview, 40 + 4 + 40 + 4 + 30, 40);
+      expect([montage.factor, PNG.sync.read(result.preview).height]).toEqual([7, 280]);
+      const gray = montage.gray;
       expect(gray(20, 10 + 15)).toBeGreaterThan(200); // axial centre
       expect(gray(44 + 20, 20)).toBeGreaterThan(200); // coronal centre
       expect(gray(88 + 15, 20)).toBeGreaterThan(200); // sagittal centre

@@ -5,6 +5,7 @@ import { PNG } from 'pngjs';
 import { fileByteSource } from '#shared/formats/fileByteSource';
 import { inspectUpload, readMetadata, type Inspection } from '#shared/formats/inspectUpload';
 import { bufferSource, failingSource } from './byteSources';
+import { type Montage, readMontage } from './previewPng';
 import { pythonJson, runPython } from './python';
 
 const files = [
@@ -33,14 +34,18 @@ function reasonOf(inspection: Inspection): string {
   return inspection.reason;
 }
 
-async function previewOf(name: string): Promise<PNG> {
+async function previewBytes(name: string): Promise<Buffer> {
   const result = await inspectUpload(await fileByteSource(fixture(name)), name);
   if (!result.ok) throw new Error(result.reason);
   if (!result.preview) throw new Error('expected a preview');
-  return PNG.sync.read(result.preview);
+  return result.preview;
 }
 
-const gray = (png: PNG, x: number, y: number): number => png.data[(y * png.width + x) * 4]!;
+/** The preview of a page of width × height pixels (scaled up as previewUpscale says). */
+const previewOf = async (name: string, width: number, height: number): Promise<Montage> =>
+  readMontage(await previewBytes(name), width, height);
+
+const gray = (png: Montage, x: number, y: number): number => png.gray(x, y);
 
 describe('TIFF metadata matches tifffile', () => {
   it('for classic, BigTIFF (tiled), multi-page, RGB, big-endian and OME-TIFF files', async () => {
@@ -65,23 +70,23 @@ describe('TIFF metadata matches tifffile', () => {
 
 describe('TIFF previews', () => {
   it('show the middle page (the only one with a bright square)', async () => {
-    const png = await previewOf('stack16.tif');
-    expect([png.width, png.height]).toEqual([64, 48]);
+    const png = await previewOf('stack16.tif', 64, 48);
+    expect([png.width, png.height, png.factor]).toEqual([64, 48, 6]);
     expect(gray(png, 32, 24)).toBeGreaterThan(200);
     expect(gray(png, 3, 3)).toBeLessThan(30);
   });
 
   it('show RGB as luminance and OME volumes at their middle plane', async () => {
-    const rgb = await previewOf('rgb.tif');
+    const rgb = await previewOf('rgb.tif', 80, 60);
     expect(gray(rgb, 40, 30)).toBeGreaterThan(200);
     expect(gray(rgb, 2, 2)).toBeLessThan(30);
-    const ome = await previewOf('volume.ome.tif');
+    const ome = await previewOf('volume.ome.tif', 48, 64);
     expect([ome.width, ome.height]).toEqual([48, 64]);
     expect(gray(ome, 24, 32)).toBeGreaterThan(200);
   });
 
   it('stay within 1024 pixels', async () => {
-    const png = await previewOf('wide.tif');
+    const png = PNG.sync.read(await previewBytes('wide.tif'));
     expect(png.width).toBeLessThanOrEqual(1024);
     expect(png.height).toBeGreaterThanOrEqual(30);
   });

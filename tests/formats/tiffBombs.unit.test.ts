@@ -2,9 +2,9 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
-import { PNG } from 'pngjs';
 import { inspectUpload, type Inspection } from '#shared/formats/inspectUpload';
 import { bufferSource } from './byteSources';
+import { readMontage } from './previewPng';
 import {
   deflateStripTiff,
   deflateTileTiff,
@@ -124,8 +124,8 @@ describe('the bounded decoders read legitimate blocks as geotiff did', () => {
     const bytes = tiffFile([
       { width: 64, height: 64, compression: 7, tile: { width: 64, length: 64 }, blocks: [jpegGray(64, 64)] },
     ]);
-    const png = PNG.sync.read(await previewOf(bytes));
-    expect([png.width, png.height]).toEqual([64, 64]);
+    const png = readMontage(await previewOf(bytes), 64, 64);
+    expect([png.width, png.height, png.factor]).toEqual([64, 64, 4]);
   });
 });
 

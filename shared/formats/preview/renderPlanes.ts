@@ -13,12 +13,25 @@ export interface Plane {
 }
 
 export const maxPreviewSide = 1024;
+/** A small montage is scaled up (by a whole factor, nearest neighbour) to at least this on its short side. */
+export const minPreviewSide = 256;
 const gap = 4;
+
+/**
+ * The whole factor a montage of this size is scaled up by: the least that brings its short side to
+ * minPreviewSide, but never past maxPreviewSide on either side (1 when it is large enough already).
+ */
+export function previewUpscale(width: number, height: number): number {
+  const wanted = Math.ceil(minPreviewSide / Math.max(1, Math.min(width, height)));
+  const allowed = Math.floor(maxPreviewSide / Math.max(1, width, height));
+  return Math.max(1, Math.min(wanted, allowed));
+}
 
 /**
  * The planes side by side in one grayscale PNG: one intensity window for all, each plane scaled by
  * its physical pixel size (so anisotropic voxels are not squashed), the whole at most
- * maxPreviewSide pixels on either side (nearest neighbour).
+ * maxPreviewSide pixels on either side (nearest neighbour); a small one scaled up by a whole factor
+ * (previewUpscale) so its short side is at least minPreviewSide where the long side allows it.
  */
 export function renderPlanes(planes: readonly Plane[]): Buffer {
   const window = intensityWindow(planes.map((plane) => plane.values));
@@ -45,7 +58,23 @@ export function renderPlanes(planes: readonly Plane[]): Buffer {
     drawPlane(gray, width, left, height - size.height, size, plane, (value) => toGray(value, window));
     left += size.width + gap;
   });
-  return encodeGrayPng(width, height, gray);
+  const factor = previewUpscale(width, height);
+  return factor === 1
+    ? encodeGrayPng(width, height, gray)
+    : encodeGrayPng(width * factor, height * factor, upscale(gray, width, height, factor));
+}
+
+/** Each pixel as a factor × factor block (the result is at most maxPreviewSide² bytes). */
+function upscale(gray: Uint8Array, width: number, height: number, factor: number): Uint8Array {
+  const outWidth = width * factor;
+  const out = new Uint8Array(outWidth * height * factor);
+  for (let row = 0; row < height; row++) {
+    const line = out.subarray(row * factor * outWidth, (row * factor + 1) * outWidth);
+    for (let column = 0; column < width; column++)
+      line.fill(gray[row * width + column]!, column * factor, (column + 1) * factor);
+    for (let copy = 1; copy < factor; copy++) out.set(line, (row * factor + copy) * outWidth);
+  }
+  return out;
 }
 
 function drawPlane(
