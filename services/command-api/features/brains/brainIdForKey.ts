@@ -1,10 +1,18 @@
 import { NotFoundError } from '#shared/errors/httpErrors';
+import type { RequestContext } from '#shared/http/routeSpec';
+import { ifMatchRevision } from '#shared/http/etag';
 import { isNumericKey } from '#shared/domain/naming/naming';
 import { databaseIdOf } from '#shared/http/ids';
 import type { EventStore } from '#shared/eventStore/eventStore';
 import { loadAggregate } from '#shared/commandHandling/handleCommand';
-import { brainDecider, brainStreamName, collaboratorIdsOf } from '#shared/domain/brains/events';
+import {
+  type BrainState,
+  brainDecider,
+  brainStreamName,
+  collaboratorIdsOf,
+} from '#shared/domain/brains/events';
 import { type Viewer, canSeeBrain } from '#shared/domain/brains/visibility';
+import { requirePrincipal } from '#services/command-api/features/accounts/requirePrincipal';
 
 /**
  * The brain id a `/api/brains/{key}/` path names. A readable_id ends in "-<id>" (readableIdFor), so
@@ -37,3 +45,46 @@ export async function visibleBeforeIfMatch(
   const facts = { ...state, collaboratorIds: collaboratorIdsOf(state) };
   if (!canSeeBrain(facts, viewer, now.getTime())) throw new NotFoundError();
 }
+
+/** What a command on `/api/brains/{key}/…` starts from: who acts, and on which brain's stream. */
+export interface BrainCommandTarget {
+  readonly actor: { readonly userId: number; readonly isStaff: boolean };
+  readonly key: string;
+  readonly brainId: number;
+  readonly stream: string;
+}
+
+export function brainCommandTarget(ctx: RequestContext<unknown>): BrainCommandTarget {
+  const principal = requirePrincipal(ctx);
+  const key = ctx.params.key ?? '';
+  const brainId = brainIdForKey(key);
+  return {
+    actor: { userId: principal.userId, isStaff: principal.isStaff },
+    key,
+    brainId,
+    stream: brainStreamName(brainId),
+  };
+}
+
+/**
+ * The revision an If-Match names, once the brain is known to exist for the caller (see
+ * visibleBeforeIfMatch); undefined without If-Match.
+ */
+export async function ifMatchOfVisibleBrain(
+  ctx: RequestContext<unknown>,
+  store: EventStore,
+  target: BrainCommandTarget,
+  now: Date,
+): Promise<bigint | undefined> {
+  const expectedRevision = ifMatchRevision(ctx.req.get('If-Match'));
+  if (expectedRevision !== undefined) await visibleBeforeIfMatch(store, target.key, target.actor, now);
+  return expectedRevision;
+}
+
+/** The decision for the brain the key names: another brain's readable_id is no brain at all. */
+export const onKeyedBrain =
+  <T>(key: string, decide: (state: BrainState) => T) =>
+  (state: BrainState): T => {
+    if (state.status === 'active' && !keyMatches(key, state.readableId)) throw new NotFoundError();
+    return decide(state);
+  };

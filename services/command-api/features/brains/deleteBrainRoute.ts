@@ -7,16 +7,13 @@ import {
   type BrainEvent,
   type BrainState,
   brainDecider,
-  brainStreamName,
 } from '#shared/domain/brains/events';
-import { ifMatchRevision } from '#shared/http/etag';
 import type { CommandContext } from '#shared/commandHandling/commandContext';
 import type { Actor } from '#shared/domain/actor';
 import type { CommandDeps } from '#services/command-api/commandDeps';
 import { commandContext } from '#services/command-api/commandDeps';
-import { requirePrincipal } from '#services/command-api/features/accounts/requirePrincipal';
 import { deleteUploads } from '#services/command-api/features/uploads/deleteUploads';
-import { brainIdForKey, keyMatches, visibleBeforeIfMatch } from './brainIdForKey';
+import { brainCommandTarget, ifMatchOfVisibleBrain, onKeyedBrain } from './brainIdForKey';
 
 /**
  * A brain deleted earlier whose uploads were not all removed (the request failed in between): a
@@ -53,21 +50,17 @@ export const deleteBrainRoute = (deps: CommandDeps): RouteSpec => ({
     409: { description: 'If-Match is stale' },
   },
   async handler(ctx) {
-    const principal = requirePrincipal(ctx);
-    const actor = { userId: principal.userId, isStaff: principal.isStaff };
-    const key = ctx.params.key ?? '';
+    const target = brainCommandTarget(ctx);
+    const { actor, key, stream } = target;
     const cmd = commandContext(ctx);
-    const stream = brainStreamName(brainIdForKey(key));
-    const expectedRevision = ifMatchRevision(ctx.req.get('If-Match'));
-    if (expectedRevision !== undefined) await visibleBeforeIfMatch(deps.store, key, actor, deps.clock());
+    const expectedRevision = await ifMatchOfVisibleBrain(ctx, deps.store, target, deps.clock());
     const result = await handleCommand(
       deps.store,
       stream,
       brainDecider,
-      (state: BrainState) => {
-        if (state.status === 'active' && !keyMatches(key, state.readableId)) throw new NotFoundError();
-        return decideBrain({ type: 'DeleteBrain', data: { actor, now: deps.clock().toISOString() } }, state);
-      },
+      onKeyedBrain(key, (state: BrainState) =>
+        decideBrain({ type: 'DeleteBrain', data: { actor, now: deps.clock().toISOString() } }, state),
+      ),
       cmd,
       { expectedRevision },
     ).catch(async (error: unknown) => {

@@ -3,15 +3,14 @@ import type { RouteSpec } from '#shared/http/routeSpec';
 import { NotFoundError, ValidationError } from '#shared/errors/httpErrors';
 import { handleCommand } from '#shared/commandHandling/handleCommand';
 import { ATLAS_OR_CATEGORY, type UpdateBrain, decideBrain } from '#shared/domain/brains/decide';
-import { type BrainState, brainDecider, brainStreamName } from '#shared/domain/brains/events';
-import { ifMatchRevision, weakEtag } from '#shared/http/etag';
+import { type BrainState, brainDecider } from '#shared/domain/brains/events';
+import { weakEtag } from '#shared/http/etag';
 import { brainShapeBSchema } from '#shared/views/brainViews';
 import type { CommandDeps } from '#services/command-api/commandDeps';
 import { commandContext } from '#services/command-api/commandDeps';
-import { requirePrincipal } from '#services/command-api/features/accounts/requirePrincipal';
 import { brainShapeBFromState } from './brainShapeBFromState';
 import { BrainBody, BrainReplaceBody, brainFields, brainName, colourOf, embargoUntilOf } from './brainFields';
-import { brainIdForKey, keyMatches, visibleBeforeIfMatch } from './brainIdForKey';
+import { brainCommandTarget, ifMatchOfVisibleBrain, onKeyedBrain } from './brainIdForKey';
 import { resolveAtlas, resolveCategory } from './resolvePlacement';
 import { readUpdateForm } from './readBrainForm';
 
@@ -83,26 +82,22 @@ export const updateBrainRoute = (
     409: { description: 'If-Match is stale' },
   },
   async handler(ctx) {
-    const principal = requirePrincipal(ctx);
-    const actor = { userId: principal.userId, isStaff: principal.isStaff };
-    const key = ctx.params.key ?? '';
-    const brainId = brainIdForKey(key);
-    const expectedRevision = ifMatchRevision(ctx.req.get('If-Match'));
-    if (expectedRevision !== undefined) await visibleBeforeIfMatch(deps.store, key, actor, deps.clock());
+    const target = brainCommandTarget(ctx);
+    const { actor, key } = target;
+    const expectedRevision = await ifMatchOfVisibleBrain(ctx, deps.store, target, deps.clock());
     const body = ctx.req.is('multipart/form-data') ? await readUpdateForm(ctx, deps) : (ctx.body ?? {});
     if (mode === 'put') requireCreateFields(body);
     const data = await commandData(deps, body, mode);
     const result = await handleCommand(
       deps.store,
-      brainStreamName(brainId),
+      target.stream,
       brainDecider,
-      (state: BrainState) => {
-        if (state.status === 'active' && !keyMatches(key, state.readableId)) throw new NotFoundError();
-        return decideBrain(
+      onKeyedBrain(key, (state: BrainState) =>
+        decideBrain(
           { type: 'UpdateBrain', data: { ...data, actor, now: deps.clock().toISOString() } },
           state,
-        );
-      },
+        ),
+      ),
       commandContext(ctx),
       { expectedRevision },
     );

@@ -3,13 +3,12 @@ import type { RouteSpec } from '#shared/http/routeSpec';
 import { NotFoundError, ValidationError } from '#shared/errors/httpErrors';
 import { handleCommand } from '#shared/commandHandling/handleCommand';
 import { decideBrain } from '#shared/domain/brains/decide';
-import { type BrainState, brainDecider, brainStreamName } from '#shared/domain/brains/events';
+import { type BrainState, brainDecider } from '#shared/domain/brains/events';
 import { COLLABORATOR_ROLES, type CollaboratorRole } from '#shared/domain/brains/visibility';
 import { collaboratorJson, collaboratorSchema } from '#shared/views/collaboratorViews';
 import type { CommandDeps } from '#services/command-api/commandDeps';
 import { commandContext } from '#services/command-api/commandDeps';
-import { requirePrincipal } from '#services/command-api/features/accounts/requirePrincipal';
-import { brainIdForKey, keyMatches } from '#services/command-api/features/brains/brainIdForKey';
+import { brainCommandTarget, onKeyedBrain } from '#services/command-api/features/brains/brainIdForKey';
 import { resolveUser } from './resolveUser';
 
 export const UNKNOWN_USER = 'No user with this username or email.';
@@ -41,24 +40,20 @@ export const shareBrainRoute = (deps: CommandDeps): RouteSpec<typeof ShareBody> 
     404: { description: 'No brain with this key, or one the caller may not see' },
   },
   async handler(ctx) {
-    const principal = requirePrincipal(ctx);
-    const actor = { userId: principal.userId, isStaff: principal.isStaff };
-    const key = ctx.params.key ?? '';
-    const brainId = brainIdForKey(key);
+    const { actor, key, stream } = brainCommandTarget(ctx);
     const user = await resolveUser(deps.store, ctx.body.user);
     if (!user) throw ValidationError.field('user', UNKNOWN_USER);
     let added = false;
     const result = await handleCommand(
       deps.store,
-      brainStreamName(brainId),
+      stream,
       brainDecider,
-      (state: BrainState) => {
-        if (state.status === 'active' && !keyMatches(key, state.readableId)) throw new NotFoundError();
+      onKeyedBrain(key, (state: BrainState) => {
         const command = { userId: user.id, role: ctx.body.role, actor, now: deps.clock().toISOString() };
         const events = decideBrain({ type: 'ShareBrain', data: command }, state);
         added = events[0]?.type === 'BrainCollaboratorAdded';
         return events;
-      },
+      }),
       commandContext(ctx),
     );
     const collaborator =

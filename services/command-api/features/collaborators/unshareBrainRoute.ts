@@ -1,13 +1,11 @@
 import type { RouteSpec } from '#shared/http/routeSpec';
-import { NotFoundError } from '#shared/errors/httpErrors';
 import { handleCommand } from '#shared/commandHandling/handleCommand';
 import { decideBrain } from '#shared/domain/brains/decide';
-import { type BrainState, brainDecider, brainStreamName } from '#shared/domain/brains/events';
+import { type BrainState, brainDecider } from '#shared/domain/brains/events';
 import { databaseIdOf } from '#shared/http/ids';
 import type { CommandDeps } from '#services/command-api/commandDeps';
 import { commandContext } from '#services/command-api/commandDeps';
-import { requirePrincipal } from '#services/command-api/features/accounts/requirePrincipal';
-import { brainIdForKey, keyMatches } from '#services/command-api/features/brains/brainIdForKey';
+import { brainCommandTarget, onKeyedBrain } from '#services/command-api/features/brains/brainIdForKey';
 
 export const unshareBrainRoute = (deps: CommandDeps): RouteSpec => ({
   method: 'delete',
@@ -24,21 +22,17 @@ export const unshareBrainRoute = (deps: CommandDeps): RouteSpec => ({
     404: { description: 'No brain with this key (or not visible to the caller), or not a collaborator' },
   },
   async handler(ctx) {
-    const principal = requirePrincipal(ctx);
-    const actor = { userId: principal.userId, isStaff: principal.isStaff };
-    const key = ctx.params.key ?? '';
-    const brainId = brainIdForKey(key);
+    const { actor, key, stream } = brainCommandTarget(ctx);
     const userId = databaseIdOf(ctx.params.user_id ?? '');
     const result = await handleCommand(
       deps.store,
-      brainStreamName(brainId),
+      stream,
       brainDecider,
-      (state: BrainState) => {
-        if (state.status === 'active' && !keyMatches(key, state.readableId)) throw new NotFoundError();
+      onKeyedBrain(key, (state: BrainState) => {
         const now = deps.clock().toISOString();
         // An id that cannot be a user is still decided, so that the brain's 404 and 403 come first.
         return decideBrain({ type: 'UnshareBrain', data: { userId: userId ?? 0, actor, now } }, state);
-      },
+      }),
       commandContext(ctx),
     );
     return { status: 204, position: result.position };
