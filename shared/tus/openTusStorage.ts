@@ -89,7 +89,10 @@ export async function openTusStorage(options: TusStorageOptions): Promise<TusSto
     afterRemove: (id) => deleteTusUpload(pool, id),
     beforeCreate: options.s3 ? onceSucceeded(() => options.blobs.ping()) : undefined,
   });
-  const locker = new PgAdvisoryLocker(lockPool, config.lockWaitMs);
+  const locker = new PgAdvisoryLocker(lockPool, config.lockWaitMs, {
+    connectionString: options.databaseUrl,
+    logger,
+  });
   const storage = {
     dataStore,
     locker,
@@ -122,6 +125,7 @@ export async function openTusStorage(options: TusStorageOptions): Promise<TusSto
       if (timer) clearTimeout(timer);
       timer = undefined;
       await running;
+      await locker.close();
       await lockPool.end();
     },
   };
