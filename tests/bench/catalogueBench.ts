@@ -35,9 +35,10 @@ export async function measureCatalogue(
     listCache: false,
   });
   const closeUncached = cleanup.defer('uncached all-in-one', () => uncached.close());
+  const names = await catalogueNames(databaseUrl);
   const figures = [
     rebuild,
-    ...(await measureBrainList({ cached: service.url, uncached: uncached.url }, cleanup, plan)),
+    ...(await measureBrainList({ cached: service.url, uncached: uncached.url, names }, cleanup, plan)),
   ];
   await closeUncached();
   await closeService();
@@ -93,6 +94,22 @@ async function vacuumReadModels(pool: pg.Pool): Promise<void> {
   printDetail(
     `VACUUM (ANALYZE) of ${rows.length} read-model tables in ${((performance.now() - started) / 1000).toFixed(1)} s`,
   );
+}
+
+/** The brains' names by id (the bare in-memory search baseline's index, listBench.ts). */
+async function catalogueNames(databaseUrl: string): Promise<(string | undefined)[]> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ id: number; name: string }>(
+      'SELECT brain_id AS id, name FROM public.brain_search WHERE NOT removed',
+    );
+    const names: (string | undefined)[] = [];
+    for (const { id, name } of rows) names[id] = name;
+    return names;
+  } finally {
+    await client.end();
+  }
 }
 
 let lastDrawn = 0;

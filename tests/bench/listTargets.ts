@@ -1,4 +1,5 @@
 import { SEARCH_WORD, SPECIES } from './catalogueEvents';
+import { searchVocabulary } from './searchVocabulary';
 
 /** Paths sent at random, so every request asks for another species and page. */
 export const PATHS_PER_KIND = 1000;
@@ -8,6 +9,8 @@ export const FACETS = 'species,atlas,category,verified';
 export interface ListTargets {
   readonly list: readonly string[];
   readonly search: readonly string[];
+  /** The first page of each text of the search vocabulary (10,000 distinct, searchVocabulary.ts). */
+  readonly vocabulary: readonly string[];
   readonly facets: readonly string[];
   /** The last page of the largest species, and of the whole catalogue. */
   readonly deepSpecies: string;
@@ -65,6 +68,9 @@ export async function listTargets(baseUrl: string): Promise<ListTargets> {
         species: s.species,
         search: SEARCH_WORD,
       }),
+    ),
+    vocabulary: searchVocabulary(all.count).map((search) =>
+      listPath({ page: 1, page_size: PAGE_SIZE, search }),
     ),
     facets: draw((s) =>
       listPath({ page: randomPage(s.count), page_size: PAGE_SIZE, species: s.species, facets: FACETS }),

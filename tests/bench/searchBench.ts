@@ -4,15 +4,19 @@
  * The documents are those of the HTTP benchmark's generated catalogue (catalogueEvents.ts).
  * Run: npx tsx tests/bench/searchBench.ts [documents=100000] [queries per kind=300]
  * (SEARCH_BENCH_ONLY=bench runs only the kinds whose name contains "bench").
+ * SEARCH_BENCH_DIR=<dir> keeps the cluster there: a later run with as many documents reuses them
+ * instead of loading them again (a million take minutes).
  */
 import pg from 'pg';
 import { createPostgresSearchIndex } from '#shared/search/postgres/postgresSearchIndex';
 import type { BrainSearchDocument, SearchIndex, SearchQuery } from '#shared/search/searchIndex';
 import type { BrainCreated } from '#shared/domain/brains/events';
+import { startEmbeddedPostgres } from '#shared/infra/postgres/embeddedPostgres';
 import { startBenchPostgres } from './benchPostgres';
 import { brainAppends, CATEGORIES, SEARCH_WORD, SPECIES } from './catalogueEvents';
 import { Cleanup } from './cleanup';
 import { percentile } from './stats';
+import { searchVocabulary } from './searchVocabulary';
 
 const BATCH = 2000;
 const PAGE_SIZE = 20;
@@ -90,6 +94,14 @@ const randomOffset = (random: () => number, count: number): number =>
 
 type Kind = (random: () => number, sizes: Sizes) => SearchQuery;
 
+/**
+ * The texts of issue 22's uncached search figures (searchVocabulary.ts), drawn in order so that no
+ * text repeats within a kind (the vocabulary has 10,000; a kind asks for at most that many).
+ */
+let vocabulary: readonly string[] = [];
+let drawn = 0;
+const vocabularyText = (): string => vocabulary[drawn++ % vocabulary.length]!;
+
 const KINDS: Readonly<Record<string, Kind>> = {
   'text (30% with a typo)': (random) => ({ text: searchText(random), limit: PAGE_SIZE, offset: 0 }),
   'filters (species + verified, newest first)': (random) => ({
@@ -113,6 +125,19 @@ const KINDS: Readonly<Record<string, Kind>> = {
   'unfiltered page + facets x4 (kept counts)': (random) => ({
     limit: PAGE_SIZE,
     offset: PAGE_SIZE * Math.floor(random() * 10),
+    facets: FACETS,
+  }),
+  'vocabulary: text, first page': () => ({ text: vocabularyText(), limit: PAGE_SIZE, offset: 0 }),
+  'vocabulary: text + species, first page': (random) => ({
+    text: vocabularyText(),
+    filters: { speciesIds: [1 + speciesIndex(random)] },
+    limit: PAGE_SIZE,
+    offset: 0,
+  }),
+  'vocabulary: text + facets x4, first page': () => ({
+    text: vocabularyText(),
+    limit: PAGE_SIZE,
+    offset: 0,
     facets: FACETS,
   }),
   // The HTTP bench's two search queries (listTargets.ts): a species, a random page of its results.
@@ -149,6 +174,27 @@ async function load(index: SearchIndex, count: number): Promise<number> {
   return performance.now() - started;
 }
 
+/** The bench's database: a throw-away cluster, or the one kept in SEARCH_BENCH_DIR. */
+async function benchDatabase(cleanup: Cleanup): Promise<{ url: string; version: string }> {
+  const dir = process.env.SEARCH_BENCH_DIR;
+  if (!dir) {
+    const postgres = await startBenchPostgres(cleanup);
+    return { url: await postgres.createDatabase('search_bench'), version: postgres.version };
+  }
+  const server = await startEmbeddedPostgres({ dataDir: dir, persistent: true });
+  cleanup.defer('PostgreSQL', () => server.stop());
+  const admin = new pg.Client({ connectionString: server.connectionString('postgres') });
+  await admin.connect();
+  try {
+    const exists = await admin.query(`SELECT 1 FROM pg_database WHERE datname = 'search_bench'`);
+    if (exists.rowCount === 0) await server.createDatabase('search_bench');
+    const { rows } = await admin.query<{ server_version: string }>('SHOW server_version');
+    return { url: server.connectionString('search_bench'), version: `PostgreSQL ${rows[0]?.server_version}` };
+  } finally {
+    await admin.end();
+  }
+}
+
 async function sizesOf(index: SearchIndex): Promise<Sizes> {
   const total = async (query: Omit<SearchQuery, 'limit' | 'offset'>) =>
     (await index.query({ ...query, limit: 0, offset: 0 })).total;
@@ -157,6 +203,36 @@ async function sizesOf(index: SearchIndex): Promise<Sizes> {
     brains: await Promise.all(species.map((filters) => total({ filters }))),
     matching: await Promise.all(species.map((filters) => total({ filters, text: SEARCH_WORD }))),
   };
+}
+
+/**
+ * The information baseline of issue 22: the vocabulary's texts against a bare in-memory index of
+ * the same names (an array scanned for the lowercased text, newest match first; no ranking, typos,
+ * visibility or other fields), in this process.
+ */
+function inMemoryBaseline(count: number, perKind: number): void {
+  const names: string[] = [];
+  for (let first = 1; first <= count; first += BATCH)
+    for (const document of documents(first, Math.min(count, first + BATCH - 1)))
+      names[document.brainId] = document.name.toLowerCase();
+  const timings: number[] = [];
+  let matched = 0;
+  for (let i = 0; i < perKind; i++) {
+    const text = vocabulary[i % vocabulary.length]!.toLowerCase();
+    const started = performance.now();
+    const page: number[] = [];
+    let total = 0;
+    for (let id = names.length - 1; id > 0; id--)
+      if (names[id]!.includes(text)) {
+        total++;
+        if (page.length < PAGE_SIZE) page.push(id);
+      }
+    timings.push(performance.now() - started);
+    matched += total;
+  }
+  console.log(
+    `in-memory baseline (array scan of ${count} names, same texts): p50 ${percentile(timings, 50).toFixed(1)} ms, p99 ${percentile(timings, 99).toFixed(1)} ms (${perKind} queries, mean total ${Math.round(matched / perKind)})`,
+  );
 }
 
 /** SEARCH_BENCH_ONLY=<words>: only the kinds whose name contains one of them. */
@@ -171,17 +247,23 @@ async function main(): Promise<void> {
   const cleanup = new Cleanup();
   cleanup.onSignals();
   try {
-    const postgres = await startBenchPostgres(cleanup);
-    const pool = new pg.Pool({ connectionString: await postgres.createDatabase('search_bench'), max: 2 });
+    const postgres = await benchDatabase(cleanup);
+    const pool = new pg.Pool({ connectionString: postgres.url, max: 2 });
     pool.on('error', () => undefined); // an idle connection ended by the server's stop is not a failure
     cleanup.defer('pool', () => pool.end());
     const index = createPostgresSearchIndex({ pool });
     await index.install();
-    const loadMs = await load(index, count);
-    console.log(
-      `${postgres.version}; ${count} documents loaded (rebuild + indexes + swap) in ${(loadMs / 1000).toFixed(1)} s`,
-    );
+    if ((await index.query({ limit: 0, offset: 0 })).total === count)
+      console.log(`${postgres.version}; ${count} documents kept from an earlier run`);
+    else {
+      const loadMs = await load(index, count);
+      console.log(
+        `${postgres.version}; ${count} documents loaded (rebuild + indexes + swap) in ${(loadMs / 1000).toFixed(1)} s`,
+      );
+    }
     const sizes = await sizesOf(index);
+    vocabulary = searchVocabulary(count);
+    if (selectedKinds().some(([kind]) => kind.startsWith('vocabulary'))) inMemoryBaseline(count, perKind);
     const random = generator(11);
     for (const [kind, make] of selectedKinds()) {
       for (let i = 0; i < 20; i++) await index.query(make(random, sizes)); // warm-up
