@@ -1,21 +1,21 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { NewEvent } from '#shared/eventStore/eventStore';
 import type { AtlasCreated } from '#shared/domain/atlases/events';
-import type { BrainCreated } from '#shared/domain/brains/events';
 import type { CategoryCreated } from '#shared/domain/categories/events';
 import type { SpeciesCreated } from '#shared/domain/species/events';
-import type { UploadReceived } from '#shared/domain/uploads/events';
-import { readableIdFor } from '#shared/domain/naming/naming';
+import {
+  type SyntheticAppend,
+  type SyntheticPlacement,
+  type SyntheticPlan,
+  syntheticBrainAppends,
+} from '#services/command-api/seedSynthetic/syntheticBrains';
 import { userRegistered } from './benchEvents';
 
 /**
  * A generated catalogue, deterministic for a given size: what the commands would have written for
  * it (the same event types, data and metadata), as (stream, events) appends.
  */
-export interface CatalogueAppend {
-  readonly stream: string;
-  readonly events: NewEvent[];
-}
+export type CatalogueAppend = SyntheticAppend;
 
 export const CATEGORIES = ['mri', 'histology', 'light-sheet', 'electron microscopy', 'ct', 'dti'];
 /** [scientific name, common name, category index]: the species the list is filtered by. */
@@ -31,9 +31,7 @@ export const SPECIES: readonly (readonly [string, string, number])[] = [
 ];
 const ATLASES_PER_SPECIES = 5;
 export const USERS = 500;
-const REGIONS = ['hippocampus', 'cortex', 'cerebellum', 'striatum', 'thalamus', 'amygdala', 'brainstem'];
-const QUALIFIERS = ['visual', 'motor', 'dorsal', 'ventral', 'adult', 'juvenile', 'left', 'right', 'whole'];
-/** A word that occurs in about one brain name in REGIONS.length (for `search=`). */
+/** A word that occurs in about one brain name in REGIONS.length (seedSynthetic/syntheticBrains.ts; for `search=`). */
 export const SEARCH_WORD = 'hippocampus';
 /** Uploads every five minutes from 2016 on, so newer brains have higher ids, as in production. */
 const FIRST_UPLOAD = Date.UTC(2016, 0, 1);
@@ -54,18 +52,6 @@ function metadata(actor: number | 'system'): NewEvent['metadata'] {
 function event(type: string, data: unknown, actor: number | 'system'): NewEvent {
   return { id: randomUUID(), type, data, metadata: metadata(actor) };
 }
-
-/** Deterministic pseudo-random numbers in [0, 1): two runs generate the same catalogue. */
-function generator(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state * 1_103_515_245 + 12_345) % 2 ** 31;
-    return state / 2 ** 31;
-  };
-}
-
-const pick = <T>(random: () => number, values: readonly T[]): T =>
-  values[Math.floor(random() * values.length)]!;
 
 /** Users, categories, species and atlases: the reference data brains are filed under. */
 export function referenceData(): CatalogueAppend[] {
@@ -121,76 +107,50 @@ const atlasCount = (): number => SPECIES.length * ATLASES_PER_SPECIES;
 const speciesOfAtlas = (atlasId: number): number => 1 + ((atlasId - 1) % SPECIES.length);
 const categoryOfSpecies = (speciesId: number): number => SPECIES[speciesId - 1]![2] + 1;
 
+/** The bench's placements: 80 % under an atlas (species and category derived from it), the rest under a category alone. */
+const PLACEMENTS: readonly SyntheticPlacement[] = [
+  ...Array.from({ length: 3 }, () =>
+    Array.from({ length: atlasCount() }, (_, i) => {
+      const speciesId = speciesOfAtlas(i + 1);
+      return {
+        atlasId: i + 1,
+        speciesId,
+        categoryId: categoryOfSpecies(speciesId),
+        speciesName: SPECIES[speciesId - 1]![1],
+      };
+    }),
+  ).flat(),
+  ...Array.from({ length: 5 }, () =>
+    CATEGORIES.map((_, i) => ({ atlasId: null, speciesId: null, categoryId: i + 1, speciesName: '' })),
+  ).flat(),
+];
+
+/** The bench catalogue's files: recorded as received (not processed), their bytes not stored. */
+const BENCH_PLAN: SyntheticPlan = {
+  placements: PLACEMENTS,
+  uploaders: Array.from({ length: USERS }, (_, i) => i + 1),
+  files: [
+    {
+      filename: 'brain.nii.gz',
+      sizeBytes: 50_000_000,
+      sha256: createHash('sha256').update('brain.nii.gz').digest('hex'),
+      mimeType: 'application/gzip',
+      metadata: null,
+      preview: false,
+    },
+  ],
+  blobKeyOf: (uploadId) => `uploads/${uploadId}`,
+  verifiedShare: 0.3,
+  privateShare: 0,
+  createdAt: (index) => new Date(FIRST_UPLOAD + (index + 1) * UPLOAD_EVERY_MS),
+  processorId: 'bench',
+};
+
 /**
- * Brains `first`..`last` as a create writes each: its id allocation (as one append of all of them
- * to `sequence-brain`), its file's upload record and its BrainCreated. 80 % are filed under an
- * atlas (species and category derived from it), the rest under a category alone.
+ * Brains `first`..`last` as a create writes each (the production generator of
+ * `npm run seed -- --synthetic`, over the bench's reference data): the id allocations (one append
+ * to `sequence-brain`), each file's upload record and each BrainCreated.
  */
 export function brainAppends(first: number, last: number): CatalogueAppend[] {
-  const random = generator(first);
-  const ids: NewEvent[] = [];
-  const appends: CatalogueAppend[] = [];
-  for (let brainId = first; brainId <= last; brainId++) {
-    const uploaderId = 1 + Math.floor(random() * USERS);
-    ids.push(event('IdAllocated', { sequence: 'brain', id: brainId }, uploaderId));
-    const uploadId = randomUUID();
-    const createdAt = new Date(FIRST_UPLOAD + brainId * UPLOAD_EVERY_MS);
-    appends.push(
-      { stream: `upload-${uploadId}`, events: [uploadReceived(uploadId, brainId, uploaderId, createdAt)] },
-      {
-        stream: `brain-${brainId}`,
-        events: [brainCreated(random, brainId, uploadId, uploaderId, createdAt)],
-      },
-    );
-  }
-  return [{ stream: 'sequence-brain', events: ids }, ...appends];
-}
-
-function uploadReceived(uploadId: string, brainId: number, uploaderId: number, at: Date): NewEvent {
-  const filename = `brain-${brainId}.nii.gz`;
-  const data: UploadReceived['data'] = {
-    uploadId,
-    name: filename,
-    filename,
-    sizeBytes: 50_000_000 + brainId,
-    sha256: createHash('sha256').update(filename).digest('hex'),
-    mimeType: 'application/gzip',
-    blobKey: `uploads/${uploadId}`,
-    uploaderId,
-    associatedBrainId: brainId,
-    receivedAt: at.toISOString(),
-  };
-  return event('UploadReceived', data, uploaderId);
-}
-
-function brainCreated(
-  random: () => number,
-  brainId: number,
-  uploadId: string,
-  uploaderId: number,
-  at: Date,
-): NewEvent {
-  const atlasId = random() < 0.8 ? 1 + Math.floor(random() * atlasCount()) : null;
-  const speciesId = atlasId === null ? null : speciesOfAtlas(atlasId);
-  const name = `${pick(random, QUALIFIERS)} ${pick(random, REGIONS)} ${brainId}`;
-  const data: BrainCreated['data'] = {
-    brainId,
-    readableId: readableIdFor(name, brainId),
-    uuid: randomUUID(),
-    name,
-    description: `${pick(random, QUALIFIERS)} section of the ${pick(random, REGIONS)}, stained and imaged`,
-    atlasId,
-    speciesId,
-    categoryId:
-      speciesId === null ? 1 + Math.floor(random() * CATEGORIES.length) : categoryOfSpecies(speciesId),
-    isReference: random() < 0.02,
-    extraLink: '',
-    website: random() < 0.5 ? `https://lab${uploaderId}.example.org/brains/${brainId}` : '',
-    color: '',
-    verified: random() < 0.3,
-    uploaderId,
-    fileUploadId: uploadId,
-    createdAt: at.toISOString(),
-  };
-  return event('BrainCreated', data, uploaderId);
+  return syntheticBrainAppends(BENCH_PLAN, first, last);
 }
