@@ -95,28 +95,37 @@ export async function insertCheckpoint(
 }
 
 /**
- * Moves a checkpoint from `from` to `to`. Zero rows means another runner moved it first: the caller
- * must roll back, so an event's effects are never applied twice even with two runners.
+ * Moves the checkpoints of several projections from where each one stands (`position`) to `to`, in
+ * one statement. Returns the names of those whose checkpoint was not there: another runner moved
+ * it first, and the caller must roll back, so an event's effects are never applied twice even with
+ * two runners.
  */
-export async function advanceCheckpoint(
+export async function advanceCheckpoints(
   client: PoolClient,
-  projection: string,
-  version: number,
-  from: GlobalPosition,
+  checkpoints: readonly {
+    readonly projection: { readonly name: string; readonly version: number };
+    readonly position: GlobalPosition;
+  }[],
   to: GlobalPosition,
-): Promise<boolean> {
-  const result = await client.query(
-    `UPDATE ${READ_MODEL_SCHEMA}.projection_checkpoints
-        SET commit_position = $3, prepare_position = $4, updated_at = now()
-      WHERE projection = $1 AND version = $2 AND commit_position = $5 AND prepare_position = $6`,
-    [
-      projection,
-      version,
+): Promise<string[]> {
+  if (checkpoints.length === 0) return [];
+  const { rows } = await client.query<{ projection: string }>({
+    name: 'advanceCheckpoints',
+    text: `UPDATE ${READ_MODEL_SCHEMA}.projection_checkpoints AS c
+              SET commit_position = $5, prepare_position = $6, updated_at = now()
+             FROM unnest($1::text[], $2::integer[], $3::numeric[], $4::numeric[]) AS f (projection, version, c_from, p_from)
+            WHERE c.projection = f.projection AND c.version = f.version
+              AND c.commit_position = f.c_from AND c.prepare_position = f.p_from
+        RETURNING c.projection`,
+    values: [
+      checkpoints.map((c) => c.projection.name),
+      checkpoints.map((c) => c.projection.version),
+      checkpoints.map((c) => c.position.commit.toString()),
+      checkpoints.map((c) => c.position.prepare.toString()),
       to.commit.toString(),
       to.prepare.toString(),
-      from.commit.toString(),
-      from.prepare.toString(),
     ],
-  );
-  return result.rowCount === 1;
+  });
+  const moved = new Set(rows.map((r) => r.projection));
+  return checkpoints.map((c) => c.projection.name).filter((name) => !moved.has(name));
 }

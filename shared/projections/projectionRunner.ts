@@ -7,6 +7,7 @@ import { startSupervisedLoop } from '#shared/runtime/supervisedLoop';
 import type { ActiveProjection } from './activeProjections';
 import { earliestPosition, livePosition, loadActiveProjections } from './activeProjections';
 import { applyBatch } from './applyBatch';
+import { catchUpInLanes } from './catchUpInLanes';
 import { LeaderLease, leadOrStandBy } from './leaderLease';
 import type { Logger } from './logger';
 import type { Projection } from './projection';
@@ -81,31 +82,36 @@ export class ProjectionRunner {
     return { ...status, leading: this.lease.isHeld };
   }
 
-  /** Installs tables and checkpoints, then applies everything up to the current head; returns events applied. */
+  /**
+   * Installs tables and checkpoints, then applies everything up to the current head; returns events
+   * applied. The events are read once and every projection applies them on its own connection,
+   * all at once (catchUpInLanes), each batch in a transaction with its own checkpoint: the read
+   * models are independent, so a rebuild takes as long as the slowest one, not their sum.
+   */
   async catchUp(onProgress?: (applied: number, position: GlobalPosition) => void): Promise<number> {
     const active = await this.load();
     const head = await this.options.store.headPosition();
-    const read = (after: GlobalPosition): Promise<RecordedEvent[]> =>
-      comparePositions(after, head) < 0
-        ? this.options.store.readAll({ after, maxCount: this.options.batchSize ?? 1000 })
-        : Promise.resolve([]);
-    let applied = 0;
-    // The next batch is read while this one is applied (the store and the read models work at once).
-    let next = read(earliestPosition(active));
-    for (;;) {
-      const batch = await next;
-      if (batch.length === 0) break;
-      const end = batch[batch.length - 1]!.position;
-      next = read(end);
-      // A failed apply must not leave the read-ahead's rejection unobserved.
-      await this.apply(active, batch).catch(async (error: unknown) => {
-        await next.catch(() => undefined);
-        throw error;
-      });
-      applied += batch.length;
-      onProgress?.(applied, end);
-    }
-    return applied;
+    const batchSize = this.options.batchSize ?? 1000;
+    let reported = 0;
+    return catchUpInLanes({
+      lanes: active.map((a) => [a]),
+      start: earliestPosition(active),
+      read: (after) =>
+        comparePositions(after, head) < 0
+          ? this.options.store.readAll({ after, maxCount: batchSize })
+          : Promise.resolve([]),
+      apply: async (lane, batch) => {
+        const { changed } = await applyBatch(this.options.pool, lane, batch);
+        // What readers may rely on is still the least position of all live projections.
+        const live = livePosition(active);
+        if (live) this.options.progress?.advance(live, changed);
+      },
+      onProgress: (applied, position) => {
+        this.options.onBatch?.({ events: applied - reported, position, lastRecordedAt: undefined });
+        reported = applied;
+        onProgress?.(applied, position);
+      },
+    });
   }
 
   /** Catch-up then live, from the checkpoints; ends when the signal aborts, throws on any failure. */

@@ -7,6 +7,9 @@ import { perSecond, type Figure, type Unit } from './figure';
 import { printFigure, printSection } from './report';
 
 export const WRITERS = 4;
+/** Issue 22's targets. */
+const SINGLE_TARGET = 5000;
+const BATCHED_TARGET = 50_000;
 
 /**
  * Appends for `durationMs` with WRITERS concurrent writers, each on its own stream with the exact
@@ -68,13 +71,19 @@ export async function measureAppends(
     printFigure(figure);
     return figure;
   };
-  const singleFigure = await measured('single-event appends', 'single', 1, perSecond('appends'), 1500);
+  const singleFigure = await measured(
+    'single-event appends',
+    'single',
+    1,
+    perSecond('appends'),
+    SINGLE_TARGET,
+  );
   const batchedFigure = await measured(
     'batched appends (100 events each)',
     'batched',
     100,
     perSecond('events'),
-    20_000,
+    BATCHED_TARGET,
   );
   await closeStore();
   return [singleFigure, batchedFigure];

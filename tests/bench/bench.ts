@@ -26,7 +26,7 @@ async function main(cleanup: Cleanup): Promise<void> {
   const http = { rounds: 3, connections: 10, durationSeconds: 5, warmUpSeconds: 2 };
   const sections: Record<string, () => Promise<Figure[]>> = {
     appends: () => measureAppends(pg, cleanup, { rounds: 5, roundMs: 2000 }),
-    lag: () => measureProjectionLag(pg, cleanup, { rounds: 3, roundMs: 10_000, rate: 200 }),
+    lag: () => measureProjectionLag(pg, cleanup, { rounds: 3, roundMs: 10_000, rate: 1000 }),
     http: () => measureMeEndpoint(pg, cleanup, http),
     catalogue: () =>
       measureCatalogue(pg, cleanup, { ...http, brains: positiveInteger('BENCH_BRAINS', 100_000) }),

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { EventStore, ExpectedRevision, NewEvent, AppendResult } from '#shared/eventStore/eventStore';
 import { appendEvents, isConcurrentDuplicate } from './appendEvents';
+import { AppendNotifier, notifyAtCommit } from './appendNotifier';
 import { migrate } from './migrate';
 import { PostgresUnitOfWork } from './postgresUnitOfWork';
 import { headPosition, readAll } from './readAll';
@@ -53,6 +54,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Po
   // The pool discards an idle client whose connection dies; unhandled, the event would crash us.
   pool.on('error', () => undefined);
   const unitOfWork = new PostgresUnitOfWork(pool);
+  const notifier = new AppendNotifier(pool, names);
   const closing = new AbortController();
   const subscriptionContext = {
     pool,
@@ -66,20 +68,28 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Po
     names,
     unitOfWork,
     migrate: () => migrate(pool, names),
-    appendWithin: (db, streamName, events, appendOptions) =>
-      appendEvents(db, names, streamName, events, appendOptions?.expectedRevision),
+    appendWithin: async (db, streamName, events, appendOptions) => {
+      const result = await appendEvents(db, names, streamName, events, appendOptions?.expectedRevision);
+      await notifyAtCommit(db, names);
+      return result;
+    },
     // Inside a unit of work, appends and stream reads go through its transaction (the work sees
     // its own appends); everything else always uses the pool.
     appendToStream: async (streamName, events, appendOptions) => {
       const db = unitOfWork.executor();
       const append = () => appendEvents(db, names, streamName, events, appendOptions?.expectedRevision);
+      let result: AppendResult;
       try {
-        return await append();
+        result = await append();
       } catch (error) {
         // In a unit of work the failed statement has aborted the transaction: no second try there.
-        if (isConcurrentDuplicate(error) && db === pool) return append();
-        throw error;
+        if (!(isConcurrentDuplicate(error) && db === pool)) throw error;
+        result = await append();
       }
+      // Subscribers are woken once the events are readable: now, or when the unit of work commits.
+      if (db === pool) notifier.announce();
+      else await unitOfWork.afterCommit(() => Promise.resolve(notifier.announce()));
+      return result;
     },
     readStream: (streamName, readOptions) =>
       readStream(unitOfWork.executor(), names, streamName, readOptions),
@@ -89,6 +99,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Po
     close: async () => {
       if (closing.signal.aborted) return;
       closing.abort();
+      notifier.close();
       await pool.end();
     },
   };

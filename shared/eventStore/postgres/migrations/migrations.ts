@@ -4,6 +4,7 @@ import { m0002ForbidEventChanges } from './m0002ForbidEventChanges';
 import { m0003CreateAppendFunction } from './m0003CreateAppendFunction';
 import { m0004GuardOrderInLongerTransactions } from './m0004GuardOrderInLongerTransactions';
 import { m0005AppendAsOwner } from './m0005AppendAsOwner';
+import { m0006NotifyAfterCommit } from './m0006NotifyAfterCommit';
 
 /** In version order. Append new migrations; never edit one that has shipped. */
 export const migrations: readonly Migration[] = [
@@ -13,4 +14,6 @@ export const migrations: readonly Migration[] = [
   m0004GuardOrderInLongerTransactions,
   // After every redefinition of the append function: CREATE OR REPLACE resets SECURITY DEFINER.
   m0005AppendAsOwner,
+  // Redefines the function and sets SECURITY DEFINER again itself.
+  m0006NotifyAfterCommit,
 ];
