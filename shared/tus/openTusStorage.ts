@@ -43,6 +43,8 @@ export interface TusStorageOptions {
   readonly s3: S3Config | undefined;
   readonly blobRoot: string;
   readonly logger: Logger;
+  /** BLOB_DIRECT_IO: whole batches written with O_DIRECT on the local disk (default true). */
+  readonly directIo?: boolean;
   /** Run the periodic removal of expired uploads (one instance at a time across the cluster). */
   readonly runCleanup: boolean;
 }
@@ -85,6 +87,7 @@ export async function openTusStorage(options: TusStorageOptions): Promise<TusSto
     hashes,
     expirationMs: config.expiryMs,
     truncate: options.s3 ? undefined : localTruncate(blobRoot),
+    localFiles: options.s3 ? undefined : { root: blobRoot, directIo: options.directIo ?? true },
     checksumBufferMaxBytes: config.checksumMaxBytes,
     afterRemove: (id) => deleteTusUpload(pool, id),
     beforeCreate: options.s3 ? onceSucceeded(() => options.blobs.ping()) : undefined,

@@ -2,9 +2,10 @@ import { Transform } from 'node:stream';
 import { OffThreadSha256 } from '#shared/blobStore/offThreadSha256';
 
 /** SHA-256 of an upload's bytes from offset 0, fed in order, hashed on the hashing thread. */
-class RunningHash {
+export class RunningHash {
   private readonly hash = new OffThreadSha256();
-  private batch: Buffer = this.hash.batch();
+  /** The batch `update` fills, taken when bytes come for it. */
+  private filling: Buffer | undefined;
   private filled = 0;
   /** How many bytes from offset 0 have been fed. */
   hashed = 0;
@@ -12,23 +13,43 @@ class RunningHash {
   async update(chunk: Buffer): Promise<void> {
     this.hashed += chunk.length;
     for (let at = 0; at < chunk.length;) {
-      const copied = Math.min(chunk.length - at, this.batch.length - this.filled);
-      this.batch.fill(
+      this.filling ??= this.hash.batch();
+      const copied = Math.min(chunk.length - at, this.filling.length - this.filled);
+      this.filling.fill(
         copied === chunk.length ? chunk : chunk.subarray(at, at + copied),
         this.filled,
         this.filled + copied,
       );
       at += copied;
       this.filled += copied;
-      if (this.filled < this.batch.length) continue;
-      await this.hash.update(this.batch);
-      this.batch = this.hash.batch();
+      if (this.filled < this.filling.length) continue;
+      await this.hash.update(this.filling);
+      this.filling = undefined;
       this.filled = 0;
     }
   }
 
+  /**
+   * A batch of the hashing thread's memory to fill and hand back with `handOver`, hashed without
+   * a copy (what the local file write does: it writes the batch, then hands it over). Not mixed
+   * with `update` within one write: a batch `update` has partly filled is hashed first.
+   */
+  async batch(): Promise<Buffer> {
+    if (this.filling && this.filled > 0) await this.hash.update(this.filling.subarray(0, this.filled));
+    this.filling = undefined;
+    this.filled = 0;
+    return this.hash.batch();
+  }
+
+  /** Hashes `batch` (or its first bytes), one `batch()` gave, as the next bytes of the upload. */
+  async handOver(batch: Buffer): Promise<void> {
+    this.hashed += batch.length;
+    await this.hash.update(batch);
+  }
+
   async digest(): Promise<string> {
-    if (this.filled > 0) await this.hash.update(this.batch.subarray(0, this.filled));
+    if (this.filling && this.filled > 0) await this.hash.update(this.filling.subarray(0, this.filled));
+    this.filling = undefined;
     this.filled = 0;
     return this.hash.digest();
   }
@@ -52,6 +73,23 @@ export class RunningUploadHashes {
 
   /** A pass-through stage hashing the bytes written at `offset`; undefined when it cannot follow. */
   tap(id: string, offset: number): Transform | undefined {
+    const hash = this.follow(id, offset);
+    if (!hash) return undefined;
+    return new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        hash.update(chunk).then(
+          () => done(null, chunk),
+          (error: unknown) => done(error instanceof Error ? error : new Error(String(error))),
+        );
+      },
+    });
+  }
+
+  /**
+   * The running hash of upload `id` to feed the bytes written at `offset` with: the one that has
+   * seen exactly `offset` bytes, a new one at 0; undefined when it cannot follow.
+   */
+  follow(id: string, offset: number): RunningHash | undefined {
     let running = this.running.get(id);
     if (running && running.hashed !== offset) {
       this.forget(id);
@@ -66,15 +104,7 @@ export class RunningUploadHashes {
         this.forget(oldest);
       }
     }
-    const hash = running;
-    return new Transform({
-      transform(chunk: Buffer, _encoding, done) {
-        hash.update(chunk).then(
-          () => done(null, chunk),
-          (error: unknown) => done(error instanceof Error ? error : new Error(String(error))),
-        );
-      },
-    });
+    return running;
   }
 
   /** The digest of an upload of `size` bytes when all of them were hashed here; forgets it either way. */

@@ -7,6 +7,7 @@ import { type TusChecksum, checksumMismatch, currentTusChecksum } from './tusChe
 import { TusHttpError } from './tusHttpError';
 import type { RunningUploadHashes } from './runningUploadHashes';
 import { tusBlobKey } from './tusKeys';
+import { writeTusBody } from './localTusWrite';
 
 export interface BlobKeyedDataStoreOptions {
   readonly expirationMs: number;
@@ -17,6 +18,11 @@ export interface BlobKeyedDataStoreOptions {
    */
   readonly truncate?: (key: string, length: number) => Promise<void>;
   readonly checksumBufferMaxBytes: number;
+  /**
+   * The local file store's files (blob keys are paths below `root`): PATCH bodies are written by
+   * writeTusBody (batches, O_DIRECT, hashed off-thread) rather than the file store's stream.
+   */
+  readonly localFiles?: { readonly root: string; readonly directIo: boolean };
   /** Follows the SHA-256 of uploads whose bytes come through this process in order. */
   readonly hashes?: RunningUploadHashes;
   /** Before an upload is created (S3: the bucket exists). */
@@ -64,6 +70,7 @@ export class BlobKeyedDataStore extends DataStore {
   }
 
   override async write(stream: Readable, id: string, offset: number): Promise<number> {
+    if (this.options.localFiles) return this.writeLocal(stream, id, offset, this.options.localFiles);
     const key = tusBlobKey(id);
     const tap = this.options.hashes?.tap(id, offset);
     const source = tap ? pipeline(stream, tap, () => undefined) : stream;
@@ -96,6 +103,34 @@ export class BlobKeyedDataStore extends DataStore {
       throw checksumMismatch();
     }
     return newOffset;
+  }
+
+  private async writeLocal(
+    stream: Readable,
+    id: string,
+    offset: number,
+    files: NonNullable<BlobKeyedDataStoreOptions['localFiles']>,
+  ): Promise<number> {
+    const file = path.join(files.root, ...tusBlobKey(id).split('/'));
+    const checksum = currentTusChecksum();
+    const digest = checksum ? createHash(checksum.algorithm) : undefined;
+    let written: number;
+    try {
+      written = await writeTusBody(stream, file, offset, {
+        directIo: files.directIo,
+        hash: this.options.hashes?.follow(id, offset),
+        onChunk: digest && ((chunk) => digest.update(chunk)),
+      });
+    } catch (error) {
+      this.options.hashes?.forget(id);
+      throw error;
+    }
+    if (checksum && digest && !digest.digest().equals(checksum.expected)) {
+      this.options.hashes?.forget(id);
+      await truncate(file, offset);
+      throw checksumMismatch();
+    }
+    return offset + written;
   }
 
   override getExpiration(): number {

@@ -1,0 +1,76 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { writeTusBody } from './localTusWrite';
+import { RunningUploadHashes } from './runningUploadHashes';
+
+const MiB = 1024 * 1024;
+const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
+
+/** A body arriving in chunks of odd sizes (as from a socket), optionally failing after `failAfter` bytes. */
+function body(bytes: Buffer, failAfter?: number): Readable {
+  let at = 0;
+  return new Readable({
+    read() {
+      if (failAfter !== undefined && at >= failAfter) return void this.destroy(new Error('connection reset'));
+      if (at >= bytes.length) return void this.push(null);
+      const n = Math.min(65_519, bytes.length - at, (failAfter ?? Number.POSITIVE_INFINITY) - at);
+      this.push(bytes.subarray(at, at + n));
+      at += n;
+    },
+  });
+}
+
+let dir: string;
+let file: string;
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'tus-write-'));
+  file = path.join(dir, 'upload');
+  writeFileSync(file, ''); // the file store creates it empty
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+describe.each([true, false])('writeTusBody (O_DIRECT %s)', (directIo) => {
+  test('PATCHes at odd offsets store every byte in place, and the running hash is the whole upload', async () => {
+    const hashes = new RunningUploadHashes();
+    const bytes = randomBytes(11 * MiB + 12_345);
+    // Crossing batches, then resumed at offsets no O_DIRECT write may start at.
+    const cuts = [0, 5 * MiB + 3, 5 * MiB + 4099, 9 * MiB + 1, bytes.length];
+    for (let i = 0; i + 1 < cuts.length; i += 1) {
+      const [from, to] = [cuts[i]!, cuts[i + 1]!];
+      const hash = hashes.follow('u', from);
+      expect(hash).toBeDefined();
+      const written = await writeTusBody(body(bytes.subarray(from, to)), file, from, { directIo, hash });
+      expect(written).toBe(to - from);
+      expect(statSync(file).size).toBe(to);
+    }
+    expect(sha256(readFileSync(file))).toBe(sha256(bytes));
+    expect(await hashes.take('u', bytes.length)).toBe(sha256(bytes));
+  });
+
+  test('a body that fails midway rejects, and the file ends at a byte it has (its size stays the offset)', async () => {
+    const bytes = randomBytes(10 * MiB);
+    const failAfter = 6 * MiB + 777;
+    await expect(writeTusBody(body(bytes, failAfter), file, 0, { directIo })).rejects.toThrow(
+      'connection reset',
+    );
+    const stored = readFileSync(file);
+    expect(stored.length).toBeLessThanOrEqual(failAfter);
+    expect(stored.length % (4 * MiB)).toBe(0);
+    expect(stored.equals(bytes.subarray(0, stored.length))).toBe(true);
+  });
+
+  test('a body that ends early (the client went away) is written to its last byte', async () => {
+    const bytes = randomBytes(3 * MiB + 5);
+    const seen: number[] = [];
+    const written = await writeTusBody(body(bytes), file, 0, {
+      directIo,
+      onChunk: (chunk) => seen.push(chunk.length),
+    });
+    expect(written).toBe(bytes.length);
+    expect(seen.reduce((a, b) => a + b, 0)).toBe(bytes.length);
+    expect(readFileSync(file).equals(bytes)).toBe(true);
+  });
+});
