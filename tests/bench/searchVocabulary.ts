@@ -75,7 +75,7 @@ const pick = <T>(random: () => number, values: readonly T[]): T =>
 
 /** A prefix of three letters or more (a text typed so far). */
 const prefix = (random: () => number, word: string): string =>
-  word.slice(0, 3 + Math.floor(random() * (word.length - 2)));
+  word.slice(0, 3 + Math.floor(random() * (word.length - 2))).trimEnd();
 
 /** The kinds of text and how often each is drawn (tenths). */
 const KINDS: readonly [weight: number, make: (random: () => number, brains: number) => string][] = [
