@@ -170,6 +170,54 @@ test('a facet narrows the list to the count the API gives, and the URL restores 
   await showsCount('12 brains');
 });
 
+test('search as you type: one request once typing pauses, not one per key', async () => {
+  await page.goto(url('/'));
+  await results().first().waitFor();
+  const searches: string[] = [];
+  page.on('request', (request) => {
+    const u = new URL(request.url());
+    if (u.pathname === '/api/brains/' && u.searchParams.has('search'))
+      searches.push(u.searchParams.get('search')!);
+  });
+  const search = page.getByRole('searchbox', { name: 'Search brains' });
+  await search.pressSequentially('hipocampus', { delay: 30 });
+  await showsCount('1 brain matching “hipocampus”');
+  expect(searches).toEqual(['hipocampus']);
+  expect(await results().allTextContents()).toEqual(['Hippocampus sample']);
+});
+
+test('at 390 px: the facets are behind a button, nothing scrolls sideways, and they still filter', async () => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto(url('/'));
+  await results().first().waitFor();
+  const toggle = page.getByRole('button', { name: 'Filters' });
+  const species = page.getByRole('group', { name: 'Species' });
+  expect(await toggle.getAttribute('aria-expanded')).toBe('false');
+  expect(await species.isVisible()).toBe(false);
+  const overflow = () =>
+    page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+  expect(await overflow()).toBe(0);
+  expect(await seriousA11yViolations(page)).toEqual([]);
+  await toggle.click();
+  expect(await toggle.getAttribute('aria-expanded')).toBe('true');
+  await species.getByRole('checkbox', { name: /^brown rat \(12\)$/ }).check();
+  await showsCount('12 brains');
+  expect(await overflow()).toBe(0);
+  expect(await page.getByRole('button', { name: /Hide filters \(1 on\)/ }).isVisible()).toBe(true);
+  expect(await seriousA11yViolations(page)).toEqual([]);
+  await page.screenshot({ path: `${ARTIFACTS}/list-filters-open-390.png`, fullPage: true });
+  // The brain page, too, fits the width.
+  await page.goto(url(`/brains/${catalogue.hippocampus.readable_id}`));
+  await page.getByRole('heading', { level: 1, name: 'Hippocampus sample' }).waitFor();
+  await page.locator('[data-viewer-state="ready"]').waitFor({ timeout: 30_000 });
+  expect(await overflow()).toBe(0);
+  // Wide again: the facets are there without the button.
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.goto(url('/'));
+  await species.waitFor();
+  expect(await page.getByRole('button', { name: 'Filters' }).isVisible()).toBe(false);
+});
+
 test('pages: page 2 in the URL, and back to page 1', async () => {
   await page.goto(url('/'));
   await results().first().waitFor();
@@ -195,6 +243,9 @@ test('the brain page shows the fields, the preview, the metadata as a table and 
     'preview decoded',
     async () => await preview.evaluate((img: any) => img.naturalWidth as number),
   );
+  // A 33×41×25 volume: its three slices scaled up so the short side is at least 256 px.
+  const size = await preview.evaluate((img: any) => [img.naturalWidth, img.naturalHeight] as number[]);
+  expect(Math.min(...size)).toBeGreaterThanOrEqual(256);
   const table = page.getByRole('table', { name: 'Scan metadata' });
   await expect(table.getByRole('row', { name: /Shape/ }).textContent()).resolves.toBe('Shape33 × 41 × 25');
   await expect(table.getByRole('row', { name: /Voxel size/ }).textContent()).resolves.toBe(

@@ -67,6 +67,14 @@ export function authHeaders(): Record<string, string> {
 }
 
 export async function api<T>(path: string, options: ApiOptions = {}): Promise<T> {
+  return (await apiWithEtag<T>(path, options)).body;
+}
+
+/** The answer with its ETag (for If-Match on PUT, PATCH and DELETE). */
+export async function apiWithEtag<T>(
+  path: string,
+  options: ApiOptions = {},
+): Promise<{ body: T; etag: string | null }> {
   const headers: Record<string, string> = {
     Accept: 'application/json',
     ...authHeaders(),
@@ -84,7 +92,8 @@ export async function api<T>(path: string, options: ApiOptions = {}): Promise<T>
     signal: options.signal,
     cache: options.cache ?? 'default',
   });
-  if (response.status === 204) return undefined as T;
+  const etag = response.headers.get('ETag');
+  if (response.status === 204) return { body: undefined as T, etag };
   const text = await response.text();
   let parsed: unknown;
   try {
@@ -99,7 +108,13 @@ export async function api<T>(path: string, options: ApiOptions = {}): Promise<T>
         : {};
     throw new ApiError(response.status, errorBody);
   }
-  return parsed as T;
+  return { body: parsed as T, etag };
+}
+
+/** The stream revision an ETag names (W/"<revision>" or W/"<revision>.<digest>"). */
+export function etagRevision(etag: string | null): number | undefined {
+  const match = etag ? /^(?:W\/)?"(\d+)(?:\.[^"]*)?"$/.exec(etag) : null;
+  return match ? Number(match[1]) : undefined;
 }
 
 /** A URL of the service as a path of this origin (the API's links are absolute). */
@@ -132,6 +147,7 @@ export interface BrainA {
   readonly visibility: string;
   readonly embargo_until: string | null;
   readonly preview_url: string | null;
+  readonly color?: string;
   readonly metadata: Record<string, unknown>;
 }
 
@@ -142,6 +158,8 @@ export interface BrainB {
   readonly category: number | null;
   readonly s3_url: string;
   readonly zarr_file: string;
+  readonly is_reference: boolean;
+  readonly atlas: number | null;
 }
 
 export interface FacetValue {

@@ -1,5 +1,7 @@
-import { useEffect, useState } from 'preact/hooks';
-import { ApiError, api, authHeaders, formErrors, type Named } from '../api';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { ApiError } from '../api';
+import { type BrainB, api, formErrors, type Named } from '../api';
+import type { ResumableUpload } from '../tusUpload';
 import { FieldError } from '../components';
 import { navigate } from '../router';
 import { useSession } from '../session';
@@ -7,41 +9,20 @@ import { useSession } from '../session';
 interface Progress {
   readonly loaded: number;
   readonly total: number;
+  /** When this stretch of sending began (performance.now()), and how many bytes were in then. */
   readonly started: number;
+  readonly from: number;
   readonly now: number;
 }
 
 const megabytes = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
-/** Sends the form as multipart with XMLHttpRequest: fetch() cannot report upload progress. */
-function upload(form: FormData, onProgress: (p: Progress) => void): Promise<{ readable_id: string }> {
-  return new Promise((resolve, reject) => {
-    const request = new XMLHttpRequest();
-    const started = performance.now();
-    request.open('POST', '/api/brains/');
-    for (const [name, value] of Object.entries(authHeaders())) request.setRequestHeader(name, value);
-    request.setRequestHeader('Accept', 'application/json');
-    request.upload.onprogress = (event) =>
-      onProgress({ loaded: event.loaded, total: event.total, started, now: performance.now() });
-    request.onload = () => {
-      let body: Record<string, unknown>;
-      try {
-        body = JSON.parse(request.responseText) as Record<string, unknown>;
-      } catch {
-        body = { detail: request.responseText.slice(0, 200) };
-      }
-      if (request.status === 201) resolve(body as unknown as { readable_id: string });
-      else reject(new ApiError(request.status, body));
-    };
-    request.onerror = () => reject(new Error('the upload was interrupted (network error)'));
-    request.send(form);
-  });
-}
+type Phase = 'idle' | 'uploading' | 'paused' | 'creating';
 
 function ProgressBar({ progress }: { progress: Progress }) {
   const percent = progress.total > 0 ? Math.round((progress.loaded / progress.total) * 100) : 0;
   const seconds = (progress.now - progress.started) / 1000;
-  const speed = seconds > 0 ? progress.loaded / seconds : 0;
+  const speed = seconds > 0 ? (progress.loaded - progress.from) / seconds : 0;
   const left = speed > 0 ? Math.ceil((progress.total - progress.loaded) / speed) : undefined;
   return (
     <div class="progress">
@@ -70,9 +51,18 @@ export function AddBrainPage() {
   const [values, setValues] = useState<Record<string, string>>({ visibility: 'public' });
   const [file, setFile] = useState<File>();
   const [progress, setProgress] = useState<Progress>();
+  const [phase, setPhase] = useState<Phase>('idle');
+  const [resumedFrom, setResumedFrom] = useState(0);
+  const [unfinished, setUnfinished] = useState<{ filename: string; size: number | null }[]>([]);
   const [error, setError] = useState<ApiError | Error>();
+  const sending = useRef<ResumableUpload>(undefined);
+  /** The file whose bytes the service already has, and its upload's id: a refused create sends it no more. */
+  const uploaded = useRef<{ file: File; id: string }>(undefined);
   useEffect(() => {
     document.title = 'Add brain — Brain catalogue';
+    void import('../tusUpload')
+      .then(({ unfinishedUploads }) => unfinishedUploads())
+      .then(setUnfinished, () => undefined);
     void api<Named[]>('/api/atlases/').then(setAtlases, () => undefined);
     void api<Named[]>('/api/categories/').then(setCategories, () => undefined);
   }, []);
@@ -91,27 +81,71 @@ export function AddBrainPage() {
       onSubmit={(event) =>
         void (async () => {
           event.preventDefault();
+          if (!file || phase !== 'idle') return;
           setError(undefined);
-          const form = new FormData();
-          form.set('name', values.name ?? '');
-          if (values.description) form.set('description', values.description);
-          form.set('visibility', values.visibility ?? 'public');
-          // The pickers hold names (search as you type); the API takes ids (or a category's name).
-          const atlas = atlases.find((a) => a.name === values.atlas);
-          if (values.atlas) form.set('atlas', atlas ? String(atlas.id) : values.atlas);
-          if (values.category) form.set('category', values.category);
-          if (file) form.set('file', file, file.name);
           try {
-            const brain = await upload(form, setProgress);
+            let id = uploaded.current?.file === file ? uploaded.current.id : undefined;
+            if (id === undefined) {
+              setPhase('uploading');
+              const { startResumableUpload } = await import('../tusUpload');
+              // Speed and time left count the bytes sent since this stretch (a start or a resume) began.
+              let started = performance.now();
+              let from = 0;
+              let last = 0;
+              const upload = await startResumableUpload(file, values.name ?? '', ({ loaded, total }) => {
+                last = loaded;
+                setProgress({ loaded, total, started, from: Math.min(from, loaded), now: performance.now() });
+              });
+              setResumedFrom(upload.resumedFrom);
+              sending.current = {
+                ...upload,
+                resume: () => {
+                  started = performance.now();
+                  from = last;
+                  upload.resume();
+                },
+              };
+              started = performance.now();
+              from = last = upload.resumedFrom;
+              id = await upload.done;
+              uploaded.current = { file, id };
+              setUnfinished([]);
+            }
+            setPhase('creating');
+            // The pickers hold names (search as you type); the API takes ids (or a category's name).
+            const atlas = atlases.find((a) => a.name === values.atlas);
+            const body: Record<string, unknown> = {
+              name: values.name ?? '',
+              visibility: values.visibility ?? 'public',
+              upload: id,
+            };
+            if (values.description) body.description = values.description;
+            if (values.atlas) body.atlas = atlas ? atlas.id : values.atlas;
+            const category = categories.find((c) => c.name === values.category);
+            if (values.category) body.category = category ? category.id : values.category;
+            const brain = await api<BrainB & { readable_id: string }>('/api/brains/', {
+              method: 'POST',
+              json: body,
+            });
             navigate(`/brains/${encodeURIComponent(brain.readable_id)}`);
           } catch (e) {
-            setProgress(undefined);
             setError(e instanceof Error ? e : new Error(String(e)));
+            if (!uploaded.current || uploaded.current.file !== file) setProgress(undefined);
+            setPhase('idle');
+          } finally {
+            sending.current = undefined;
           }
         })()
       }
     >
       <h1>Add brain</h1>
+      {unfinished.length > 0 && phase === 'idle' && (
+        <p class="notice" role="status">
+          An upload of {unfinished[0]!.filename}
+          {unfinished[0]!.size !== null && ` (${megabytes(unfinished[0]!.size)})`} did not finish. Choose the
+          same file again to go on from where it stopped.
+        </p>
+      )}
       {general && (
         <p class="error" role="alert">
           {general}
@@ -124,7 +158,10 @@ export function AddBrainPage() {
         accept=".nii,.nii.gz,.gz,.zarr,.zip,.tif,.tiff"
         required
         aria-describedby="add-file-hint add-file-error"
-        onChange={(event) => setFile(event.currentTarget.files?.[0])}
+        onChange={(event) => {
+          setFile(event.currentTarget.files?.[0]);
+          setProgress(undefined);
+        }}
       />
       <p class="muted" id="add-file-hint">
         NIfTI (.nii, .nii.gz), TIFF (.tif, .tiff) or a zipped Zarr store (.zarr).
@@ -177,9 +214,41 @@ export function AddBrainPage() {
         <option value="private">Private (you and your collaborators)</option>
       </select>
       <FieldError id="add-visibility-error" message={field('visibility')} />
-      <button type="submit" disabled={progress !== undefined}>
-        Upload
-      </button>
+      <div class="actions">
+        <button type="submit" disabled={phase !== 'idle'}>
+          {phase === 'creating' ? 'Adding the brain…' : 'Upload'}
+        </button>
+        {phase === 'uploading' && (
+          <button
+            type="button"
+            class="secondary"
+            onClick={() => {
+              setPhase('paused');
+              void sending.current?.pause();
+            }}
+          >
+            Pause
+          </button>
+        )}
+        {phase === 'paused' && (
+          <button
+            type="button"
+            class="secondary"
+            onClick={() => {
+              setPhase('uploading');
+              sending.current?.resume();
+            }}
+          >
+            Resume
+          </button>
+        )}
+      </div>
+      {resumedFrom > 0 && phase !== 'idle' && (
+        <p class="muted" role="status">
+          Resuming an earlier upload of this file: {megabytes(resumedFrom)} were already sent.
+        </p>
+      )}
+      {phase === 'paused' && <p role="status">Paused. What was sent is kept.</p>}
       {progress && <ProgressBar progress={progress} />}
     </form>
   );

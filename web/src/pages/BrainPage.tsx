@@ -1,9 +1,20 @@
 import { useEffect, useState } from 'preact/hooks';
-import { type BrainA, type BrainB, ApiError, api, authHeaders, isStaff, localPath } from '../api';
+import {
+  type BrainA,
+  type BrainB,
+  ApiError,
+  api,
+  apiWithEtag,
+  authHeaders,
+  etagRevision,
+  isStaff,
+  localPath,
+} from '../api';
 import { navigate } from '../router';
 import { ApiImage } from '../components';
 import { formatDate, metadataRows } from '../format';
 import { useSession } from '../session';
+import { EditBrainForm } from './EditBrainForm';
 import { VolumeViewer } from './VolumeViewer';
 
 const POLL_MS = 1500;
@@ -57,6 +68,9 @@ export function BrainPage({ readableId }: { readableId: string }) {
   const [state, setState] = useState<State>({ kind: 'loading' });
   const [confirming, setConfirming] = useState(false);
   const [actionError, setActionError] = useState<string>();
+  const [editing, setEditing] = useState(false);
+  /** Bumped to read the brain again (after an edit, or to edit its current version). */
+  const [version, setVersion] = useState(0);
   const path = `/api/brains/${encodeURIComponent(readableId)}/`;
 
   useEffect(() => {
@@ -97,7 +111,22 @@ export function BrainPage({ readableId }: { readableId: string }) {
       live = false;
       clearTimeout(timer);
     };
-  }, [path, token]);
+  }, [path, token, version]);
+
+  /** After a save: the read side shows the PUT's revision (it follows the write within moments). */
+  const saved = async (revision: number | undefined) => {
+    for (let attempt = 0; revision !== undefined && attempt < 40; attempt++) {
+      try {
+        const { etag } = await apiWithEtag<BrainA>(path, FRESH);
+        if ((etagRevision(etag) ?? -1) >= revision) break;
+      } catch {
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    setEditing(false);
+    setVersion((v) => v + 1);
+  };
 
   if (state.kind === 'loading') return <p role="status">Loading…</p>;
   if (state.kind === 'missing')
@@ -209,6 +238,11 @@ export function BrainPage({ readableId }: { readableId: string }) {
               Verify
             </button>
           )}
+          {!editing && (
+            <button type="button" class="secondary" onClick={() => setEditing(true)}>
+              Edit
+            </button>
+          )}
           {confirming ? (
             <>
               <span>Delete “{brain.name}” and its file for good?</span>
@@ -243,6 +277,14 @@ export function BrainPage({ readableId }: { readableId: string }) {
             </p>
           )}
         </div>
+      )}
+      {editing && me && (isStaff(me) || brain.uploader?.id === me.id) && (
+        <EditBrainForm
+          brain={brain}
+          onSaved={(revision) => void saved(revision)}
+          onCancel={() => setEditing(false)}
+          onReload={() => setVersion((v) => v + 1)}
+        />
       )}
       {rows.length > 0 && (
         <table class="metadata">
