@@ -77,9 +77,12 @@ export async function measureTusUploads(
 
     const baseline = rssOf(server.pid);
     let sampler = sampleRss(server.pid);
+    const cpuBefore = cpuSecondsOf(server.pid);
     let started = process.hrtime.bigint();
     await removeUpload(server.url, token, await tusUpload(server.url, token, options.bytes, []));
     const whole = Number(process.hrtime.bigint() - started) / 1e9;
+    // CPU the server spent (all its threads), per GiB: far less noisy than time on a busy machine.
+    const cpuPerGib = ((cpuSecondsOf(server.pid) - cpuBefore) * 2 ** 30) / options.bytes;
     const wholePeak = sampler.stop();
 
     const plain = (plainBefore + (await plainWrite(plainFile, options.bytes))) / 2;
@@ -110,6 +113,7 @@ export async function measureTusUploads(
         target: { kind: 'at least', value: 0.7 },
       },
       { name: 'tus: uninterrupted upload time', rounds: [whole], unit: seconds, target: undefined },
+      { name: 'tus: server CPU per GiB uploaded', rounds: [cpuPerGib], unit: seconds, target: undefined },
       {
         name: `tus: upload interrupted ${options.interruptions} times`,
         rounds: [interrupted],
@@ -250,6 +254,13 @@ function statusKb(pid: number, field: 'VmRSS'): number {
 }
 
 const rssOf = (pid: number): number => statusKb(pid, 'VmRSS');
+
+/** User and system CPU seconds of a process so far, all its threads (/proc/<pid>/stat, 100 ticks a second). */
+function cpuSecondsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
 
 /** The peak of a process's RSS, sampled every 20 ms from now until stop(). */
 function sampleRss(pid: number): { stop(): number } {
