@@ -20,9 +20,10 @@ export interface ActiveProjection {
 export async function loadActiveProjections(
   pool: Pool,
   projections: readonly Projection[],
+  options: { deferReaderIndexes?: boolean } = {},
 ): Promise<ActiveProjection[]> {
   await migrateCheckpoints(pool);
-  for (const projection of projections) await installProjection(pool, projection);
+  for (const projection of projections) await installProjection(pool, projection, options);
   const rows = await readCheckpoints(pool);
   return projections.map((projection) => {
     const row = rows.find((r) => r.projection === projection.name && r.version === projection.version);

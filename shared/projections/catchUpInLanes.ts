@@ -10,6 +10,8 @@ export interface LanesPlan<Lane> {
   /** The next batch after a position; empty when there is nothing more to apply. */
   readonly read: (after: GlobalPosition) => Promise<readonly RecordedEvent[]>;
   readonly apply: (lane: Lane, batch: readonly RecordedEvent[]) => Promise<void>;
+  /** After a lane has applied the last batch (not after a failure); the others may still apply. */
+  readonly finish?: (lane: Lane) => Promise<void>;
   /** Events every lane has applied, and the position they all reached. */
   readonly onProgress?: (applied: number, position: GlobalPosition) => void;
   readonly readAhead?: number;
@@ -76,7 +78,8 @@ export async function catchUpInLanes<Lane>(plan: LanesPlan<Lane>): Promise<numbe
     try {
       for (let next = 0; ; next++) {
         while (next >= read && !readDone && !failure) await changed;
-        if (failure || next >= read) return;
+        if (failure) return;
+        if (next >= read) return await plan.finish?.(plan.lanes[index]!);
         await plan.apply(plan.lanes[index]!, batches[next]!);
         laneAt[index] = next + 1;
         const all = slowest();

@@ -20,6 +20,14 @@ export interface Projection {
   readonly eventTypes: ReadonlySet<string> | 'all';
   createTables(ctx: ProjectionContext): Promise<void>;
   /**
+   * Indexes only readers use, never `apply`: each one idempotent statement (`CREATE INDEX IF NOT
+   * EXISTS <name>`). Tables filled from the events in bulk (a catch-up from empty tables, a new
+   * version building beside the live one) get them once at the end, which is several times faster
+   * than keeping them up row by row: built when the version goes live (the end of a catch-up, the
+   * swap, or at once for a first version installed live), and by every runner start when missing.
+   */
+  readerIndexes?(ctx: ProjectionContext): readonly string[];
+  /**
    * While this version builds beside a live older one, the query side (already this version's
    * code) reads the older tables. For a layout change the readers cannot do without (a new column
    * or table), the views they read, in this version's columns, over the live version's physical

@@ -31,8 +31,15 @@ async function pointCompatibleViews(
 /**
  * Creates this version's tables and checkpoint if they are new. The first version goes live at
  * once (empty tables, views created); a later version is 'building' until the runner swaps it in.
+ * Reader indexes (Projection.readerIndexes) come with a live version's tables unless
+ * `deferReaderIndexes` (a catch-up about to fill them builds them at its end), and never with a
+ * building version's (swapIn builds them).
  */
-export async function installProjection(pool: Pool, projection: Projection): Promise<void> {
+export async function installProjection(
+  pool: Pool,
+  projection: Projection,
+  options: { deferReaderIndexes?: boolean } = {},
+): Promise<void> {
   await inTransaction(
     pool,
     async (client) => {
@@ -51,6 +58,7 @@ export async function installProjection(pool: Pool, projection: Projection): Pro
         projection.tables,
       );
       if (!anotherIsLive) await pointViews(client, projection);
+      if (!anotherIsLive && !options.deferReaderIndexes) await createReaderIndexes(client, projection);
       const live = rows.find((r) => r.status === 'live');
       if (live) await pointCompatibleViews(client, projection, live.version);
     },
@@ -58,8 +66,23 @@ export async function installProjection(pool: Pool, projection: Projection): Pro
   );
 }
 
-/** Atomically points the views at this version, then drops every other version's tables. */
+async function createReaderIndexes(client: PoolClient, projection: Projection): Promise<void> {
+  for (const statement of projection.readerIndexes?.(contextFor(projection, client)) ?? [])
+    await client.query(statement);
+}
+
+/** Builds this version's reader indexes that are missing (none are: a few catalogue look-ups). */
+export async function buildReaderIndexes(pool: Pool, projection: Projection): Promise<void> {
+  if (!projection.readerIndexes) return;
+  await inTransaction(pool, (client) => createReaderIndexes(client, projection), LOCK_KEY);
+}
+
+/**
+ * Builds this version's reader indexes, atomically points the views at it, then drops every other
+ * version's tables.
+ */
 export async function swapIn(pool: Pool, projection: Projection): Promise<void> {
+  await buildReaderIndexes(pool, projection);
   await inTransaction(
     pool,
     async (client) => {

@@ -12,6 +12,7 @@ import { LeaderLease, leadOrStandBy } from './leaderLease';
 import type { Logger } from './logger';
 import type { Projection } from './projection';
 import type { ProjectionProgress } from './projectionProgress';
+import { buildReaderIndexes } from './projectionInstaller';
 import { swapCaughtUp } from './swapCaughtUp';
 
 export { PROGRESS_CHANNEL } from './applyBatch';
@@ -89,7 +90,8 @@ export class ProjectionRunner {
    * models are independent, so a rebuild takes as long as the slowest one, not their sum.
    */
   async catchUp(onProgress?: (applied: number, position: GlobalPosition) => void): Promise<number> {
-    const active = await this.load();
+    // Tables created now are filled from the events: their reader indexes are built at the end.
+    const active = await this.load({ deferReaderIndexes: true });
     const head = await this.options.store.headPosition();
     const batchSize = this.options.batchSize ?? 1000;
     let reported = 0;
@@ -106,6 +108,10 @@ export class ProjectionRunner {
         const live = livePosition(active);
         if (live) this.options.progress?.advance(live, changed);
       },
+      // A lane that is done builds its live projection's indexes while the others still apply.
+      finish: async ([a]) => {
+        if (a?.status === 'live') await buildReaderIndexes(this.options.pool, a.projection);
+      },
       onProgress: (applied, position) => {
         this.options.onBatch?.({ events: applied - reported, position, lastRecordedAt: undefined });
         reported = applied;
@@ -117,6 +123,9 @@ export class ProjectionRunner {
   /** Catch-up then live, from the checkpoints; ends when the signal aborts, throws on any failure. */
   private async follow(signal: AbortSignal, up: () => void): Promise<void> {
     const active = await this.load();
+    // A catch-up that stopped half-way (a failed rebuild) left a live version without them.
+    for (const a of active)
+      if (a.status === 'live') await buildReaderIndexes(this.options.pool, a.projection);
     up();
     await this.swapIfCaughtUp(active);
     const batchSize = this.options.batchSize ?? 500;
@@ -130,8 +139,8 @@ export class ProjectionRunner {
     }
   }
 
-  private async load(): Promise<ActiveProjection[]> {
-    const active = await loadActiveProjections(this.options.pool, this.options.projections);
+  private async load(options: { deferReaderIndexes?: boolean } = {}): Promise<ActiveProjection[]> {
+    const active = await loadActiveProjections(this.options.pool, this.options.projections, options);
     // Readers waiting for a position applied before a restart need not wait for the next batch.
     const live = livePosition(active);
     if (live) this.options.progress?.advance(live);

@@ -51,22 +51,29 @@ export const auditLogProjection: Projection = {
         data             jsonb NOT NULL,
         hash             bytea NOT NULL
       )`);
-    await client.query(`CREATE UNIQUE INDEX ON ${events} (commit_position, prepare_position)`);
-    await client.query(`CREATE INDEX ON ${events} (event_type, seq)`);
+    // apply's own look-up (lastRevisions); the readers' indexes are readerIndexes.
     await client.query(`CREATE INDEX ON ${events} (resource_type, resource_id, seq)`);
-    await client.query(`CREATE INDEX ON ${events} (actor_id, seq)`);
-    await client.query(`CREATE INDEX ON ${events} (request_id, seq) WHERE request_id IS NOT NULL`);
-    await client.query(`CREATE INDEX ON ${events} (recorded_hwm, seq)`);
-    // The event log's `until` past the seq where recorded_hwm reaches it (rows recorded before an earlier one).
-    await client.query(
-      `CREATE INDEX ON ${events} USING gist (tstzrange(recorded_at, recorded_hwm, '[]')) WHERE recorded_at < recorded_hwm`,
-    );
     await client.query(`
       CREATE TABLE ${table('audit_references')} (
         ref text NOT NULL,
         seq bigint NOT NULL,
         PRIMARY KEY (ref, seq)
       )`);
+  },
+
+  readerIndexes({ table }) {
+    const events = table('audit_events');
+    // The names PostgreSQL gave them when createTables built them (before readerIndexes existed).
+    const name = (suffix: string) => `"audit_events_v${auditLogProjection.version}_${suffix}_idx"`;
+    return [
+      `CREATE UNIQUE INDEX IF NOT EXISTS ${name('commit_position_prepare_position')} ON ${events} (commit_position, prepare_position)`,
+      `CREATE INDEX IF NOT EXISTS ${name('event_type_seq')} ON ${events} (event_type, seq)`,
+      `CREATE INDEX IF NOT EXISTS ${name('actor_id_seq')} ON ${events} (actor_id, seq)`,
+      `CREATE INDEX IF NOT EXISTS ${name('request_id_seq')} ON ${events} (request_id, seq) WHERE request_id IS NOT NULL`,
+      `CREATE INDEX IF NOT EXISTS ${name('recorded_hwm_seq')} ON ${events} (recorded_hwm, seq)`,
+      // The event log's `until` past the seq where recorded_hwm reaches it (rows recorded before an earlier one).
+      `CREATE INDEX IF NOT EXISTS ${name('tstzrange')} ON ${events} USING gist (tstzrange(recorded_at, recorded_hwm, '[]')) WHERE recorded_at < recorded_hwm`,
+    ];
   },
 
   async apply(ctx, events) {

@@ -150,6 +150,51 @@ test('an append wakes a waiting listener through NOTIFY', async () => {
   }
 });
 
+test('appends in a unit of work wake a waiting listener once it commits, not before', async () => {
+  const listener = new AppendListener({ connectionString }, store.names);
+  const controller = new AbortController();
+  try {
+    await listener.start();
+    listener.reset();
+    let woken = false;
+    const waiting = listener.wait(HOUR_MS, controller.signal).then(() => (woken = true));
+    await store.unitOfWork.run(async () => {
+      await store.appendToStream('unit-a', [newEvent()]);
+      await store.appendToStream('unit-b', [newEvent()]);
+      await sleep(200); // a notification sent now would have arrived by the end of this
+      expect(woken).toBe(false);
+    });
+    await settlesWithin(waiting, 'listener woken after the commit');
+    expect((await store.readAll()).map((event) => event.streamName)).toEqual(['unit-a', 'unit-b']);
+  } finally {
+    controller.abort();
+    await listener.close();
+  }
+});
+
+test('appendWithin wakes a waiting listener when the caller commits its transaction, not before', async () => {
+  const listener = new AppendListener({ connectionString }, store.names);
+  const controller = new AbortController();
+  const client = new pg.Client({ connectionString });
+  await client.connect();
+  try {
+    await listener.start();
+    listener.reset();
+    let woken = false;
+    const waiting = listener.wait(HOUR_MS, controller.signal).then(() => (woken = true));
+    await client.query('BEGIN');
+    await store.appendWithin(client, 'within', [newEvent()]);
+    await sleep(200);
+    expect(woken).toBe(false);
+    await client.query('COMMIT');
+    await settlesWithin(waiting, 'listener woken by the commit of appendWithin');
+  } finally {
+    controller.abort();
+    await listener.close();
+    await client.end();
+  }
+});
+
 test('events held back by a transaction that never notifies are found by the held-back poll', async () => {
   const controller = new AbortController();
   // An idle poll of an hour: only the held-back poll can deliver the event before the bound.
