@@ -2,14 +2,14 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import type { Authenticator } from '#shared/auth/principal';
 import type { Logger } from '#shared/logging/logger';
 import type { Metrics } from '#shared/metrics/metrics';
-import { corsMiddleware } from './corsMiddleware';
+import { applyCors } from './corsMiddleware';
 import { errorMiddleware } from './errorMiddleware';
 import { HostPolicy } from './hostPolicy';
 import { notFoundMiddleware } from './notFoundMiddleware';
 import { type OpenApiDocument, type OpenApiInfo, buildOpenApiDocument } from './openapi/buildOpenApiDocument';
 import { type PreparedRoute, prepareRoute } from './preparedRoute';
 import type { RateLimiter } from './rateLimit/createRateLimiter';
-import { requestObserver } from './requestObserver';
+import { requestObservation } from './requestObserver';
 import { setSecurityHeaders } from './securityHeaders';
 import { routeDispatcher } from './routeDispatcher';
 import type { ConsistencyGate } from '#shared/projections/consistencyGate';
@@ -105,23 +105,26 @@ export function createApiApp(options: ApiAppOptions): Express {
   const info = options.openApiInfo ?? { title: options.serviceName, version: '1.0.0' };
   let openApiJson: string | undefined;
 
-  // Also set by createHttpServer: an app served by another server (tests) answers the same.
-  app.use((_req, res, next) => {
-    setSecurityHeaders(res);
-    next();
+  // The steps every request takes before the system endpoints, as one middleware (each Express
+  // layer costs a dispatch of its own on the hot path): security headers (also set by
+  // createHttpServer: an app served by another server, in tests, answers the same), the request's
+  // id, metrics and log line, the raw handlers' OPTIONS headers, then CORS (which answers preflights).
+  const observe = requestObservation({
+    metrics: options.metrics,
+    logger: options.logger,
+    logRequests: options.logRequests,
   });
-  app.use(
-    requestObserver({ metrics: options.metrics, logger: options.logger, logRequests: options.logRequests }),
+  const optionsHeaders = (options.rawHandlers ?? []).flatMap((raw) =>
+    raw.optionsHeaders ? [{ pathPrefix: raw.pathPrefix, headers: raw.optionsHeaders }] : [],
   );
-  for (const raw of options.rawHandlers ?? []) {
-    const headers = raw.optionsHeaders;
-    if (headers)
-      app.use((req, res, next) => {
-        if (req.method === 'OPTIONS' && req.path.startsWith(raw.pathPrefix)) res.set(headers);
-        next();
-      });
-  }
-  app.use(corsMiddleware());
+  app.use((req, res, next) => {
+    setSecurityHeaders(res);
+    observe(req, res);
+    if (req.method === 'OPTIONS')
+      for (const { pathPrefix, headers } of optionsHeaders)
+        if (req.path.startsWith(pathPrefix)) res.set(headers);
+    if (!applyCors(req, res)) next();
+  });
   app.use(
     systemRoutes({
       metrics: options.metrics,
@@ -136,8 +139,9 @@ export function createApiApp(options: ApiAppOptions): Express {
     }),
   );
   const hosts = new HostPolicy({ publicBaseUrl: options.publicBaseUrl, allowedHosts: options.allowedHosts });
-  // After the system endpoints: health probes and scrapers often address the server by IP.
-  app.use(hosts.guard());
+  // After the system endpoints: health probes and scrapers often address the server by IP. Without
+  // an allow-list every host is accepted: no layer.
+  if (options.allowedHosts?.length) app.use(hosts.guard());
   const rawContext: RawHandlerContext = {
     authenticator: options.authenticator,
     rateLimiter: options.rateLimiter,

@@ -18,6 +18,15 @@ export interface RequestObserverOptions {
  * writes one structured log line (route template, never the raw path, for the metrics label).
  */
 export function requestObserver(options: RequestObserverOptions): RequestHandler {
+  const observe = requestObservation(options);
+  return (req, res, next) => {
+    observe(req, res);
+    next();
+  };
+}
+
+/** What requestObserver does to each request, as a plain call (createApiApp runs it inside one middleware with the other front steps). */
+export function requestObservation(options: RequestObserverOptions): (req: Request, res: Response) => void {
   const { metrics, logger } = options;
   const logRequests = (options.logRequests ?? true) && logger.isEnabled('info');
 
@@ -39,10 +48,9 @@ export function requestObserver(options: RequestObserverOptions): RequestHandler
     });
   };
 
-  return (req, res, next) => {
+  return (req, res) => {
     const state = attachRequestState(req, requestIdFrom(req.headers['x-request-id']), performance.now());
     res.setHeader('X-Request-Id', state.requestId);
     res.on('close', () => record(req, res, state));
-    next();
   };
 }
