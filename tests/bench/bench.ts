@@ -13,6 +13,7 @@ import { printLoad, printMachine, printSummary } from './report';
 import { measureUploads, uploadBenchOptions } from './uploadBench';
 import { measureTusUploads, tusBenchOptions } from './tusUploadBench';
 import { measureVisibility } from './visibilityBench';
+import { measureWebCatalogue, webSearchOptions } from './webSearchBench';
 
 /**
  * `npm run bench`: throughput and latency figures of the event store, the projector and the HTTP
@@ -55,6 +56,7 @@ async function main(cleanup: Cleanup): Promise<void> {
       }),
     formats: () => measureNiftiMetadata(cleanup, { rounds: 5 }),
     import: () => measureImport(pg, cleanup, importBenchOptions(process.env)),
+    web: () => measureWebCatalogue(pg, cleanup, webSearchOptions(process.env)),
   };
   const figures: Figure[] = [];
   for (const name of selectedSections(Object.keys(sections))) figures.push(...(await sections[name]!()));

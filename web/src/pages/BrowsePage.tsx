@@ -86,8 +86,12 @@ export function BrowsePage() {
   const lastTyped = useRef(0);
   const search = params.toString();
 
+  /** The search the box itself last put in the URL: its arrival must not undo keys typed since. */
+  const typedQuery = useRef<string | undefined>(undefined);
   // Back/forward (or a link) changed the search: the box shows it.
   useEffect(() => {
+    if (urlQuery === typedQuery.current) return;
+    typedQuery.current = undefined;
     clearTimeout(debounce.current);
     setText(urlQuery);
   }, [urlQuery]);
@@ -135,6 +139,7 @@ export function BrowsePage() {
       // One history entry per search typed, not per keystroke.
       const replace = performance.now() - lastTyped.current < TYPING_BURST_MS;
       lastTyped.current = performance.now();
+      typedQuery.current = value.trim();
       navigate(withParams(params, { q: value.trim(), page: null }), { replace });
     }, SEARCH_DEBOUNCE_MS);
   };
