@@ -171,6 +171,9 @@ test('a facet narrows the list to the count the API gives, and the URL restores 
 });
 
 test('search as you type: one request once typing pauses, not one per key', async () => {
+  // The page's clock is the test's: keys typed with no time passing are one burst, whatever the
+  // machine's load (no timing is asserted).
+  await page.clock.install();
   await page.goto(url('/'));
   await results().first().waitFor();
   const searches: string[] = [];
@@ -179,8 +182,14 @@ test('search as you type: one request once typing pauses, not one per key', asyn
     if (u.pathname === '/api/brains/' && u.searchParams.has('search'))
       searches.push(u.searchParams.get('search')!);
   });
+  await page.clock.pauseAt(Date.now() + 60_000);
   const search = page.getByRole('searchbox', { name: 'Search brains' });
-  await search.pressSequentially('hipocampus', { delay: 30 });
+  await search.pressSequentially('hipocampus');
+  await page.clock.runFor(20);
+  expect(searches).toEqual([]);
+  // The debounce ends, the search is asked once, for the whole text.
+  await page.clock.runFor(1000);
+  await page.clock.resume();
   await showsCount('1 brain matching “hipocampus”');
   expect(searches).toEqual(['hipocampus']);
   expect(await results().allTextContents()).toEqual(['Hippocampus sample']);
