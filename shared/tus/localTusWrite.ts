@@ -28,7 +28,9 @@ export interface LocalTusWriteOptions {
  * thread in order, with no further copy. The file store's own write went through fs.WriteStream
  * in 64 KiB writes, each through the page cache.
  *
- * Writes go one at a time, in order: the file never grows past a byte that is not there, so its
+ * Writes go one at a time, in order (the batches received meanwhile go together in the next one,
+ * a single writev, so a slow disk gets fewer, larger writes): the file never grows past a byte
+ * that is not there, so its
  * size, which is the upload's offset for tus, stays exact whenever the process stops. A body that
  * ends early (tus ends it when the client goes away) is written to its last byte received.
  * Resolves with the bytes written; on a failure, waits for the write in flight, then rejects (the
@@ -48,11 +50,14 @@ export async function writeTusBody(
   const handle = await open(file, 'r+');
   let direct: FileHandle | undefined;
   let position = offset;
-  let inFlight: Promise<void> = Promise.resolve();
-  const write = async (batch: Buffer, at: number): Promise<void> => {
-    if (direct && directWritable(batch) && at % DIRECT_IO_ALIGNMENT === 0) {
+  /** Full batches waiting for the write in flight; written together, in one writev, after it. */
+  let queued: Buffer[] = [];
+  let writing: Promise<void> | undefined;
+  let failure: Error | undefined;
+  const writeGroup = async (group: Buffer[], at: number): Promise<void> => {
+    if (direct && at % DIRECT_IO_ALIGNMENT === 0 && group.every(directWritable)) {
       try {
-        return await writeAllAt(direct, batch, at);
+        return await writeAllOf(direct, group, at);
       } catch (error) {
         // EINVAL: the file system takes O_DIRECT at open but not these writes: the page cache then.
         if ((error as NodeJS.ErrnoException).code !== 'EINVAL') throw error;
@@ -61,15 +66,31 @@ export async function writeTusBody(
         await refused.close();
       }
     }
-    await writeAllAt(handle, batch, at);
+    await writeAllOf(handle, group, at);
+  };
+  const startWriting = (): void => {
+    if (queued.length === 0 || failure !== undefined) return void (writing = undefined);
+    const group = queued;
+    queued = [];
+    const at = position;
+    for (const batch of group) position += batch.length;
+    writing = (async () => {
+      await writeGroup(group, at);
+      for (const batch of group) await hash.handOver(batch);
+    })().then(startWriting, (error: unknown) => {
+      failure = error instanceof Error ? error : new Error(String(error));
+      writing = undefined;
+    });
   };
   const append = async (batch: Buffer): Promise<void> => {
-    await inFlight;
-    const at = position;
-    position += batch.length;
-    inFlight = write(batch, at).then(() => hash.handOver(batch));
-    // Awaited by the next append or at the end: never an unhandled rejection meanwhile.
-    inFlight.catch(() => undefined);
+    queued.push(batch);
+    if (!writing) startWriting();
+    while (writing && queued.length >= MAX_QUEUED_BATCHES) await writing;
+    if (failure !== undefined) throw failure;
+  };
+  const drain = async (): Promise<void> => {
+    while (writing) await writing;
+    if (failure !== undefined) throw failure;
   };
   try {
     direct = options.directIo ? await openForDirectWrites(file) : undefined;
@@ -103,14 +124,32 @@ export async function writeTusBody(
       }
     }
     if (batch && filled > 0) await append(batch.subarray(0, filled));
-    await inFlight;
+    await drain();
     return position - offset;
   } finally {
     // Batch memory is reused once handed back: no write may still be reading it.
-    await inFlight.catch(() => undefined);
+    while (writing) await writing;
     own?.abort();
     await direct?.close();
     await handle.close();
+  }
+}
+
+/** At most this many full batches wait for the write in flight (with it, the 7 a session may hold). */
+const MAX_QUEUED_BATCHES = 3;
+
+/** Writes `group` at `at` in one writev; what a short write left, batch by batch. */
+async function writeAllOf(
+  target: Pick<FileHandle, 'write' | 'writev'>,
+  group: Buffer[],
+  at: number,
+): Promise<void> {
+  const { bytesWritten } = await target.writev(group, at);
+  let start = at;
+  for (const batch of group) {
+    const done = Math.min(Math.max(bytesWritten - (start - at), 0), batch.length);
+    if (done < batch.length) await writeAllAt(target, batch.subarray(done), start + done);
+    start += batch.length;
   }
 }
 
