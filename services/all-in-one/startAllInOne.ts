@@ -88,6 +88,7 @@ export async function startAllInOne(
     config: config.tus,
     s3: config.s3,
     blobRoot: path.join(config.dataDir, 'blobs'),
+    directIo: config.blobDirectIo,
     logger,
     runCleanup: true,
   });

@@ -36,6 +36,7 @@ void runUntilSignal('command-api', async () => {
     config: config.tus,
     s3: config.s3,
     blobRoot: path.join(config.dataDir, 'blobs'),
+    directIo: config.blobDirectIo,
     logger,
     runCleanup: true,
   });
