@@ -6,38 +6,14 @@
  * names, and name fragments with a number. Deterministic: two runs draw the same texts in the same
  * order, and no text repeats, so with no answer kept each query is one nobody asked before.
  */
+import { QUALIFIERS, REGIONS } from '#services/command-api/seedSynthetic/syntheticBrains';
 import { CATEGORIES, SPECIES } from './catalogueEvents';
 
 export const VOCABULARY_SIZE = 10_000;
 
-/** The words of the generated names and descriptions (catalogueEvents.ts and the synthetic seed's). */
-export const NAME_WORDS = [
-  'hippocampus',
-  'cortex',
-  'cerebellum',
-  'striatum',
-  'thalamus',
-  'amygdala',
-  'brainstem',
-  'hypothalamus',
-  'olfactory',
-  'bulb',
-  'callosum',
-  'substantia',
-  'nigra',
-  'entorhinal',
-  'visual',
-  'motor',
-  'somatosensory',
-  'dorsal',
-  'ventral',
-  'anterior',
-  'posterior',
-  'adult',
-  'juvenile',
-  'left',
-  'right',
-  'whole',
+/** The words of the generated names and descriptions (the synthetic seed's, which catalogueEvents.ts uses). */
+export const NAME_WORDS: readonly string[] = [
+  ...new Set([...REGIONS, ...QUALIFIERS].flatMap((term) => term.split(' '))),
 ];
 
 const SPECIES_TEXTS = SPECIES.flatMap(([scientific, common]) => [scientific, common]);
