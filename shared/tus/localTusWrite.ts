@@ -1,7 +1,6 @@
-import { constants } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
-import { writeAllAt } from '#shared/blobStore/localDisk/durableFs';
+import { openForDirectWrites, writeAllAt } from '#shared/blobStore/localDisk/durableFs';
 import { DIRECT_IO_ALIGNMENT, OffThreadSha256, directWritable } from '#shared/blobStore/offThreadSha256';
 
 /** Batch memory of the hashing thread: filled here, written, then handed over to be hashed. */
@@ -150,17 +149,5 @@ async function writeAllOf(
     const done = Math.min(Math.max(bytesWritten - (start - at), 0), batch.length);
     if (done < batch.length) await writeAllAt(target, batch.subarray(done), start + done);
     start += batch.length;
-  }
-}
-
-/** The file opened again with O_DIRECT; undefined where the platform or the file system has none. */
-async function openForDirectWrites(file: string): Promise<FileHandle | undefined> {
-  const { O_DIRECT, O_WRONLY } = constants;
-  if (O_DIRECT === undefined) return undefined;
-  try {
-    return await open(file, O_WRONLY | O_DIRECT);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EINVAL') return undefined;
-    throw error;
   }
 }

@@ -1,3 +1,4 @@
+import { constants } from 'node:fs';
 import { open, unlink, type FileHandle } from 'node:fs/promises';
 
 /** FileHandle.write may write fewer bytes than asked: loop until all of `chunk` is at `position`. */
@@ -45,4 +46,19 @@ export async function removeIfPresent(file: string): Promise<void> {
 export function isAbsentEntry(err: unknown): boolean {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   return code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR';
+}
+
+/**
+ * A file opened again with O_DIRECT, for the writes that bypass the page cache; undefined
+ * where the platform (no O_DIRECT outside Linux) or the file system (EINVAL) has none.
+ */
+export async function openForDirectWrites(file: string): Promise<FileHandle | undefined> {
+  const { O_DIRECT, O_WRONLY } = constants;
+  if (O_DIRECT === undefined) return undefined;
+  try {
+    return await open(file, O_WRONLY | O_DIRECT);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EINVAL') return undefined;
+    throw error;
+  }
 }

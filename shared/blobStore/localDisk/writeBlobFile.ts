@@ -1,4 +1,3 @@
-import { constants } from 'node:fs';
 import { mkdir, open, rename, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
@@ -7,7 +6,7 @@ import { DEFAULT_CONTENT_TYPE } from '#shared/blobStore/defaultContentType';
 import { assertMaxBytes } from '#shared/blobStore/hashingLimiter';
 import { OffThreadSha256 } from '#shared/blobStore/offThreadSha256';
 import { tempPathFor, type BlobPaths } from './blobPaths';
-import { fsyncDirectory, removeIfPresent, writeFileDurably } from './durableFs';
+import { fsyncDirectory, openForDirectWrites, removeIfPresent, writeFileDurably } from './durableFs';
 import { PipelinedFileWrite } from './pipelinedFileWrite';
 import type { BlobFileMeta } from './readBlobMeta';
 import { markTempFilesInUse } from './tempFilesInUse';
@@ -126,21 +125,6 @@ async function copyIntoBatches(
   }
   if (filled > 0) await output.append(batch.subarray(0, filled));
   return size;
-}
-
-/**
- * The new file opened again with O_DIRECT, for the writes that bypass the page cache; undefined
- * where the platform (no O_DIRECT outside Linux) or the file system (EINVAL) has none.
- */
-async function openForDirectWrites(file: string): Promise<FileHandle | undefined> {
-  const { O_DIRECT, O_WRONLY } = constants;
-  if (O_DIRECT === undefined) return undefined;
-  try {
-    return await open(file, O_WRONLY | O_DIRECT);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EINVAL') return undefined;
-    throw error;
-  }
 }
 
 /** Flushes the blob's directory and, for directories mkdir just created, each parent holding one. */
