@@ -1,5 +1,6 @@
 import { type CuratedService, startCuratedService } from '#tests/support/curatedService';
 import { type Client, newUser } from '#tests/support/httpClient';
+import { waitFor } from '#tests/support/waitFor';
 import { brainForm, createTaxonomy, nifti, type Taxonomy } from '#tests/e2e/brains/brainFixtures';
 
 /**
@@ -97,6 +98,17 @@ beforeAll(async () => {
     json: { name: 'Renamed brain' },
   });
   expect(renamed.status).toBe(200);
+  // The file's processing ends before the log is read, so that no event comes after these answers.
+  await waitFor(
+    'the processing of the brain file, in the event log',
+    async () => (await followAll('limit=1000')).map((e) => e.type),
+    {
+      timeoutMs: 90_000,
+      intervalMs: 100,
+      until: (types) =>
+        types.includes('UploadProcessingCompleted') || types.includes('UploadProcessingFailed'),
+    },
+  );
   everything = await followAll('include_internal=true&limit=1000');
   visible = await followAll('limit=1000');
 }, 120_000);
