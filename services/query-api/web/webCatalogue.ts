@@ -1,7 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RequestHandler } from 'express';
 import { pageHeaders } from './pageHeaders';
 
 /** A built file of dist/web/assets and its precompressed forms (manifest.json, scripts/buildWeb.mjs). */
@@ -47,6 +46,29 @@ function accepts(req: IncomingMessage, coding: string): boolean {
   });
 }
 
+/**
+ * Answers a request, or passes it on with next(): a plain Node handler, so the API's requests
+ * reach its Express app without going through a second one.
+ */
+export type WebHandler = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
+
+/** The path of a request target (what Express calls req.path): up to the query. */
+function pathOf(url: string): string {
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}
+
+function serverError(res: ServerResponse, head: boolean): void {
+  const body = '{"detail":"A server error occurred."}';
+  res.writeHead(500, {
+    'Content-Type': 'application/json',
+    'Content-Length': Buffer.byteLength(body),
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+  });
+  res.end(head ? undefined : body);
+}
+
 function notFound(res: ServerResponse, head: boolean): void {
   const body = '{"detail":"Not found."}';
   res.writeHead(404, {
@@ -65,7 +87,7 @@ function notFound(res: ServerResponse, head: boolean): void {
  * A browser asking for HTML at an address that is no page gets the shell with a 404 (it says so);
  * every other request goes on to the API unchanged. Undefined when the catalogue is not built.
  */
-export function webCatalogue(dir: string = defaultWebDir()): RequestHandler | undefined {
+export function webCatalogue(dir: string = defaultWebDir()): WebHandler | undefined {
   const manifestFile = path.join(dir, 'manifest.json');
   if (!existsSync(manifestFile)) return undefined;
   const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as WebManifest;
@@ -91,7 +113,7 @@ export function webCatalogue(dir: string = defaultWebDir()): RequestHandler | un
   return (req, res, next) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return next();
     const head = req.method === 'HEAD';
-    const urlPath = req.path;
+    const urlPath = pathOf(req.url ?? '/');
     if (urlPath.startsWith('/assets/')) {
       const name = urlPath.slice('/assets/'.length);
       const info = Object.hasOwn(manifest.files, name) ? manifest.files[name] : undefined;
@@ -105,8 +127,9 @@ export function webCatalogue(dir: string = defaultWebDir()): RequestHandler | un
       let body: Buffer;
       try {
         body = read(coding === 'br' ? `${name}.br` : coding === 'gzip' ? `${name}.gz` : name);
-      } catch (error) {
-        return next(error);
+      } catch {
+        // Listed in the manifest but unreadable (a build replaced under a running service).
+        return serverError(res, head);
       }
       res.writeHead(200, {
         'Content-Type': CONTENT_TYPES[path.extname(name)] ?? 'application/octet-stream',
