@@ -76,9 +76,13 @@ function keepOutput(child: ChildProcess): string[] {
   return lines;
 }
 
-/** Resolves once /health/ answers 200; rejects when the process exits first or the time is up. */
+/**
+ * Resolves once /health/ answers 200; rejects when the process exits first or the time is up,
+ * saying what the last unhealthy answer said.
+ */
 export async function waitForHealth(url: string, exited: Promise<void>, timeoutMs: number): Promise<void> {
   let gone = false;
+  let lastBody = '';
   void exited.then(() => (gone = true));
   const status = await waitFor(
     `${url}/health/ to answer 200`,
@@ -87,12 +91,18 @@ export async function waitForHealth(url: string, exited: Promise<void>, timeoutM
         ? 'exited'
         : fetch(`${url}/health/`, { signal: AbortSignal.timeout(2000) }).then(
             async (response) => {
-              await response.arrayBuffer(); // frees the connection
+              const body = await response.text(); // also frees the connection
+              if (response.status !== 200) lastBody = body;
               return response.status;
             },
             () => 0,
           ),
-    { timeoutMs, intervalMs: 100, until: (answer) => answer === 200 || answer === 'exited' },
+    {
+      timeoutMs,
+      intervalMs: 100,
+      until: (answer) => answer === 200 || answer === 'exited',
+      detail: () => `last unhealthy /health/ answer: ${lastBody.slice(0, 2000)}`,
+    },
   );
   if (status === 'exited') throw new Error('the service exited before it became healthy');
 }
