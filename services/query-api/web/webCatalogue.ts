@@ -58,20 +58,10 @@ function pathOf(url: string): string {
   return query === -1 ? url : url.slice(0, query);
 }
 
-function serverError(res: ServerResponse, head: boolean): void {
-  const body = '{"detail":"A server error occurred."}';
-  res.writeHead(500, {
-    'Content-Type': 'application/json',
-    'Content-Length': Buffer.byteLength(body),
-    'Cache-Control': 'no-store',
-    'X-Content-Type-Options': 'nosniff',
-  });
-  res.end(head ? undefined : body);
-}
-
-function notFound(res: ServerResponse, head: boolean): void {
-  const body = '{"detail":"Not found."}';
-  res.writeHead(404, {
+/** An error in the API's shape ({"detail": ...}), never kept. */
+function sendError(res: ServerResponse, status: number, detail: string, head: boolean): void {
+  const body = JSON.stringify({ detail });
+  res.writeHead(status, {
     'Content-Type': 'application/json',
     'Content-Length': Buffer.byteLength(body),
     'Cache-Control': 'no-store',
@@ -117,7 +107,7 @@ export function webCatalogue(dir: string = defaultWebDir()): WebHandler | undefi
     if (urlPath.startsWith('/assets/')) {
       const name = urlPath.slice('/assets/'.length);
       const info = Object.hasOwn(manifest.files, name) ? manifest.files[name] : undefined;
-      if (!info || !/^[\w.-]+$/.test(name)) return notFound(res, head);
+      if (!info || !/^[\w.-]+$/.test(name)) return sendError(res, 404, 'Not found.', head);
       const coding =
         info.brotli !== undefined && accepts(req, 'br')
           ? 'br'
@@ -129,7 +119,7 @@ export function webCatalogue(dir: string = defaultWebDir()): WebHandler | undefi
         body = read(coding === 'br' ? `${name}.br` : coding === 'gzip' ? `${name}.gz` : name);
       } catch {
         // Listed in the manifest but unreadable (a build replaced under a running service).
-        return serverError(res, head);
+        return sendError(res, 500, 'A server error occurred.', head);
       }
       res.writeHead(200, {
         'Content-Type': CONTENT_TYPES[path.extname(name)] ?? 'application/octet-stream',
