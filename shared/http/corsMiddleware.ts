@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RequestHandler } from 'express';
 
 export const CORS_ALLOWED_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
@@ -75,11 +74,4 @@ export function applyCors(req: IncomingMessage, res: ServerResponse): boolean {
   res.setHeader('Content-Length', '0');
   res.end();
   return true;
-}
-
-/** applyCors as Express middleware. */
-export function corsMiddleware(): RequestHandler {
-  return (req, res, next) => {
-    if (!applyCors(req, res)) next();
-  };
 }

@@ -1,4 +1,4 @@
-import type { Request, RequestHandler, Response } from 'express';
+import type { Request, Response } from 'express';
 import type { Logger } from '#shared/logging/logger';
 import type { Metrics } from '#shared/metrics/metrics';
 import { attachRequestState, type RequestState } from './requestState';
@@ -14,18 +14,10 @@ export interface RequestObserverOptions {
 }
 
 /**
- * First middleware: assigns the request id, and when the response closes records the metrics and
+ * What the first middleware does to each request, as a plain call (createApiApp runs it with the
+ * other front steps): assigns the request id, and when the response closes records the metrics and
  * writes one structured log line (route template, never the raw path, for the metrics label).
  */
-export function requestObserver(options: RequestObserverOptions): RequestHandler {
-  const observe = requestObservation(options);
-  return (req, res, next) => {
-    observe(req, res);
-    next();
-  };
-}
-
-/** What requestObserver does to each request, as a plain call (createApiApp runs it inside one middleware with the other front steps). */
 export function requestObservation(options: RequestObserverOptions): (req: Request, res: Response) => void {
   const { metrics, logger } = options;
   const logRequests = (options.logRequests ?? true) && logger.isEnabled('info');

@@ -71,7 +71,7 @@ function jsonErrorBody(text: string, status: number): string {
   return JSON.stringify({ detail });
 }
 
-/** The CORS headers are the app's (corsMiddleware, listing the tus ones): tus's are left out. */
+/** The CORS headers are the app's (applyCors, listing the tus ones): tus's are left out. */
 const SKIPPED_HEADERS = new Set([
   'access-control-allow-origin',
   'access-control-expose-headers',
