@@ -15,28 +15,17 @@ export interface ListPlan {
   readonly warmUpSeconds: number;
 }
 
-type HalfRateKind = 'list' | 'search' | 'facets' | 'listUncached' | 'searchUncached' | 'facetsUncached';
-const HALF_RATE_KINDS: readonly HalfRateKind[] = [
+const HALF_RATE_KINDS = [
   'list',
   'search',
   'facets',
   'listUncached',
   'searchUncached',
   'facetsUncached',
-];
+] as const;
+type HalfRateKind = (typeof HALF_RATE_KINDS)[number];
 type Kind = HalfRateKind | 'bare' | 'bareSearch' | 'deepSpecies' | 'deepAll';
-const AT_FULL_RATE: readonly Kind[] = [
-  'bare',
-  'bareSearch',
-  'list',
-  'search',
-  'facets',
-  'listUncached',
-  'searchUncached',
-  'facetsUncached',
-  'deepSpecies',
-  'deepAll',
-];
+const AT_FULL_RATE: readonly Kind[] = ['bare', 'bareSearch', ...HALF_RATE_KINDS, 'deepSpecies', 'deepAll'];
 
 /** The service as configured by default (list answers cached), and with LIST_CACHE_MB=0. */
 export interface ListServices {
