@@ -64,9 +64,14 @@ export class BlobKeyedDataStore extends DataStore {
   }
 
   override async remove(id: string): Promise<void> {
+    await this.removeBytes(id);
+    await this.options.afterRemove?.(id);
+  }
+
+  /** The upload's bytes and tus state, keeping its row (expiry leaves a tombstone). */
+  async removeBytes(id: string): Promise<void> {
     this.options.hashes?.forget(id);
     await this.inner.remove(tusBlobKey(id));
-    await this.options.afterRemove?.(id);
   }
 
   override async write(stream: Readable, id: string, offset: number): Promise<number> {

@@ -5,7 +5,9 @@ import { SQLSTATE, sqlState } from '#shared/infra/postgres/sqlState';
 /**
  * tus.uploads: one row per resumable upload, shared by every instance. `info` is what the tus data
  * store keeps about it (offset bookkeeping, metadata); `owner_id` is the only user who may see it;
- * `completed_at` is set once its last byte is in and it is being (or has been) recorded.
+ * `completed_at` is set once its last byte is in and it is being (or has been) recorded;
+ * `expired_at` once the cleanup removed the bytes of an upload left unfinished past its expiry (the
+ * row stays one more expiry period, so its creator is told 410 Gone rather than 404).
  */
 export const TUS_TABLE = 'tus.uploads';
 
@@ -24,6 +26,7 @@ export async function ensureTusSchema(pool: Pool): Promise<void> {
            expires_at   timestamptz NOT NULL,
            completed_at timestamptz)`,
       );
+      await client.query(`ALTER TABLE ${TUS_TABLE} ADD COLUMN IF NOT EXISTS expired_at timestamptz`);
       await client.query(`CREATE INDEX IF NOT EXISTS uploads_expires_at ON ${TUS_TABLE} (expires_at)`);
     },
     'tus-schema',
@@ -40,12 +43,22 @@ export async function insertTusUpload(
   );
 }
 
-/** The owner of an upload, undefined when there is none. */
-export async function tusUploadOwner(pool: Pool, id: string): Promise<number | undefined> {
-  const { rows } = await pool.query<{ owner_id: number }>(`SELECT owner_id FROM ${TUS_TABLE} WHERE id = $1`, [
-    id,
-  ]);
-  return rows[0]?.owner_id;
+/** The owner of an upload and whether the cleanup removed it as expired; undefined when there is none. */
+export async function tusUploadOwner(
+  pool: Pool,
+  id: string,
+): Promise<{ ownerId: number; expired: boolean } | undefined> {
+  const { rows } = await pool.query<{ owner_id: number; expired: boolean }>(
+    `SELECT owner_id, expired_at IS NOT NULL AS expired FROM ${TUS_TABLE} WHERE id = $1`,
+    [id],
+  );
+  const row = rows[0];
+  return row && { ownerId: row.owner_id, expired: row.expired };
+}
+
+/** After the cleanup removed an expired upload's bytes: the row stays as a tombstone (410). */
+export async function markTusUploadExpired(pool: Pool, id: string): Promise<void> {
+  await pool.query(`UPDATE ${TUS_TABLE} SET expired_at = now() WHERE id = $1`, [id]);
 }
 
 /** Marks the upload complete; false when another request already did (it records it, not this one). */

@@ -49,17 +49,26 @@ test('the blob sweep leaves uploads in progress alone; expired ones are removed 
   expect(existsSync(blobFile('uploads', 'tus', id))).toBe(true);
   expect((await headTus(url, alice.token)).headers.get('upload-offset')).toBe('300');
 
-  // Past Upload-Expires: 410, then the cleanup takes bytes and row.
+  // Past Upload-Expires: 410; the cleanup takes the bytes, and the creator is still told 410 (not
+  // 404) until the tombstone is forgotten one expiry period later.
   await waitFor('the upload to expire', () => headTus(url, alice.token), {
     until: (res) => res.status === 410,
     timeoutMs: (EXPIRY_SECONDS + 5) * 1000,
   });
   expect((await patchTus(url, alice.token, 300, randomFile(10))).status).toBe(410);
-  await waitFor('the expired upload to be removed', () => tusRow(id), {
-    until: (row) => row === undefined,
+  await waitFor("the expired upload's bytes to be removed", () => existsSync(blobFile('uploads', 'tus', id)), {
+    until: (present) => !present,
     timeoutMs: 10_000,
   });
-  expect(existsSync(blobFile('uploads', 'tus', id))).toBe(false);
+  expect((await headTus(url, alice.token)).status).toBe(410);
+  expect((await patchTus(url, alice.token, 300, randomFile(10))).status).toBe(410);
+  const bob = await newUser(api);
+  expect((await headTus(url, bob.token)).status).toBe(404);
+  await waitFor('the tombstone to be forgotten', () => tusRow(id), {
+    until: (row) => row === undefined,
+    timeoutMs: (EXPIRY_SECONDS + 10) * 1000,
+  });
+  expect((await headTus(url, alice.token)).status).toBe(404);
 
   // A finished upload's row is forgotten one expiry period after completion; its bytes stay.
   await waitFor('the finished row to be purged', () => tusRow(idOf(finished.url)), {
@@ -73,4 +82,4 @@ test('the blob sweep leaves uploads in progress alone; expired ones are removed 
   });
   expect(download.status).toBe(200);
   expect(sha256(Buffer.from(await download.arrayBuffer()))).toBe(sha256(done));
-}, 60_000);
+}, 90_000);

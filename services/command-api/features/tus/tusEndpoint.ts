@@ -48,6 +48,8 @@ interface TusRequestScope {
 
 const tusError = (status: number, body: Record<string, unknown>) => new TusHttpError(status, body);
 const uploadNotFound = () => tusError(404, { detail: 'Not found.' });
+const uploadExpired = () =>
+  tusError(410, { detail: 'The upload expired before it was finished and its bytes are removed: start a new one.' });
 
 /** Request headers Express parsed, as a Fetch API Headers. */
 function webHeaders(req: Request): Headers {
@@ -270,11 +272,13 @@ export function tusEndpoint(deps: CommandDeps, storage: TusStorage): RawRequestH
       const { req, context } = scope();
       return `${context.linkBase(req)}${TUS_PATH}/${id}`;
     },
-    // Only its creator may see an upload: anyone else is told it does not exist.
+    // Only its creator may see an upload: anyone else is told it does not exist. An upload the
+    // cleanup removed as expired is Gone to its creator until its tombstone is purged.
     onIncomingRequest: async (req, id) => {
       if (req.method === 'POST') return;
       const owner = await tusUploadOwner(storage.pool, id);
-      if (owner === undefined || owner !== scope().principal.userId) throw uploadNotFound();
+      if (owner === undefined || owner.ownerId !== scope().principal.userId) throw uploadNotFound();
+      if (owner.expired) throw uploadExpired();
     },
     onUploadCreate: async (_req, upload) => {
       const metadata = upload.metadata ?? {};
