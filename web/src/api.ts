@@ -36,6 +36,9 @@ export class ApiError extends Error {
   }
 }
 
+/** Whatever a failed promise rejected with, as an Error a form can show. */
+export const asError = (e: unknown): Error => (e instanceof Error ? e : new Error(String(e)));
+
 /** What a form shows of a failed request: a field's messages, and what concerns no one field. */
 export function formErrors(error: ApiError | Error | undefined): {
   field: (name: string) => string | undefined;

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { authHeaders, localPath } from './api';
+import { type Named, api, authHeaders, localPath } from './api';
 
 /**
  * An image of the API: a public one by URL (the browser caches it), a private one fetched with
@@ -40,4 +40,36 @@ export function FieldError({ id, message }: { id: string; message: string | unde
       {message}
     </p>
   ) : null;
+}
+
+/** The options of a picker that searches as you type (an input's `list`): the names it offers. */
+export function NameOptions({ id, names }: { id: string; names: readonly Named[] }) {
+  return (
+    <datalist id={id}>
+      {names.map((n) => (
+        <option key={n.id} value={n.name} />
+      ))}
+    </datalist>
+  );
+}
+
+/** The atlases and categories the brain forms' pickers offer (empty until loaded, or if it fails). */
+export function useAtlasesAndCategories(): { atlases: Named[]; categories: Named[] } {
+  const [atlases, setAtlases] = useState<Named[]>([]);
+  const [categories, setCategories] = useState<Named[]>([]);
+  useEffect(() => {
+    let live = true;
+    void api<Named[]>('/api/atlases/').then(
+      (a) => live && setAtlases(a),
+      () => undefined,
+    );
+    void api<Named[]>('/api/categories/').then(
+      (c) => live && setCategories(c),
+      () => undefined,
+    );
+    return () => {
+      live = false;
+    };
+  }, []);
+  return { atlases, categories };
 }

@@ -1,8 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ApiError } from '../api';
-import { type BrainB, api, formErrors, type Named } from '../api';
+import { type BrainB, api, asError, formErrors } from '../api';
 import type { ResumableUpload } from '../tusUpload';
-import { FieldError } from '../components';
+import { FieldError, NameOptions, useAtlasesAndCategories } from '../components';
 import { navigate } from '../router';
 import { useSession } from '../session';
 
@@ -46,8 +46,7 @@ function ProgressBar({ progress }: { progress: Progress }) {
 
 export function AddBrainPage() {
   const { token } = useSession();
-  const [atlases, setAtlases] = useState<Named[]>([]);
-  const [categories, setCategories] = useState<Named[]>([]);
+  const { atlases, categories } = useAtlasesAndCategories();
   const [values, setValues] = useState<Record<string, string>>({ visibility: 'public' });
   const [file, setFile] = useState<File>();
   const [progress, setProgress] = useState<Progress>();
@@ -63,8 +62,6 @@ export function AddBrainPage() {
     void import('../tusUpload')
       .then(({ unfinishedUploads }) => unfinishedUploads())
       .then(setUnfinished, () => undefined);
-    void api<Named[]>('/api/atlases/').then(setAtlases, () => undefined);
-    void api<Named[]>('/api/categories/').then(setCategories, () => undefined);
   }, []);
   if (!token)
     return (
@@ -129,7 +126,7 @@ export function AddBrainPage() {
             });
             navigate(`/brains/${encodeURIComponent(brain.readable_id)}`);
           } catch (e) {
-            setError(e instanceof Error ? e : new Error(String(e)));
+            setError(asError(e));
             if (!uploaded.current || uploaded.current.file !== file) setProgress(undefined);
             setPhase('idle');
           } finally {
@@ -185,11 +182,7 @@ export function AddBrainPage() {
         onInput={set('atlas')}
         aria-describedby="add-atlas-error"
       />
-      <datalist id="add-atlas-options">
-        {atlases.map((a) => (
-          <option key={a.id} value={a.name} />
-        ))}
-      </datalist>
+      <NameOptions id="add-atlas-options" names={atlases} />
       <FieldError id="add-atlas-error" message={field('atlas')} />
       <label for="add-category">Category</label>
       <input
@@ -200,11 +193,7 @@ export function AddBrainPage() {
         onInput={set('category')}
         aria-describedby="add-category-error"
       />
-      <datalist id="add-category-options">
-        {categories.map((c) => (
-          <option key={c.id} value={c.name} />
-        ))}
-      </datalist>
+      <NameOptions id="add-category-options" names={categories} />
       <FieldError id="add-category-error" message={field('category')} />
       <label for="add-description">Description</label>
       <textarea id="add-description" rows={3} value={values.description ?? ''} onInput={set('description')} />

@@ -3,13 +3,12 @@ import {
   type BrainA,
   type BrainB,
   ApiError,
-  type Named,
-  api,
   apiWithEtag,
+  asError,
   etagRevision,
   formErrors,
 } from '../api';
-import { FieldError } from '../components';
+import { FieldError, NameOptions, useAtlasesAndCategories } from '../components';
 
 /** A write that lost to another one in between (a stale If-Match: 409; HTTP's own word for it: 412). */
 const isConflict = (error: unknown) =>
@@ -43,8 +42,7 @@ export function EditBrainForm({
   onReload: () => void;
 }) {
   const [read, setRead] = useState<{ detail: BrainB; etag: string | null }>();
-  const [atlases, setAtlases] = useState<Named[]>([]);
-  const [categories, setCategories] = useState<Named[]>([]);
+  const { atlases, categories } = useAtlasesAndCategories();
   const [values, setValues] = useState<Values>({
     name: brain.name,
     description: brain.description,
@@ -64,15 +62,7 @@ export function EditBrainForm({
         setRead({ detail: body, etag });
         setValues((v) => ({ ...v, website: body.website, extra_link: body.extra_link }));
       },
-      (e: unknown) => live && setError(e instanceof Error ? e : new Error(String(e))),
-    );
-    void api<Named[]>('/api/atlases/').then(
-      (a) => live && setAtlases(a),
-      () => undefined,
-    );
-    void api<Named[]>('/api/categories/').then(
-      (c) => live && setCategories(c),
-      () => undefined,
+      (e: unknown) => live && setError(asError(e)),
     );
     return () => {
       live = false;
@@ -136,7 +126,7 @@ export function EditBrainForm({
             });
             onSaved(etagRevision(saved.etag));
           } catch (e) {
-            setError(e instanceof Error ? e : new Error(String(e)));
+            setError(asError(e));
           } finally {
             setSaving(false);
           }
@@ -171,17 +161,9 @@ export function EditBrainForm({
       />
       <FieldError id="edit-description-error" message={field('description')} />
       {input('atlas', 'Atlas')}
-      <datalist id="edit-atlas-options">
-        {atlases.map((a) => (
-          <option key={a.id} value={a.name} />
-        ))}
-      </datalist>
+      <NameOptions id="edit-atlas-options" names={atlases} />
       {input('category', 'Category')}
-      <datalist id="edit-category-options">
-        {categories.map((c) => (
-          <option key={c.id} value={c.name} />
-        ))}
-      </datalist>
+      <NameOptions id="edit-category-options" names={categories} />
       {input('website', 'Website', 'url')}
       {input('extra_link', 'Link', 'url')}
       <div class="actions">

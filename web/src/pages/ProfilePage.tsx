@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, api } from '../api';
+import { api, ApiError, asError } from '../api';
 import { FieldError } from '../components';
 import { useSession } from '../session';
 
@@ -35,7 +35,7 @@ export function ProfilePage() {
         setProfile(p);
         setValues({ first_name: p.first_name, last_name: p.last_name, location: p.location, bio: p.bio });
       })
-      .catch((e: unknown) => setError(e instanceof Error ? e : new Error(String(e))));
+      .catch((e: unknown) => setError(asError(e)));
   }, [token]);
   if (!token)
     return (
@@ -70,7 +70,7 @@ export function ProfilePage() {
               setProfile(await api<Profile>('/api/profile/', { method: 'PATCH', json: values }));
               setSaved(true);
             } catch (e) {
-              setError(e instanceof Error ? e : new Error(String(e)));
+              setError(asError(e));
             }
           })()
         }

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { ApiError } from '../api';
-import { api, formErrors } from '../api';
+import { api, asError, formErrors } from '../api';
 import { FieldError } from '../components';
 import { navigate } from '../router';
 import { signIn } from '../session';
@@ -32,7 +32,7 @@ export function RegisterPage() {
             await signIn(values.email ?? '', values.password ?? '');
             navigate('/profile');
           } catch (e) {
-            setError(e instanceof Error ? e : new Error(String(e)));
+            setError(asError(e));
           } finally {
             setBusy(false);
           }

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { ApiError } from '../api';
-import { formErrors } from '../api';
+import { asError, formErrors } from '../api';
 import { FieldError } from '../components';
 import { navigate } from '../router';
 import { signIn } from '../session';
@@ -23,7 +23,7 @@ export function SignInPage() {
             await signIn(email, password);
             navigate('/');
           } catch (e) {
-            setError(e instanceof Error ? e : new Error(String(e)));
+            setError(asError(e));
           } finally {
             setBusy(false);
           }

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, api } from '../api';
+import { api, ApiError, asError } from '../api';
 import { FieldError } from '../components';
 import { formatDate } from '../format';
 import { useSession } from '../session';
@@ -24,7 +24,7 @@ export function TokensPage() {
   const reload = () =>
     api<Token[]>('/api/tokens/')
       .then(setTokens)
-      .catch((e: unknown) => setError(e instanceof Error ? e : new Error(String(e))));
+      .catch((e: unknown) => setError(asError(e)));
   useEffect(() => {
     document.title = 'Tokens — Brain catalogue';
     if (token) void reload();
@@ -59,7 +59,7 @@ export function TokensPage() {
               setName('');
               await reload();
             } catch (e) {
-              setError(e instanceof Error ? e : new Error(String(e)));
+              setError(asError(e));
             }
           })()
         }
@@ -142,7 +142,7 @@ export function TokensPage() {
                             setCreated(undefined);
                             setRevoked(t.name);
                           } catch (e) {
-                            setError(e instanceof Error ? e : new Error(String(e)));
+                            setError(asError(e));
                           }
                         })()
                       }
