@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { type ApiResponse, type Client, client, newUser } from '#tests/support/httpClient';
-import { type CuratedService, startCuratedService } from '#tests/support/curatedService';
-import { type TestService, startTestService } from '#tests/support/testService';
+import { type ApiResponse, newUser } from '#tests/support/httpClient';
+import type { CuratedService } from '#tests/support/curatedService';
+import { type TwoInstances, resultIds, startTwoInstances } from './twoInstances';
 import { freePort } from '#tests/support/freePort';
 import { type ServiceProcess, spawnService } from '#tests/support/spawnService';
 import { waitFor } from '#tests/support/waitFor';
@@ -19,32 +19,25 @@ import { type Taxonomy, brainForm, createTaxonomy, nifti } from '#tests/e2e/brai
 
 /** Long enough to create the brains and keep every answer on both instances first, on a busy machine. */
 const EMBARGO_AHEAD_MS = 8_000;
-const NO_PROCESSOR = { PROCESSOR_ENABLED: 'false' };
 
+let served: TwoInstances;
 let a: CuratedService;
-let b: TestService;
-let instances: { name: string; api: Client }[];
+let instances: TwoInstances['instances'];
 let taxonomy: Taxonomy;
 let processor: ServiceProcess | undefined;
 
 beforeAll(async () => {
-  a = await startCuratedService(NO_PROCESSOR);
-  b = await startTestService({ ...NO_PROCESSOR, DATA_DIR: a.service.dataDir }, a.service.databaseUrl);
-  instances = [
-    { name: 'instance A', api: a.api },
-    { name: 'instance B', api: client(b.url) },
-  ];
+  served = await startTwoInstances({ bothKeepAnswers: true });
+  ({ a, instances } = served);
   taxonomy = await createTaxonomy(a.api, a.staff);
 }, 120_000);
 
 afterAll(async () => {
   await processor?.kill();
-  await b?.close();
-  await a?.service.close();
+  await served?.close();
 });
 
-const ids = (res: ApiResponse): number[] =>
-  (Array.isArray(res.body) ? res.body : res.body.results).map((brain: { id: number }) => brain.id);
+const ids = resultIds;
 
 test('an embargo ends: kept lists and searches on two instances show the brain at once, then EmbargoLifted is recorded', async () => {
   const uploader = await newUser(a.api);

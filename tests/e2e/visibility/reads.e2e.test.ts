@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type ApiResponse, type Client, client, newUser } from '#tests/support/httpClient';
-import { type CuratedService, startCuratedService } from '#tests/support/curatedService';
-import { type TestService, startTestService } from '#tests/support/testService';
+import { type Client, newUser } from '#tests/support/httpClient';
+import type { CuratedService } from '#tests/support/curatedService';
+import { type TwoInstances, getTwice, resultIds, startTwoInstances } from './twoInstances';
 import { waitFor } from '#tests/support/waitFor';
 import { type Taxonomy, brainForm, createTaxonomy, niftiBytes, nifti } from '#tests/e2e/brains/brainFixtures';
 import { finishProcessing } from '#tests/e2e/uploads/uploadFixtures';
@@ -24,9 +24,9 @@ interface Brain {
 }
 type Name = 'priv' | 'emb' | 'pub';
 
+let served: TwoInstances;
 let a: CuratedService;
-let b: TestService;
-let instances: { name: string; api: Client }[];
+let instances: TwoInstances['instances'];
 let api: Client;
 let owner: User;
 let viewer: User;
@@ -75,16 +75,9 @@ async function uploadOf(brain: Brain): Promise<string> {
 }
 
 beforeAll(async () => {
-  a = await startCuratedService({ PROCESSOR_ENABLED: 'false' });
-  b = await startTestService(
-    { LIST_CACHE_MB: '0', PROCESSOR_ENABLED: 'false', DATA_DIR: a.service.dataDir },
-    a.service.databaseUrl,
-  );
+  served = await startTwoInstances();
+  ({ a, instances } = served);
   api = a.api;
-  instances = [
-    { name: 'the instance keeping answers', api: a.api },
-    { name: 'the instance keeping none', api: client(b.url) },
-  ];
   [owner, viewer, stranger] = await Promise.all([newUser(api), newUser(api), newUser(api)]);
   place = await createTaxonomy(api, a.staff);
   brains.priv = await create(owner.token, { name: 'Private cortex', visibility: 'private' });
@@ -120,22 +113,11 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await b?.close();
-  await a?.service.close();
+  await served?.close();
 });
 
-const ids = (res: ApiResponse): number[] =>
-  (Array.isArray(res.body) ? res.body : res.body.results).map((brain: { id: number }) => brain.id);
+const ids = resultIds;
 const idsOf = (names: readonly Name[]): number[] => names.map((name) => brains[name].id);
-
-/** GET twice (the second may be a kept answer): both answers must be the same. */
-async function getTwice(client: Client, path: string, token: string | undefined): Promise<ApiResponse> {
-  const first = await client.get(path, { token });
-  const second = await client.get(path, { token });
-  expect({ status: second.status, body: second.body }).toEqual({ status: first.status, body: first.body });
-  expect(second.headers.get('x-total-count')).toBe(first.headers.get('x-total-count'));
-  return second;
-}
 
 describe.each([0, 1])('instance %#', (instance) => {
   const on = () => instances[instance]!;

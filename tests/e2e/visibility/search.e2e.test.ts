@@ -1,6 +1,6 @@
-import { type ApiResponse, type Client, client, newUser } from '#tests/support/httpClient';
-import { type CuratedService, startCuratedService } from '#tests/support/curatedService';
-import { type TestService, startTestService } from '#tests/support/testService';
+import { type Client, newUser } from '#tests/support/httpClient';
+import type { CuratedService } from '#tests/support/curatedService';
+import { type TwoInstances, getTwice, resultIds, startTwoInstances } from './twoInstances';
 import { waitFor } from '#tests/support/waitFor';
 import { type Taxonomy, brainForm, createTaxonomy, fresh, nifti } from '#tests/e2e/brains/brainFixtures';
 
@@ -16,9 +16,9 @@ import { type Taxonomy, brainForm, createTaxonomy, fresh, nifti } from '#tests/e
 type User = Awaited<ReturnType<typeof newUser>>;
 type Name = 'pub' | 'emb' | 'priv';
 
+let served: TwoInstances;
 let a: CuratedService;
-let b: TestService;
-let instances: { name: string; api: Client }[];
+let instances: TwoInstances['instances'];
 let owner: User;
 let friend: User;
 let stranger: User;
@@ -53,15 +53,8 @@ async function create(taxonomy: Taxonomy, fields: Record<string, string>): Promi
 }
 
 beforeAll(async () => {
-  a = await startCuratedService({ PROCESSOR_ENABLED: 'false' });
-  b = await startTestService(
-    { LIST_CACHE_MB: '0', PROCESSOR_ENABLED: 'false', DATA_DIR: a.service.dataDir },
-    a.service.databaseUrl,
-  );
-  instances = [
-    { name: 'keeping answers', api: a.api },
-    { name: 'keeping none', api: client(b.url) },
-  ];
+  served = await startTwoInstances();
+  ({ a, instances } = served);
   [owner, friend, stranger] = await Promise.all([newUser(a.api), newUser(a.api), newUser(a.api)]);
   place = await createTaxonomy(a.api, a.staff);
   secret = await createTaxonomy(a.api, a.staff);
@@ -87,21 +80,11 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await b?.close();
-  await a?.service.close();
+  await served?.close();
 });
 
-const ids = (res: ApiResponse): number[] =>
-  (Array.isArray(res.body) ? res.body : res.body.results).map((brain: { id: number }) => brain.id);
+const ids = resultIds;
 const idsOf = (names: readonly Name[]): number[] => names.map((name) => brains[name].id);
-
-async function getTwice(api: Client, path: string, token: string | undefined): Promise<ApiResponse> {
-  const first = await api.get(path, { token });
-  const second = await api.get(path, { token });
-  expect({ status: second.status, body: second.body }).toEqual({ status: first.status, body: first.body });
-  expect(second.headers.get('x-total-count')).toBe(first.headers.get('x-total-count'));
-  return second;
-}
 
 /** The facets these brains make: per species, atlas and category of theirs, and verified. */
 function facetsOf(names: readonly Name[]) {
