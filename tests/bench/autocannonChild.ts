@@ -22,6 +22,9 @@ async function run(request: LoadRequest): Promise<LoadResult> {
     duration: request.durationSeconds,
     headers: request.headers,
     ...(request.overallRate === undefined ? {} : { overallRate: request.overallRate }),
+    ...(request.post === undefined
+      ? {}
+      : { method: 'POST' as const, body: Buffer.from(request.post.bodyBase64, 'base64') }),
     ...(request.paths === undefined ? {} : { requests: [{ setupRequest: randomPath(request.paths) }] }),
   });
   return {

@@ -2,6 +2,7 @@ import { startBenchPostgres } from './benchPostgres';
 import { measureAppends } from './appendBench';
 import { measureAudit } from './auditBench';
 import { measureCatalogue } from './catalogueBench';
+import { measureCreates } from './createBench';
 import { Cleanup } from './cleanup';
 import type { Figure } from './figure';
 import { measureMeEndpoint } from './httpBench';
@@ -55,6 +56,7 @@ async function main(cleanup: Cleanup): Promise<void> {
         durationSeconds: 3,
       }),
     formats: () => measureNiftiMetadata(cleanup, { rounds: 5 }),
+    creates: () => measureCreates(pg, cleanup, { rounds: 3, connections: 8, durationSeconds: 8 }),
     import: () => measureImport(pg, cleanup, importBenchOptions(process.env)),
     web: () => measureWebCatalogue(pg, cleanup, webSearchOptions(process.env)),
   };

@@ -11,6 +11,8 @@ export interface LoadRequest {
   readonly paths?: readonly string[];
   /** A fixed request rate over all connections (autocannon's overallRate) instead of as fast as possible. */
   readonly overallRate?: number;
+  /** POST instead of GET, with this body (base64: it crosses to the child as JSON). */
+  readonly post?: { readonly bodyBase64: string };
 }
 
 export interface LoadResult {
