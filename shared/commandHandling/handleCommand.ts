@@ -43,6 +43,12 @@ export interface HandleOptions {
   readonly expectedRevision?: bigint;
   /** Paces retries after a lost race and says when to give up; default: contentionBackoff(). */
   readonly backoff?: Backoff;
+  /**
+   * The stream is new (named by an id just allocated or generated): the first attempt decides on
+   * the initial state and appends with `no_stream` without reading the stream, one round trip
+   * fewer. Should the stream exist after all, that append fails and the usual cycle runs.
+   */
+  readonly newStream?: boolean;
 }
 
 export const SCHEMA_VERSION = 1;
@@ -93,10 +99,17 @@ export async function handleCommand<State, Event extends DomainEvent>(
   // In a unit of work the failed append has taken the stream's lock, held until commit: the next
   // attempt cannot lose, so it goes at once, however long the wait for that lock was.
   let lockedRetries = store.unitOfWork?.isActive() ? 2 : 0;
-  const attempt = () => attemptCommand(store, streamName, decider, decide, ctx, options);
+  let assumeNew = options.newStream === true && options.expectedRevision === undefined;
+  const attempt = () => {
+    const fresh = assumeNew;
+    assumeNew = false;
+    return attemptCommand(store, streamName, decider, decide, ctx, options, fresh);
+  };
   for (;;) {
+    const wasNew = assumeNew;
     const result = await (turns ? turns.take(streamName, attempt) : attempt());
     if (result !== LOST_RACE) return result;
+    if (wasNew) continue; // the stream existed: read it this time
     if (options.expectedRevision !== undefined)
       throw new ConflictError('The resource was modified by another request; reload it and try again.');
     if (lockedRetries-- > 0) continue;
@@ -114,8 +127,11 @@ async function attemptCommand<State, Event extends DomainEvent>(
   decide: (state: State) => readonly Event[] | Promise<readonly Event[]>,
   ctx: CommandContext,
   options: HandleOptions,
+  assumeNew: boolean,
 ): Promise<HandleResult<State, Event> | typeof LOST_RACE> {
-  const { state, revision } = await loadAggregate(store, streamName, decider);
+  const { state, revision } = assumeNew
+    ? { state: decider.initialState(), revision: undefined }
+    : await loadAggregate(store, streamName, decider);
   if (options.expectedRevision !== undefined && options.expectedRevision !== revision) {
     throw new ConflictError('The resource was modified by another request; reload it and try again.');
   }

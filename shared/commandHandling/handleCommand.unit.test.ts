@@ -186,3 +186,61 @@ describe('contentionBackoff', () => {
     expect(await backoff.wait()).toBe(false);
   });
 });
+
+describe('handleCommand on a stream named by a fresh id (newStream)', () => {
+  /** Counts the stream reads the store is asked for. */
+  const countingReads = (memory: MemoryEventStore) => {
+    const reads: string[] = [];
+    const store: EventStore = {
+      ...memory,
+      appendToStream: (...args) => memory.appendToStream(...args),
+      readStream: (stream, options) => {
+        reads.push(stream);
+        return memory.readStream(stream, options);
+      },
+    };
+    return { store, reads };
+  };
+
+  test('appends with no_stream on the initial state without reading the stream', async () => {
+    const memory = memoryEventStore();
+    const { store, reads } = countingReads(memory);
+    const result = await handleCommand(store, 'counter-9', counter, countOnce, ctx, { newStream: true });
+    expect(reads).toEqual([]);
+    expect(memory.attempts.map((a) => [a.expected, a.outcome])).toEqual([['no_stream', 'appended']]);
+    expect(result).toMatchObject({ revision: 0n, state: 1 });
+  });
+
+  test('a stream that exists after all is read and decided on its real state, at once, no backoff', async () => {
+    const memory = memoryEventStore();
+    await handleCommand(memory, 'counter-9', counter, countOnce, ctx);
+    await handleCommand(memory, 'counter-9', counter, countOnce, ctx);
+    const { store, reads } = countingReads(memory);
+    const wait = jest.fn<Promise<boolean>, []>();
+    const result = await handleCommand(store, 'counter-9', counter, countOnce, ctx, {
+      newStream: true,
+      backoff: { wait },
+    });
+    expect(memory.attempts.slice(2).map((a) => [a.expected, a.outcome])).toEqual([
+      ['no_stream', 'conflict'],
+      [1n, 'appended'],
+    ]);
+    expect(reads).toEqual(['counter-9']);
+    expect(result.events).toEqual([{ type: 'Counted', data: { value: 3 } }]);
+    expect(result.revision).toBe(2n);
+    expect(wait).not.toHaveBeenCalled();
+  });
+
+  test('a decision refused on the real state is refused, whatever the initial state allowed', async () => {
+    const memory = memoryEventStore();
+    await handleCommand(memory, 'counter-9', counter, countOnce, ctx);
+    const onlyFirst = (state: number): Counted[] => {
+      if (state > 0) throw new ConflictError('exists');
+      return countOnce(state);
+    };
+    await expect(
+      handleCommand(memory, 'counter-9', counter, onlyFirst, ctx, { newStream: true }),
+    ).rejects.toBeInstanceOf(ConflictError);
+    expect(memory.attempts.slice(1).map((a) => a.outcome)).toEqual(['conflict']);
+  });
+});

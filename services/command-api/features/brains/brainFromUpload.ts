@@ -81,6 +81,7 @@ export async function createBrainFromUpload(
       brainDecider,
       (brain: BrainState) => decideBrain(command(brainId, uploadId), brain),
       cmd,
+      { newStream: true }, // the id was just allocated
     ).catch(async (error: unknown) => {
       // Without a unit of work the attach is committed: the brain it names is fenced, which frees
       // the upload for the next request (should this fail too, the next request after a minute).

@@ -82,6 +82,7 @@ async function createWithFile(
       brainDecider,
       (state: BrainState) => decideBrain(command(brainId, uploadId), state),
       cmd,
+      { newStream: true }, // the id was just allocated
     ).catch(async (error: unknown) => {
       // Without a unit of work the upload record is already committed: it goes with the brain.
       if (!deps.store.unitOfWork?.isActive())

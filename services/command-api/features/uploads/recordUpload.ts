@@ -57,6 +57,8 @@ export async function recordUpload(
     uploadDecider,
     (state: UploadState) => decideUpload({ type: 'ReceiveUpload', data }, state),
     cmd,
+    // A fresh id's stream cannot exist: no read before the append.
+    { newStream: upload.uploadId === undefined },
   );
   return { data, position: result.position };
 }
