@@ -98,6 +98,14 @@ export class AppendListener {
     this.notify();
   }
 
+  /**
+   * An append committed in this very process (the same store): wake at once rather than after
+   * PostgreSQL's round trip of its NOTIFY, which still comes and costs nothing more.
+   */
+  appendCommitted(): void {
+    this.notify();
+  }
+
   private drop(client: pg.Client): void {
     if (this.client !== client) return;
     this.client = undefined;

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { EventStore, ExpectedRevision, NewEvent, AppendResult } from '#shared/eventStore/eventStore';
 import { appendEvents, isConcurrentDuplicate } from './appendEvents';
+import type { AppendListener } from './appendListener';
 import { AppendNotifier, notifyAtCommit } from './appendNotifier';
 import { migrate } from './migrate';
 import { PostgresUnitOfWork } from './postgresUnitOfWork';
@@ -56,11 +57,18 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Po
   const unitOfWork = new PostgresUnitOfWork(pool);
   const notifier = new AppendNotifier(pool, names);
   const closing = new AbortController();
+  const localListeners = new Set<AppendListener>();
   const subscriptionContext = {
     pool,
     names,
     listenerConfig: { connectionString: options.connectionString },
     closing: closing.signal,
+    localListeners,
+  };
+  // This process's subscriptions hear its own appends at once; others by the NOTIFY.
+  const announce = (): void => {
+    for (const listener of localListeners) listener.appendCommitted();
+    notifier.announce();
   };
 
   return {
@@ -87,8 +95,8 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Po
         result = await append();
       }
       // Subscribers are woken once the events are readable: now, or when the unit of work commits.
-      if (db === pool) notifier.announce();
-      else await unitOfWork.afterCommit(() => Promise.resolve(notifier.announce()));
+      if (db === pool) announce();
+      else await unitOfWork.afterCommit(() => Promise.resolve(announce()));
       return result;
     },
     readStream: (streamName, readOptions) =>

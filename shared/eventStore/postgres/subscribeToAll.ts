@@ -19,6 +19,8 @@ export interface SubscriptionContext {
   readonly closing: AbortSignal;
   /** Longest wait without a notification (default 250 ms); tests lengthen it to isolate other wake-ups. */
   readonly idlePollMs?: number;
+  /** The listeners of this store's subscriptions, woken directly by its own appends. */
+  readonly localListeners?: Set<AppendListener>;
 }
 
 /** Catch-up in batches, then live: waits for an append's NOTIFY, or polls. */
@@ -32,6 +34,7 @@ export async function* subscribeToAll(
   const listener = new AppendListener(context.listenerConfig, context.names);
   let after = options.after ?? START;
   let heldBackPollMs = FIRST_HELD_BACK_POLL_MS;
+  context.localListeners?.add(listener);
   try {
     if (signal.aborted) return;
     await listener.start();
@@ -54,6 +57,7 @@ export async function* subscribeToAll(
         : FIRST_HELD_BACK_POLL_MS;
     }
   } finally {
+    context.localListeners?.delete(listener);
     await listener.close();
   }
 }
