@@ -51,3 +51,83 @@ export async function applyBatch(
   for (const a of active) if (comparePositions(end, a.position) > 0) a.position = end;
   return { end, changed };
 }
+
+/** Transactions of one live batch at once at most (each holds a connection of the read-model pool). */
+export const MAX_LIVE_LANES = 4;
+
+/**
+ * A live batch, applied by each projection it concerns in a transaction of its own, up to
+ * MAX_LIVE_LANES at once, instead of all of them one after the other in one: under a burst of
+ * writes the batch takes as long as its slowest read model, not their sum, and a write's
+ * read-your-writes wait shortens with it. Each transaction advances its own projections'
+ * checkpoints (guarded as in applyBatch; projections the batch does not concern ride along in the
+ * first one), so each read model still applies every event exactly once; the batch counts as
+ * applied (PROGRESS_CHANNEL notified, the end returned) only once every transaction has committed.
+ * Should one fail, the others' commits stand, with their checkpoints and positions, and the error
+ * is thrown: the runner resumes from the checkpoints. A batch only one projection applies goes
+ * through applyBatch: one transaction, notification included.
+ */
+export async function applyBatchInLanes(
+  pool: Pool,
+  active: ActiveProjection[],
+  batch: readonly RecordedEvent[],
+  maxLanes = MAX_LIVE_LANES,
+): Promise<{ end: GlobalPosition; changed: string[] }> {
+  const end = batch[batch.length - 1]!.position;
+  const concerned = (a: ActiveProjection) =>
+    batch.some((e) => appliesTo(a.projection, e.type) && comparePositions(e.position, a.position) > 0);
+  const busy = active.filter(concerned);
+  if (busy.length <= 1) return applyBatch(pool, active, batch);
+  const idle = active.filter((a) => !busy.includes(a) && comparePositions(end, a.position) > 0);
+  const lanes = busy.map((a, i) => (i === 0 ? [a, ...idle] : [a]));
+  const changed: string[] = [];
+  let next = 0;
+  let failure: { error: unknown } | undefined;
+  const worker = async (): Promise<void> => {
+    for (let i = next++; i < lanes.length && !failure; i = next++) {
+      const lane = lanes[i]!;
+      try {
+        changed.push(...(await applyLane(pool, lane, batch, end)));
+        for (const a of lane) if (comparePositions(end, a.position) > 0) a.position = end;
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(maxLanes, lanes.length) }, worker));
+  if (failure) throw failure.error;
+  const keys = changed.length > MAX_NOTIFIED_KEYS ? ['*'] : changed;
+  await pool.query('SELECT pg_notify($1, $2)', [
+    PROGRESS_CHANNEL,
+    `${formatPosition(end)} ${keys.join(' ')}`.trim(),
+  ]);
+  return { end, changed };
+}
+
+/** One lane of applyBatchInLanes: its projections' events and checkpoints, one transaction, no notification. */
+async function applyLane(
+  pool: Pool,
+  lane: ActiveProjection[],
+  batch: readonly RecordedEvent[],
+  end: GlobalPosition,
+): Promise<string[]> {
+  const changed: string[] = [];
+  await inTransaction(pool, async (client) => {
+    await client.query(`SELECT set_config('synchronous_commit', 'off', true)`);
+    for (const a of lane) {
+      const events = batch.filter(
+        (e) => appliesTo(a.projection, e.type) && comparePositions(e.position, a.position) > 0,
+      );
+      if (events.length > 0)
+        changed.push(...(await a.projection.apply(contextFor(a.projection, client), events)));
+    }
+    const stale = await advanceCheckpoints(
+      client,
+      lane.filter((a) => comparePositions(end, a.position) > 0),
+      end,
+    );
+    if (stale.length > 0)
+      throw new Error(`checkpoint of ${stale.join(', ')} moved under us (another runner?)`);
+  });
+  return changed;
+}

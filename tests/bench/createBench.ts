@@ -81,7 +81,10 @@ export async function measureCreates(
         url,
         connections: options.connections,
         durationSeconds,
-        headers: { authorization: `Token ${token}`, 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
+        headers: {
+          authorization: `Token ${token}`,
+          'content-type': `multipart/form-data; boundary=${BOUNDARY}`,
+        },
         post: { bodyBase64: body },
       }).then(checked);
     // Warm-up: code paths compiled, pools and the processor's workers started.
@@ -181,7 +184,8 @@ async function postJson<T>(baseUrl: string, apiPath: string, token: string | und
 }
 
 async function login(baseUrl: string, email: string, password: string): Promise<string> {
-  return (await postJson<{ token: string }>(baseUrl, '/api/auth/login/', undefined, { email, password })).token;
+  return (await postJson<{ token: string }>(baseUrl, '/api/auth/login/', undefined, { email, password }))
+    .token;
 }
 
 /** User and system CPU seconds a process has used so far. */
