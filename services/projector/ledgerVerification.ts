@@ -249,6 +249,7 @@ async function readRows(
   pageSize: number,
 ): Promise<Page<LedgerRow>> {
   if (afterSeq >= lastSeq) return { items: [], done: true };
+  const last = Math.min(lastSeq, afterSeq + pageSize);
   const { rows } = await db.query<{
     seq: string;
     event_id: string;
@@ -256,9 +257,12 @@ async function readRows(
     prepare_position: string;
     hash: Buffer;
   }>(
+    // seq numbers the rows 1, 2, 3...: the page is a seq range, which the primary key answers alone
+    // whatever the planner believes of the table (just built, not yet analysed, it expected a few
+    // rows in `seq > $1` and read all the rest, sorted, for every page).
     `SELECT seq, event_id, commit_position, prepare_position, hash FROM audit_events
-      WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3`,
-    [afterSeq, lastSeq, pageSize],
+      WHERE seq > $1 AND seq <= $2 ORDER BY seq`,
+    [afterSeq, last],
   );
   const items = rows.map((r) => ({
     seq: Number(r.seq),
@@ -267,5 +271,5 @@ async function readRows(
     prepare: BigInt(r.prepare_position),
     hash: r.hash,
   }));
-  return { items, done: items.length < pageSize };
+  return { items, done: last >= lastSeq };
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import type { ChainedEvent } from './ledgerChain';
-import { GENESIS_HASH, canonicalEventBytes, chainHash } from './ledgerChain';
+import { GENESIS_HASH, canonicalEventBytes, canonicalEventText, chainHash } from './ledgerChain';
 import { canonicalJson } from './ledgerCanonicalJson';
 
 const event: ChainedEvent = {
@@ -39,6 +39,31 @@ describe('canonical event bytes', () => {
         '"metadata":{"actor":"7","causationId":null,"correlationId":"c0ffee00-0000-4000-8000-000000000001","recordedAt":"2026-01-02T03:04:05.678Z","requestId":"req-1","schemaVersion":1},' +
         '"revision":"3","stream":"brain-42","type":"BrainUpdated"}',
     );
+  });
+
+  test('are the canonical JSON of the event as one object, whatever its strings and payload hold', () => {
+    const generalForm = (e: ChainedEvent): string | undefined =>
+      canonicalize({
+        id: e.id,
+        type: e.type,
+        stream: e.streamName,
+        revision: e.streamRevision.toString(),
+        data: e.data,
+        metadata: e.metadata,
+      });
+    const variants: ChainedEvent[] = [
+      event,
+      { ...event, data: undefined },
+      { ...event, data: null, streamRevision: 0n },
+      { ...event, data: [1, 'two', { b: 2, a: [null, true] }], streamRevision: 12_345_678_901_234n },
+      { ...event, id: 'quote " backslash \\ newline \n', type: 'é\u2028😀', streamName: 'stream\t"x"' },
+      { ...event, data: { '10': 1, '9': 2, __proto__x: 3, ü: 4, z: { y: 'z', x: 1.5e300 } } },
+      { ...event, metadata: { ...event.metadata, causationId: 'c\u0000\u001f', schemaVersion: -0 } },
+    ];
+    for (const variant of variants) {
+      expect(canonicalEventText(variant)).toBe(generalForm(variant));
+      expect(canonicalEventBytes(variant).toString('utf8')).toBe(generalForm(variant));
+    }
   });
 
   test('do not depend on the order of members in the payload or the metadata', () => {

@@ -8,6 +8,7 @@ import {
   resourceOfEvent,
 } from '#shared/audit/auditedEvent';
 import { GENESIS_HASH, chainHash } from '#shared/audit/ledgerChain';
+import { copyField, copyIn } from '#shared/audit/copyIn';
 
 /**
  * The audit log and the ledger (decisions.md "Audit"): one row per event of the store, every event
@@ -119,27 +120,19 @@ async function lastRevisions(
   return revisions;
 }
 
-/** One audit_events row as bind parameters (bigints as text). */
-interface AuditInsert {
-  readonly seq: string;
-  readonly commit: string;
-  readonly prepare: string;
-  readonly id: string;
-  readonly type: string;
-  readonly stream: string;
-  readonly streamRevision: string;
-  readonly resourceType: string | null;
-  readonly resourceId: string | null;
-  readonly revision: string | null;
-  readonly internal: boolean;
-  readonly recordedAt: string;
-  readonly hwm: string;
-  readonly actor: number | null;
-  readonly requestId: string | null;
-  readonly data: string;
-  readonly hash: string;
-}
+/** audit_events' columns, in the order appendRows writes them. */
+const AUDIT_COLUMNS =
+  'seq, commit_position, prepare_position, event_id, event_type, stream_name, stream_revision, ' +
+  'resource_type, resource_id, revision, internal, recorded_at, recorded_hwm, actor_id, request_id, data, hash';
 
+/** Rows handed to COPY at a time: the server stores them while the next ones are hashed. */
+const ROWS_PER_WRITE = 100;
+
+/**
+ * Appends the batch's rows with COPY, fed as they are computed: the hash chain is sequential, so
+ * the server parsing and indexing rows while this process hashes the next ones is where the time
+ * goes both ways. Within the batch's transaction: rows and checkpoint still commit together.
+ */
 async function appendRows(ctx: ProjectionContext, events: readonly RecordedEvent[]): Promise<void> {
   const head = await chainHead(ctx);
   const resources = events.map(resourceOfEvent);
@@ -150,13 +143,14 @@ async function appendRows(ctx: ProjectionContext, events: readonly RecordedEvent
   });
   const revisions = await lastRevisions(ctx, [...publicKeys]);
 
-  const rows: AuditInsert[] = [];
-  const refs: string[] = [];
-  const refSeqs: string[] = [];
+  const { client, table } = ctx;
+  const copy = copyIn(client, `COPY ${table('audit_events')} (${AUDIT_COLUMNS}) FROM STDIN`);
+  let refs = '';
+  let lines = '';
   let previous = head.hash;
   let latest = head.hwm.getTime();
   events.forEach((event, i) => {
-    const seq = String(head.seq + i + 1);
+    const seq = head.seq + i + 1;
     const resource = resources[i] ?? null;
     const internal = isInternalEvent(event.type);
     let revision: number | null = null;
@@ -170,69 +164,18 @@ async function appendRows(ctx: ProjectionContext, events: readonly RecordedEvent
     }
     previous = chainHash(previous, event);
     latest = Math.max(latest, Date.parse(event.metadata.recordedAt));
-    rows.push({
-      seq,
-      commit: event.position.commit.toString(),
-      prepare: event.position.prepare.toString(),
-      id: event.id,
-      type: event.type,
-      stream: event.streamName,
-      streamRevision: event.streamRevision.toString(),
-      resourceType: resource?.type ?? null,
-      resourceId: resource?.id ?? null,
-      revision: revision === null ? null : String(revision),
-      internal,
-      recordedAt: event.metadata.recordedAt,
-      hwm: new Date(latest).toISOString(),
-      actor: actorIdOf(event.metadata.actor),
-      requestId: event.metadata.requestId,
-      data: JSON.stringify(redactedData(event.type, event.data)),
-      hash: previous.toString('hex'),
-    });
-    for (const ref of referencesOfEvent(event)) {
-      refs.push(ref);
-      refSeqs.push(seq);
+    lines += `${seq}\t${event.position.commit}\t${event.position.prepare}\t${event.id}\t${copyField(event.type)}\t${copyField(event.streamName)}\t${event.streamRevision}\t${copyField(resource?.type ?? null)}\t${copyField(resource?.id ?? null)}\t${copyField(revision)}\t${internal ? 't' : 'f'}\t${copyField(event.metadata.recordedAt)}\t${new Date(latest).toISOString()}\t${copyField(actorIdOf(event.metadata.actor))}\t${copyField(event.metadata.requestId)}\t${copyField(JSON.stringify(redactedData(event.type, event.data)))}\t\\\\x${previous.toString('hex')}\n`;
+    if ((i + 1) % ROWS_PER_WRITE === 0) {
+      copy.write(lines);
+      lines = '';
     }
+    for (const ref of referencesOfEvent(event)) refs += `${copyField(ref)}\t${seq}\n`;
   });
-  const column = <K extends keyof AuditInsert>(key: K): AuditInsert[K][] => rows.map((r) => r[key]);
-
-  const { client, table } = ctx;
-  await client.query(
-    `INSERT INTO ${table('audit_events')}
-       (seq, commit_position, prepare_position, event_id, event_type, stream_name, stream_revision,
-        resource_type, resource_id, revision, internal, recorded_at, recorded_hwm, actor_id,
-        request_id, data, hash)
-     SELECT s, c, p, i, t, sn, sr, rt, ri, rv, it, ra, hw, a, rq, d::jsonb, decode(h, 'hex')
-       FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::uuid[], $5::text[], $6::text[],
-                   $7::bigint[], $8::text[], $9::text[], $10::bigint[], $11::boolean[],
-                   $12::timestamptz[], $13::timestamptz[], $14::integer[], $15::text[], $16::text[],
-                   $17::text[])
-         AS r (s, c, p, i, t, sn, sr, rt, ri, rv, it, ra, hw, a, rq, d, h)`,
-    (
-      [
-        'seq',
-        'commit',
-        'prepare',
-        'id',
-        'type',
-        'stream',
-        'streamRevision',
-        'resourceType',
-        'resourceId',
-        'revision',
-        'internal',
-        'recordedAt',
-        'hwm',
-        'actor',
-        'requestId',
-        'data',
-        'hash',
-      ] as const
-    ).map(column),
-  );
-  if (refs.length > 0)
-    await client.query(
-      `INSERT INTO ${table('audit_references')} (ref, seq) SELECT * FROM unnest($1::text[], $2::bigint[])`,
-      [refs, refSeqs],
-    );
+  copy.write(lines);
+  await copy.end();
+  if (refs.length > 0) {
+    const copyRefs = copyIn(client, `COPY ${table('audit_references')} (ref, seq) FROM STDIN`);
+    copyRefs.write(refs);
+    await copyRefs.end();
+  }
 }
