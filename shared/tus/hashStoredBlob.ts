@@ -1,4 +1,5 @@
 import type { BlobStore } from '#shared/blobStore/blobStore';
+import { BatchFiller } from '#shared/blobStore/localDisk/batchFiller';
 import { OffThreadSha256 } from '#shared/blobStore/offThreadSha256';
 
 const HEAD_BYTES = 64 * 1024;
@@ -17,8 +18,10 @@ export async function hashStoredBlob(
     const headParts: Buffer[] = [];
     let headSize = 0;
     let size = 0;
-    let batch = hash.batch();
-    let filled = 0;
+    const batches = new BatchFiller(
+      () => hash.batch(),
+      (batch) => hash.update(batch),
+    );
     for await (const chunk of body as AsyncIterable<Buffer>) {
       if (headSize < HEAD_BYTES) {
         const part = chunk.subarray(0, HEAD_BYTES - headSize);
@@ -26,22 +29,9 @@ export async function hashStoredBlob(
         headSize += part.length;
       }
       size += chunk.length;
-      for (let at = 0; at < chunk.length;) {
-        const copied = Math.min(chunk.length - at, batch.length - filled);
-        batch.fill(
-          copied === chunk.length ? chunk : chunk.subarray(at, at + copied),
-          filled,
-          filled + copied,
-        );
-        at += copied;
-        filled += copied;
-        if (filled < batch.length) continue;
-        await hash.update(batch);
-        batch = hash.batch();
-        filled = 0;
-      }
+      await batches.push(chunk);
     }
-    if (filled > 0) await hash.update(batch.subarray(0, filled));
+    await batches.flush();
     return { sha256: await hash.digest(), size, head: Buffer.concat(headParts, headSize) };
   } finally {
     hash.abort();

@@ -1,5 +1,5 @@
 import { type FileHandle, open } from 'node:fs/promises';
-import type { Readable } from 'node:stream';
+import { BatchFiller } from '#shared/blobStore/localDisk/batchFiller';
 import { openForDirectWrites, writeAllAt } from '#shared/blobStore/localDisk/durableFs';
 import { DIRECT_IO_ALIGNMENT, OffThreadSha256, directWritable } from '#shared/blobStore/offThreadSha256';
 
@@ -29,14 +29,15 @@ export interface LocalTusWriteOptions {
  *
  * Writes go one at a time, in order (the batches received meanwhile go together in the next one,
  * a single writev, so a slow disk gets fewer, larger writes): the file never grows past a byte
- * that is not there, so its
- * size, which is the upload's offset for tus, stays exact whenever the process stops. A body that
- * ends early (tus ends it when the client goes away) is written to its last byte received.
+ * that is not there, so its size, which is the upload's offset for tus, stays exact whenever the
+ * process stops. A written group is handed to the hashing thread while the next one is written:
+ * the disk never waits for the hashing thread (niced, it lags on a busy machine), only the body
+ * does, once MAX_HELD_BATCHES are held. A body that ends early is written to its last byte received.
  * Resolves with the bytes written; on a failure, waits for the write in flight, then rejects (the
  * file then ends at a batch boundary: its size is still the offset).
  */
 export async function writeTusBody(
-  body: Readable,
+  body: AsyncIterable<Buffer | string>,
   file: string,
   offset: number,
   options: LocalTusWriteOptions,
@@ -52,7 +53,15 @@ export async function writeTusBody(
   /** Full batches waiting for the write in flight; written together, in one writev, after it. */
   let queued: Buffer[] = [];
   let writing: Promise<void> | undefined;
+  /** Batches in the write in flight, and written ones not yet handed to the hashing thread. */
+  let inWrite = 0;
+  let unhashed = 0;
+  /** The hand-over of written batches to the hash, in order, beside the next write. */
+  let hashing: Promise<void> = Promise.resolve();
   let failure: Error | undefined;
+  const fail = (error: unknown): void => {
+    failure ??= error instanceof Error ? error : new Error(String(error));
+  };
   const writeGroup = async (group: Buffer[], at: number): Promise<void> => {
     if (direct && at % DIRECT_IO_ALIGNMENT === 0 && group.every(directWritable)) {
       try {
@@ -67,75 +76,77 @@ export async function writeTusBody(
     }
     await writeAllOf(handle, group, at);
   };
+  const handOver = (group: Buffer[]): void => {
+    unhashed += group.length;
+    hashing = hashing.then(async () => {
+      for (const batch of group) {
+        if (failure === undefined) await hash.handOver(batch).catch(fail);
+        unhashed -= 1;
+      }
+    });
+  };
   const startWriting = (): void => {
     if (queued.length === 0 || failure !== undefined) return void (writing = undefined);
     const group = queued;
     queued = [];
     const at = position;
     for (const batch of group) position += batch.length;
-    writing = (async () => {
-      await writeGroup(group, at);
-      for (const batch of group) await hash.handOver(batch);
-    })().then(startWriting, (error: unknown) => {
-      failure = error instanceof Error ? error : new Error(String(error));
-      writing = undefined;
-    });
+    inWrite = group.length;
+    writing = writeGroup(group, at).then(
+      () => {
+        inWrite = 0;
+        handOver(group);
+        startWriting();
+      },
+      (error: unknown) => {
+        inWrite = 0;
+        fail(error);
+        writing = undefined;
+      },
+    );
   };
   const append = async (batch: Buffer): Promise<void> => {
     queued.push(batch);
     if (!writing) startWriting();
-    while (writing && queued.length >= MAX_QUEUED_BATCHES) await writing;
+    // Waits for what frees batches: the write in flight, else the hand-over to the hash.
+    while (failure === undefined && queued.length + inWrite + unhashed >= MAX_HELD_BATCHES)
+      await (writing ?? hashing);
     if (failure !== undefined) throw failure;
   };
   const drain = async (): Promise<void> => {
     while (writing) await writing;
+    await hashing;
     if (failure !== undefined) throw failure;
   };
   try {
     direct = options.directIo ? await openForDirectWrites(file) : undefined;
     const misaligned = offset % DIRECT_IO_ALIGNMENT;
-    // Taken when bytes come for it: a batch taken and never handed over stays the session's.
-    let batch: Buffer | undefined;
-    let room = misaligned === 0 ? Number.POSITIVE_INFINITY : DIRECT_IO_ALIGNMENT - misaligned;
-    let filled = 0;
-    for await (const received of body as AsyncIterable<Buffer | string>) {
+    const batches = new BatchFiller(() => hash.batch(), append);
+    if (misaligned !== 0) batches.limitNextBatch(DIRECT_IO_ALIGNMENT - misaligned);
+    for await (const received of body) {
       const chunk = typeof received === 'string' ? Buffer.from(received) : received;
       options.onChunk?.(chunk);
-      for (let at = 0; at < chunk.length;) {
-        if (!batch) {
-          batch = await hash.batch();
-          room = Math.min(room, batch.length);
-        }
-        const copied = Math.min(chunk.length - at, room - filled);
-        // Buffer.fill is a memcpy (Buffer.copy into shared memory goes one atomic word at a time).
-        batch.fill(
-          copied === chunk.length ? chunk : chunk.subarray(at, at + copied),
-          filled,
-          filled + copied,
-        );
-        at += copied;
-        filled += copied;
-        if (filled < room) continue;
-        await append(room === batch.length ? batch : batch.subarray(0, room));
-        batch = undefined;
-        room = Number.POSITIVE_INFINITY;
-        filled = 0;
-      }
+      await batches.push(chunk);
     }
-    if (batch && filled > 0) await append(batch.subarray(0, filled));
+    await batches.flush();
     await drain();
     return position - offset;
   } finally {
     // Batch memory is reused once handed back: no write may still be reading it.
     while (writing) await writing;
+    await hashing;
     own?.abort();
     await direct?.close();
     await handle.close();
   }
 }
 
-/** At most this many full batches wait for the write in flight (with it, the 7 a session may hold). */
-const MAX_QUEUED_BATCHES = 3;
+/**
+ * Full batches waiting for a write, being written, or written and waiting for the hashing thread,
+ * before the body waits: with the one being filled and the two the hashing thread may be behind
+ * by, the 8 of one arena of batch memory.
+ */
+const MAX_HELD_BATCHES = 5;
 
 /** Writes `group` at `at` in one writev; what a short write left, batch by batch. */
 async function writeAllOf(

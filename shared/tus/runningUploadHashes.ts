@@ -1,32 +1,21 @@
 import { Transform } from 'node:stream';
+import { BatchFiller } from '#shared/blobStore/localDisk/batchFiller';
 import { OffThreadSha256 } from '#shared/blobStore/offThreadSha256';
 
 /** SHA-256 of an upload's bytes from offset 0, fed in order, hashed on the hashing thread. */
 export class RunningHash {
   private readonly hash = new OffThreadSha256();
-  /** The batch `update` fills, taken when bytes come for it. */
-  private filling: Buffer | undefined;
-  private filled = 0;
+  /** What `update` is given, copied into batches of the hashing thread's memory. */
+  private readonly batches = new BatchFiller(
+    () => this.hash.batch(),
+    (batch) => this.hash.update(batch),
+  );
   /** How many bytes from offset 0 have been fed. */
   hashed = 0;
 
   async update(chunk: Buffer): Promise<void> {
     this.hashed += chunk.length;
-    for (let at = 0; at < chunk.length;) {
-      this.filling ??= this.hash.batch();
-      const copied = Math.min(chunk.length - at, this.filling.length - this.filled);
-      this.filling.fill(
-        copied === chunk.length ? chunk : chunk.subarray(at, at + copied),
-        this.filled,
-        this.filled + copied,
-      );
-      at += copied;
-      this.filled += copied;
-      if (this.filled < this.filling.length) continue;
-      await this.hash.update(this.filling);
-      this.filling = undefined;
-      this.filled = 0;
-    }
+    await this.batches.push(chunk);
   }
 
   /**
@@ -35,9 +24,7 @@ export class RunningHash {
    * with `update` within one write: a batch `update` has partly filled is hashed first.
    */
   async batch(): Promise<Buffer> {
-    if (this.filling && this.filled > 0) await this.hash.update(this.filling.subarray(0, this.filled));
-    this.filling = undefined;
-    this.filled = 0;
+    await this.batches.flush();
     return this.hash.batch();
   }
 
@@ -48,9 +35,7 @@ export class RunningHash {
   }
 
   async digest(): Promise<string> {
-    if (this.filling && this.filled > 0) await this.hash.update(this.filling.subarray(0, this.filled));
-    this.filling = undefined;
-    this.filled = 0;
+    await this.batches.flush();
     return this.hash.digest();
   }
 

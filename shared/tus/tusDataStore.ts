@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
 import { truncate } from 'node:fs/promises';
 import path from 'node:path';
-import { Readable, Transform, pipeline } from 'node:stream';
+import { Readable, Transform, finished, pipeline } from 'node:stream';
 import { DataStore, Upload } from '@tus/server';
 import { type TusChecksum, checksumMismatch, currentTusChecksum } from './tusChecksum';
 import { TusHttpError } from './tusHttpError';
 import type { RunningUploadHashes } from './runningUploadHashes';
 import { tusBlobKey } from './tusKeys';
 import { writeTusBody } from './localTusWrite';
+import { currentTusRequestBody, requestChunks } from './tusRequestBody';
 
 export interface BlobKeyedDataStoreOptions {
   readonly expirationMs: number;
@@ -119,16 +120,30 @@ export class BlobKeyedDataStore extends DataStore {
     const file = path.join(files.root, ...tusBlobKey(id).split('/'));
     const checksum = currentTusChecksum();
     const digest = checksum ? createHash(checksum.algorithm) : undefined;
+    const request = currentTusRequestBody();
+    const direct = request?.claim();
+    // tus ends `stream` (then only a stand-in) when it aborts the request: reading stops there.
+    const stop = new AbortController();
+    const stopWatching = direct ? finished(stream, () => stop.abort()) : undefined;
+    if (direct) stream.resume();
     let written: number;
     try {
-      written = await writeTusBody(stream, file, offset, {
-        directIo: files.directIo,
-        hash: this.options.hashes?.follow(id, offset),
-        onChunk: digest && ((chunk) => digest.update(chunk)),
-      });
+      written = await writeTusBody(
+        direct ? requestChunks(direct, stop.signal, await this.roomAt(id, offset, direct)) : stream,
+        file,
+        offset,
+        {
+          directIo: files.directIo,
+          hash: this.options.hashes?.follow(id, offset),
+          onChunk: digest && ((chunk) => digest.update(chunk)),
+        },
+      );
     } catch (error) {
       this.options.hashes?.forget(id);
       throw error;
+    } finally {
+      stopWatching?.();
+      request?.done();
     }
     if (checksum && digest && !digest.digest().equals(checksum.expected)) {
       this.options.hashes?.forget(id);
@@ -136,6 +151,18 @@ export class BlobKeyedDataStore extends DataStore {
       throw checksumMismatch();
     }
     return offset + written;
+  }
+
+  /**
+   * The most bytes a request body may carry from `offset` (what tus's StreamLimiter allowed): its
+   * Content-Length, which tus checked against the upload's size and Node's parser holds the body
+   * to; the rest of the upload for a chunked body.
+   */
+  private async roomAt(id: string, offset: number, request: Readable): Promise<number> {
+    const length = (request as Readable & { headers?: Record<string, unknown> }).headers?.['content-length'];
+    if (typeof length === 'string' && /^\d+$/.test(length)) return Number(length);
+    const { size } = await this.getUpload(id);
+    return size === undefined ? 0 : size - offset;
   }
 
   override getExpiration(): number {

@@ -17,6 +17,7 @@ import { requestStateOf } from '#shared/http/requestState';
 import { unstorableTextErrors } from '#shared/http/storableText';
 import type { TusStorage } from '#shared/tus/openTusStorage';
 import { TusHttpError } from '#shared/tus/tusHttpError';
+import { TusRequestBody, withTusRequestBody } from '#shared/tus/tusRequestBody';
 import { hashStoredBlob } from '#shared/tus/hashStoredBlob';
 import { TUS_CHECKSUM_ALGORITHMS, parseUploadChecksum, withTusChecksum } from '#shared/tus/tusChecksum';
 import { isTusUploadId, tusBlobKey, tusOwnedKeys } from '#shared/tus/tusKeys';
@@ -49,7 +50,9 @@ interface TusRequestScope {
 const tusError = (status: number, body: Record<string, unknown>) => new TusHttpError(status, body);
 const uploadNotFound = () => tusError(404, { detail: 'Not found.' });
 const uploadExpired = () =>
-  tusError(410, { detail: 'The upload expired before it was finished and its bytes are removed: start a new one.' });
+  tusError(410, {
+    detail: 'The upload expired before it was finished and its bytes are removed: start a new one.',
+  });
 
 /** Request headers Express parsed, as a Fetch API Headers. */
 function webHeaders(req: Request): Headers {
@@ -339,15 +342,17 @@ export function tusEndpoint(deps: CommandDeps, storage: TusStorage): RawRequestH
     if (typeof checksum === 'string') throw new BadRequestError(checksum);
     const hasBody = req.method === 'POST' || req.method === 'PATCH';
     if (hasBody) allowSlowBody(req);
+    // On the local disk the store reads the body from the Node request itself (TusRequestBody).
+    const direct = hasBody && !storage.onS3 ? new TusRequestBody(req) : undefined;
     const request = new Request(`http://localhost${req.originalUrl}`, {
       method: req.method,
       headers: webHeaders(req),
-      ...(hasBody ? { body: webBodyOf(req), duplex: 'half' } : {}),
+      ...(hasBody ? { body: direct?.standIn ?? webBodyOf(req), duplex: 'half' } : {}),
     });
     // @tus/server listens to the Node request to end the write gracefully when the client goes away.
     Object.assign(request, { runtime: { node: { req, res } } });
     const response = await scopes.run({ req, principal, context }, () =>
-      withTusChecksum(checksum, () => server.handleWeb(request)),
+      withTusChecksum(checksum, () => withTusRequestBody(direct, () => server.handleWeb(request))),
     );
     await sendWebResponse(res, response);
   };
