@@ -111,10 +111,13 @@ type LineRow = [
   data: string,
 ];
 
+/** A LineRow followed by the row's seq. */
+type SeqLineRow = [...LineRow, seq: string];
+
 const text = (value: string | null): string => (value === null ? 'null' : JSON.stringify(value));
 
 /** The entry of auditEntryJson, as its JSON text; tests/audit/eventLog.e2e.test.ts holds the two equal. */
-function entryLine(row: LineRow): string {
+function entryText(row: SeqLineRow): string {
   const [
     position,
     id,
@@ -139,7 +142,7 @@ function entryLine(row: LineRow): string {
   return (
     `{"position":"${position}","id":"${id}","type":${text(type)},"resource":${resource},` +
     `"revision":${revision ?? 'null'},"recorded_at":"${recordedAt}","actor":${actor},` +
-    `"request_id":${text(requestId)},"data":${data}}\n`
+    `"request_id":${text(requestId)},"data":${data}}`
   );
 }
 
@@ -161,18 +164,46 @@ export async function ndjsonPage(
   bounds: SeqBounds,
   page: PageRequest,
 ): Promise<NdjsonPage> {
-  if (bounds.empty) return { text: '', count: 0, lastSeq: page.from };
+  const rows = await lineRows(pool, filter, bounds, page);
+  let lines = '';
+  for (const row of rows) lines += `${entryText(row)}\n`;
+  const last = rows[rows.length - 1];
+  return { text: lines, count: rows.length, lastSeq: last ? Number(last[11]) : page.from };
+}
+
+export interface EntryTexts {
+  /** Each entry's JSON text (auditEntryJson's), in seq order. */
+  readonly entries: string[];
+  /** Each entry's position. */
+  readonly positions: string[];
+}
+
+/** A page of the event log as JSON texts, written as the export writes its lines (no payload parsed). */
+export async function entryTexts(
+  pool: Pool,
+  filter: EventLogFilter,
+  bounds: SeqBounds,
+  page: PageRequest,
+): Promise<EntryTexts> {
+  const rows = await lineRows(pool, filter, bounds, page);
+  return { entries: rows.map(entryText), positions: rows.map((row) => row[0]) };
+}
+
+async function lineRows(
+  pool: Pool,
+  filter: EventLogFilter,
+  bounds: SeqBounds,
+  page: PageRequest,
+): Promise<SeqLineRow[]> {
+  if (bounds.empty) return [];
   const { where, values } = pageWhere(filter, bounds, page);
-  const { rows } = await pool.query<[...LineRow, string]>({
+  const { rows } = await pool.query<SeqLineRow>({
     text: `SELECT ${LINE_COLUMNS}, e.seq FROM audit_events e LEFT JOIN users u ON u.id = e.actor_id
             WHERE ${where}`,
     values,
     rowMode: 'array',
   });
-  let lines = '';
-  for (const row of rows) lines += entryLine(row as unknown as LineRow);
-  const last = rows[rows.length - 1];
-  return { text: lines, count: rows.length, lastSeq: last ? Number(last[11]) : page.from };
+  return rows;
 }
 
 /**

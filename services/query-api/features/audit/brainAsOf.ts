@@ -12,7 +12,7 @@ import { isNumericKey } from '#shared/domain/naming/naming';
 import { brainStreamName } from '#shared/domain/brains/events';
 import type { Viewer } from '#shared/domain/brains/visibility';
 import { mayNowSee } from '#shared/query/brainVisibility';
-import { type AsOf, AS_OF_POSITION_HEADER, readUpTo } from '#shared/audit/asOf';
+import { type AsOf, AS_OF_POSITION_HEADER, isAtOrBefore, readUpTo } from '#shared/audit/asOf';
 import { mergeByPosition } from '#shared/audit/replay/timeline';
 import { emptyWorld, evolveWorld } from '#shared/audit/replay/catalogueWorld';
 import {
@@ -47,6 +47,16 @@ export async function readBrainStream(
 }
 
 /**
+ * The brain's events at or before the point, as readBrainStream would read them up to it: taken
+ * from the whole stream, already read to judge who may see the brain now (one read, not two).
+ */
+function upToPoint(whole: BrainStream, key: string, asOf: AsOf): BrainStream | undefined {
+  const events = whole.events.filter((event) => isAtOrBefore(event, asOf));
+  if (events.length === 0 || (!isNumericKey(key) && !hasReadableId(events, key))) return undefined;
+  return { brainId: whole.brainId, events };
+}
+
+/**
  * GET /api/brains/{key}/?as_of=…: the brain right after the last event at or before the point;
  * 404 for a brain the viewer may not see now.
  */
@@ -60,14 +70,13 @@ export async function brainAsOfReply(
 ): Promise<Reply> {
   const whole = await readBrainStream(store, key);
   if (!whole || !mayNowSee(whole.events, viewer)) throw new NotFoundError();
-  const upTo = readUpTo(asOf);
-  const found = await readBrainStream(store, key, upTo);
+  const found = upToPoint(whole, key, asOf);
   const world = found && found.events.reduce(evolveWorld, emptyWorld());
   const brain = found && world && activeBrain(world, found.brainId);
   if (!found || !world || !brain) throw new NotFoundError();
   const shown = await Promise.all(
     streamsShownBy(brain, shape).map(({ name, firstOnly }) =>
-      store.readStream(name, firstOnly ? { ...upTo, maxCount: 1 } : upTo),
+      store.readStream(name, firstOnly ? { ...readUpTo(asOf), maxCount: 1 } : readUpTo(asOf)),
     ),
   );
   // Each stream's state depends on its own events only: the others fold on top of the brain's.
