@@ -1,7 +1,7 @@
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import type { GlobalPosition, RecordedEvent } from '#shared/eventStore/eventStore';
 import { comparePositions, formatPosition } from '#shared/eventStore/eventStore';
-import { inTransaction } from '#shared/infra/postgres/inTransaction';
+import { withClient } from '#shared/infra/postgres/withClient';
 import type { ActiveProjection } from './activeProjections';
 import { advanceCheckpoints } from './checkpointStore';
 import { appliesTo, contextFor } from './projection';
@@ -29,8 +29,7 @@ export async function applyBatch(
 ): Promise<{ end: GlobalPosition; changed: string[] }> {
   const end = batch[batch.length - 1]!.position;
   const changed: string[] = [];
-  await inTransaction(pool, async (client) => {
-    await client.query(`SELECT set_config('synchronous_commit', 'off', true)`);
+  await unflushedTransaction(pool, async (client) => {
     for (const a of active) {
       const events = batch.filter(
         (e) => appliesTo(a.projection, e.type) && comparePositions(e.position, a.position) > 0,
@@ -112,8 +111,7 @@ async function applyLane(
   end: GlobalPosition,
 ): Promise<string[]> {
   const changed: string[] = [];
-  await inTransaction(pool, async (client) => {
-    await client.query(`SELECT set_config('synchronous_commit', 'off', true)`);
+  await unflushedTransaction(pool, async (client) => {
     for (const a of lane) {
       const events = batch.filter(
         (e) => appliesTo(a.projection, e.type) && comparePositions(e.position, a.position) > 0,
@@ -130,4 +128,22 @@ async function applyLane(
       throw new Error(`checkpoint of ${stale.join(', ')} moved under us (another runner?)`);
   });
   return changed;
+}
+
+/**
+ * A transaction whose commit is not waited for on disk (see applyBatch), begun in one round trip:
+ * BEGIN and the setting go together. COMMIT when `work` resolves, ROLLBACK when it throws (the
+ * original error wins over a failed rollback).
+ */
+async function unflushedTransaction(pool: Pool, work: (client: PoolClient) => Promise<void>): Promise<void> {
+  await withClient(pool, async (client) => {
+    try {
+      await client.query('BEGIN; SET LOCAL synchronous_commit TO off');
+      await work(client);
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+  });
 }

@@ -12,6 +12,8 @@ export interface BenchPostgres {
   readonly version: string;
   /** A scratch directory beside the cluster, removed with it. */
   readonly scratchDir: string;
+  /** The postmaster's process id while it runs (for CPU accounting). */
+  readonly postmasterPid: () => number | undefined;
 }
 
 /** A throw-away embedded PostgreSQL in a temp dir, removed by the cleanup stack. */
@@ -33,6 +35,7 @@ export async function startBenchPostgres(cleanup: Cleanup): Promise<BenchPostgre
   return {
     version: `PostgreSQL ${rows[0]?.server_version ?? '?'}`,
     scratchDir: path.join(root, 'scratch'),
+    postmasterPid: () => server.pid(),
     async createDatabase(name) {
       await server.createDatabase(name);
       return server.connectionString(name);

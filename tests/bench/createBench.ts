@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { niftiBytes } from '#tests/e2e/brains/brainFixtures';
 import { freePort } from '#tests/support/freePort';
@@ -6,7 +6,7 @@ import { spawnService } from '#tests/support/spawnService';
 import { benchAccount } from './benchAccount';
 import type { BenchPostgres } from './benchPostgres';
 import type { Cleanup } from './cleanup';
-import { type Figure, percent, perSecond } from './figure';
+import { type Figure, milliseconds, percent, perSecond } from './figure';
 import { type LoadResult, checked, generateLoad, stopLoadGenerators, summarise } from './loadGenerator';
 import { printDetail, printFigure, printLoad, printSection } from './report';
 
@@ -92,6 +92,7 @@ export async function measureCreates(
     await load(`${bare.url}/`, 1);
     const creates: number[] = [];
     const cpuPerCreate: number[] = [];
+    const pgCpuPerCreate: number[] = [];
     const bares: number[] = [];
     const ratios: number[] = [];
     for (let round = 0; round < options.rounds; round++) {
@@ -100,9 +101,13 @@ export async function measureCreates(
       let bareRun: LoadResult;
       const timedCreates = async () => {
         const cpuBefore = cpuSecondsOf(server.pid);
+        const pgBefore = postgresCpuSeconds(pg);
         const result = await load(`${server.url}/api/brains/`, options.durationSeconds);
         const cpu = cpuSecondsOf(server.pid) - cpuBefore;
-        cpuPerCreate.push((cpu * 1000) / (result.requestsPerSecond * options.durationSeconds));
+        const pgCpu = postgresCpuSeconds(pg) - pgBefore;
+        const created = result.requestsPerSecond * options.durationSeconds;
+        cpuPerCreate.push((cpu * 1000) / created);
+        pgCpuPerCreate.push((pgCpu * 1000) / created);
         return result;
       };
       if (round % 2 === 0) {
@@ -116,7 +121,7 @@ export async function measureCreates(
       bares.push(bareRun.requestsPerSecond);
       ratios.push(service.requestsPerSecond / bareRun.requestsPerSecond);
       printDetail(
-        `round ${round + 1}: creates ${summarise(service)}, server CPU ${cpuPerCreate[round]!.toFixed(1)} ms per create (processing included); bare storing server, same bytes ${summarise(bareRun)}`,
+        `round ${round + 1}: creates ${summarise(service)}, CPU per create: server ${cpuPerCreate[round]!.toFixed(1)} ms (processing included), PostgreSQL ${pgCpuPerCreate[round]!.toFixed(1)} ms; bare storing server, same bytes ${summarise(bareRun)}`,
       );
     }
     const processed = await countUploads(server.url, token, 'completed');
@@ -131,6 +136,12 @@ export async function measureCreates(
         rounds: creates,
         unit: perSecond('brains'),
         target: { kind: 'at least', value: 200 },
+      },
+      {
+        name: 'creates: CPU per create, server (processing included) + PostgreSQL',
+        rounds: cpuPerCreate.map((c, i) => c + pgCpuPerCreate[i]!),
+        unit: milliseconds,
+        target: undefined,
       },
       {
         name: 'creates: bare storing server, same multipart bytes',
@@ -188,12 +199,37 @@ async function login(baseUrl: string, email: string, password: string): Promise<
     .token;
 }
 
+/** /proc/<pid>/stat's fields after the command name (which may hold spaces), from field 3 on. */
+function statFields(pid: number): string[] {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
 /** User and system CPU seconds a process has used so far. */
 function cpuSecondsOf(pid: number): number {
-  // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const fields = statFields(pid);
   return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/**
+ * CPU seconds of the bench's PostgreSQL so far: the postmaster, its ended children (reaped into its
+ * cutime/cstime) and its running ones (backends, WAL writer, checkpointer, autovacuum).
+ */
+function postgresCpuSeconds(pg: BenchPostgres): number {
+  const postmaster = pg.postmasterPid();
+  if (postmaster === undefined) return Number.NaN;
+  const own = statFields(postmaster);
+  let ticks = Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14]);
+  for (const entry of readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(entry)) continue;
+    try {
+      const fields = statFields(Number(entry));
+      if (Number(fields[1]) === postmaster) ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return ticks / 100;
 }
 
 async function countUploads(baseUrl: string, token: string, status: string): Promise<number> {
