@@ -1,11 +1,12 @@
 import { benchAccount, removeUpload } from './benchAccount';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { DEFAULT_CHUNK_BYTES } from '#cli/transfer/tusUpload';
 import { freePort } from '#tests/support/freePort';
 import { spawnService } from '#tests/support/spawnService';
 import type { BenchPostgres } from './benchPostgres';
@@ -15,6 +16,9 @@ import { printDetail, printFigure, printSection } from './report';
 
 const MB = 1_000_000;
 const CHUNK = 1024 * 1024;
+/** `bic upload`'s PATCH size. */
+const BIC_CHUNK = DEFAULT_CHUNK_BYTES;
+const WARM_UP_BYTES = 64 * CHUNK;
 const TUS = '/api/file-uploads/tus/';
 const megabytesPerSecond: Unit = { suffix: 'MB/s', format: (n) => n.toFixed(0) };
 const seconds: Unit = { suffix: 's', format: (n) => n.toFixed(2) };
@@ -35,7 +39,9 @@ export function tusBenchOptions(env: NodeJS.ProcessEnv): TusBenchOptions {
 }
 
 /**
- * tus uploads (one PATCH per attempt, as tus-js-client sends a file by default) on the all-in-one
+ * tus uploads (one PATCH per attempt, as tus-js-client sends a file by default: its chunkSize is
+ * Infinity; and, as an extra figure, in 32 MiB PATCHes each with a SHA-256 Upload-Checksum, as
+ * `bic upload` sends them) on the all-in-one
  * in a child process: throughput against a plain write of the same bytes to the same disk (before
  * and after, averaged), and the same upload with its connection destroyed `interruptions` times
  * (each time resumed from the offset HEAD gives) against the uninterrupted one, with the server's
@@ -71,7 +77,11 @@ export async function measureTusUploads(
   const figures: Figure[] = [];
   try {
     const token = await benchAccount(server.url, 'tus');
-    await removeUpload(server.url, token, await tusUpload(server.url, token, CHUNK, [])); // warm-up
+    // Warm-up: every stage of the write (batches, O_DIRECT writes, the hashing thread, the JIT) has
+    // run before the measured upload, as on a server that has been up a while (with 1 MiB, the
+    // first measured upload ran slower than the interrupted one after it).
+    const warmUp = Math.min(WARM_UP_BYTES, options.bytes);
+    await removeUpload(server.url, token, await tusUpload(server.url, token, warmUp, []));
     const plainFile = path.join(dataDir, 'plain.bin');
     const plainBefore = await plainWrite(plainFile, options.bytes);
 
@@ -94,9 +104,16 @@ export async function measureTusUploads(
     await removeUpload(server.url, token, await tusUpload(server.url, token, options.bytes, cuts));
     const interrupted = Number(process.hrtime.bigint() - started) / 1e9;
     const interruptedPeak = sampler.stop();
+    // The same bytes as `bic upload` sends them: PATCHes of BIC_CHUNK, each with its Upload-Checksum.
+    const cpuBeforeChunked = cpuSecondsOf(server.pid);
+    started = process.hrtime.bigint();
+    await removeUpload(server.url, token, await tusUploadInChunks(server.url, token, options.bytes));
+    const chunked = Number(process.hrtime.bigint() - started) / 1e9;
+    const chunkedCpuPerGib = ((cpuSecondsOf(server.pid) - cpuBeforeChunked) * 2 ** 30) / options.bytes;
     const rate = options.bytes / MB / whole;
+    const chunkedRate = options.bytes / MB / chunked;
     printDetail(
-      `tus ${rate.toFixed(0)} MB/s (${whole.toFixed(2)} s), plain write ${plain.toFixed(0)} MB/s (mean of before and after); interrupted at ${cuts.map((c) => `${((100 * c) / options.bytes).toFixed(0)} %`).join(', ')}: ${interrupted.toFixed(2)} s; server RSS ${(baseline / MB).toFixed(0)} → peak ${(Math.max(wholePeak, interruptedPeak) / MB).toFixed(0)} MB`,
+      `tus ${rate.toFixed(0)} MB/s (${whole.toFixed(2)} s), in ${BIC_CHUNK / CHUNK} MiB PATCHes with checksums ${chunkedRate.toFixed(0)} MB/s, plain write ${plain.toFixed(0)} MB/s (mean of before and after); interrupted at ${cuts.map((c) => `${((100 * c) / options.bytes).toFixed(0)} %`).join(', ')}: ${interrupted.toFixed(2)} s; server RSS ${(baseline / MB).toFixed(0)} → peak ${(Math.max(wholePeak, interruptedPeak) / MB).toFixed(0)} MB`,
     );
     figures.push(
       { name: 'tus: upload (one PATCH)', rounds: [rate], unit: megabytesPerSecond, target: undefined },
@@ -111,6 +128,24 @@ export async function measureTusUploads(
         rounds: [rate / plain],
         unit: percent,
         target: { kind: 'at least', value: 0.7 },
+      },
+      {
+        name: `tus: upload in ${BIC_CHUNK / CHUNK} MiB PATCHes with Upload-Checksum (bic upload)`,
+        rounds: [chunkedRate],
+        unit: megabytesPerSecond,
+        target: undefined,
+      },
+      {
+        name: 'tus: bic upload speed vs plain write',
+        rounds: [chunkedRate / plain],
+        unit: percent,
+        target: undefined,
+      },
+      {
+        name: 'tus: server CPU per GiB in bic upload PATCHes',
+        rounds: [chunkedCpuPerGib],
+        unit: seconds,
+        target: undefined,
       },
       { name: 'tus: uninterrupted upload time', rounds: [whole], unit: seconds, target: undefined },
       { name: 'tus: server CPU per GiB uploaded', rounds: [cpuPerGib], unit: seconds, target: undefined },
@@ -245,6 +280,57 @@ async function tusUpload(
     offset = Number(head.headers['upload-offset']);
   }
   throw new Error('unreachable');
+}
+
+/** The SHA-256 (base64) of generated bytes [from, to), computed once per distinct range of the block. */
+const digests = new Map<string, string>();
+function generatedSha256(from: number, to: number): string {
+  const key = `${from % CHUNK} ${to - from}`;
+  let digest = digests.get(key);
+  if (digest === undefined) {
+    const hash = createHash('sha256');
+    for (let at = from; at < to;) {
+      const start = at % CHUNK;
+      const n = Math.min(to - at, CHUNK - start);
+      hash.update(block.subarray(start, start + n));
+      at += n;
+    }
+    digests.set(key, (digest = hash.digest('base64')));
+  }
+  return digest;
+}
+
+/**
+ * Creates an upload and sends it as `bic upload` does (cli/transfer/tusUpload.ts): one PATCH per
+ * BIC_CHUNK bytes, each with `Upload-Checksum: sha256 …`; resolves with its id.
+ */
+async function tusUploadInChunks(baseUrl: string, token: string, size: number): Promise<string> {
+  const auth = { Authorization: `Token ${token}` };
+  const created = await request(`${baseUrl}${TUS}`, 'POST', {
+    ...auth,
+    'Upload-Length': String(size),
+    'Upload-Metadata': `filename ${Buffer.from('bench.nii').toString('base64')}`,
+  });
+  if (created === 'cut' || created.status !== 201) throw new Error(`tus create: ${JSON.stringify(created)}`);
+  const url = created.headers.location!;
+  for (let offset = 0; offset < size;) {
+    const end = Math.min(offset + BIC_CHUNK, size);
+    const patched = await request(
+      url,
+      'PATCH',
+      {
+        ...auth,
+        'Upload-Offset': String(offset),
+        'Upload-Checksum': `sha256 ${generatedSha256(offset, end)}`,
+        'Content-Type': 'application/offset+octet-stream',
+        'Content-Length': String(end - offset),
+      },
+      { from: offset, to: end },
+    );
+    if (patched === 'cut' || patched.status !== 204) throw new Error(`tus PATCH: ${JSON.stringify(patched)}`);
+    offset = Number(patched.headers['upload-offset']);
+  }
+  return url.split('/').pop()!;
 }
 
 function statusKb(pid: number, field: 'VmRSS'): number {
