@@ -10,6 +10,16 @@ export const PROGRESS_CHANNEL = 'projection_progress';
 
 /** More changed keys than this in one batch: listeners are told "everything" ('*') instead. */
 const MAX_NOTIFIED_KEYS = 200;
+/** PostgreSQL refuses a NOTIFY payload of 8000 bytes or more ("payload string too long"). */
+const MAX_PAYLOAD_BYTES = 7900;
+
+/** "<position> <key> <key>...", or "<position> *" when the keys are too many or too long to name. */
+function progressPayload(end: GlobalPosition, changed: readonly string[]): string {
+  const position = formatPosition(end);
+  if (changed.length > MAX_NOTIFIED_KEYS) return `${position} *`;
+  const named = `${position} ${changed.join(' ')}`.trim();
+  return Buffer.byteLength(named) < MAX_PAYLOAD_BYTES ? named : `${position} *`;
+}
 
 /**
  * Applies one batch to every active projection in ONE transaction that also advances each
@@ -41,11 +51,7 @@ export async function applyBatch(
     const stale = await advanceCheckpoints(client, behind, end);
     if (stale.length > 0)
       throw new Error(`checkpoint of ${stale.join(', ')} moved under us (another runner?)`);
-    const keys = changed.length > MAX_NOTIFIED_KEYS ? ['*'] : changed;
-    await client.query('SELECT pg_notify($1, $2)', [
-      PROGRESS_CHANNEL,
-      `${formatPosition(end)} ${keys.join(' ')}`.trim(),
-    ]);
+    await client.query('SELECT pg_notify($1, $2)', [PROGRESS_CHANNEL, progressPayload(end, changed)]);
   });
   for (const a of active) if (comparePositions(end, a.position) > 0) a.position = end;
   return { end, changed };
@@ -95,11 +101,7 @@ export async function applyBatchInLanes(
   };
   await Promise.all(Array.from({ length: Math.min(maxLanes, lanes.length) }, worker));
   if (failure) throw failure.error;
-  const keys = changed.length > MAX_NOTIFIED_KEYS ? ['*'] : changed;
-  await pool.query('SELECT pg_notify($1, $2)', [
-    PROGRESS_CHANNEL,
-    `${formatPosition(end)} ${keys.join(' ')}`.trim(),
-  ]);
+  await pool.query('SELECT pg_notify($1, $2)', [PROGRESS_CHANNEL, progressPayload(end, changed)]);
   return { end, changed };
 }
 
