@@ -6,7 +6,7 @@ import type { LoopMetrics, LoopStatus, SupervisedLoop } from '#shared/runtime/su
 import { startSupervisedLoop } from '#shared/runtime/supervisedLoop';
 import type { ActiveProjection } from './activeProjections';
 import { earliestPosition, livePosition, loadActiveProjections } from './activeProjections';
-import { applyBatch, applyBatchInLanes } from './applyBatch';
+import { applyBatch } from './applyBatch';
 import { catchUpInLanes } from './catchUpInLanes';
 import { LeaderLease, leadOrStandBy } from './leaderLease';
 import type { Logger } from './logger';
@@ -148,7 +148,7 @@ export class ProjectionRunner {
   }
 
   private async apply(active: ActiveProjection[], batch: readonly RecordedEvent[]): Promise<void> {
-    const { end, changed } = await applyBatchInLanes(this.options.pool, active, batch);
+    const { end, changed } = await applyBatch(this.options.pool, active, batch);
     const live = livePosition(active);
     if (live) this.options.progress?.advance(live, changed);
     this.options.onBatch?.({
