@@ -143,7 +143,7 @@ export class BlobKeyedDataStore extends DataStore {
       throw error;
     } finally {
       stopWatching?.();
-      request?.done();
+      if (direct) request?.done();
     }
     if (checksum && digest && !digest.digest().equals(checksum.expected)) {
       this.options.hashes?.forget(id);
