@@ -33,7 +33,7 @@ test('a batch whose changed keys would not fit in a NOTIFY is applied and announ
   await listener.query(`LISTEN ${PROGRESS_CHANNEL}`);
   try {
     const appended = await appendCounted(db.store, 150);
-    // Catch-up (applyBatch) first, then live (applyBatchInLanes): both notify.
+    // Catch-up first, then live: both notify.
     const projection = longKeys('payload_long');
     await new ProjectionRunner({
       store: db.store,
