@@ -11,6 +11,7 @@ import { verifyLedger } from '#services/projector/verifyLedger';
 import { eventStoreDatabase } from '#tests/support/eventStoreDatabase';
 import { type ScriptRun, runOperatorScript } from '#tests/support/operatorTools';
 import { serviceEnv } from '#tests/support/serviceEnv';
+import { waitFor } from '#tests/support/waitFor';
 
 /**
  * Tampering with the real PostgreSQL event table, as its owner with the immutability trigger
@@ -323,7 +324,12 @@ test('events newer than the ledger are counted, not a failure', async () => {
     event('BrainUpdated', { brainId: 100, changes: { name: 'later' } }),
   ]);
   try {
-    const result = await verify();
+    // Appended events are read once no older write is still open anywhere on the cluster (other
+    // test files' included): counted when readable.
+    const result = await waitFor('the two new events to be readable', verify, {
+      until: (r) => r.newerEvents === 2,
+      timeoutMs: 20_000,
+    });
     expect(result).toMatchObject({ ok: true, eventsChecked: 36, newerEvents: 2 });
     expect(result.message).toMatch(/; 2 newer events not yet chained$/);
   } finally {

@@ -4,7 +4,10 @@ import { execFileSync } from 'node:child_process';
 import { type Browser, type Page, chromium } from 'playwright-core';
 import { PNG } from 'pngjs';
 
-const ROOT = path.join(__dirname, '..', '..');
+/** The checkout, from the sources (tests/web) and from the bench's build (dist/tests/web) alike. */
+const ROOT = ((up) => (path.basename(up) === 'dist' ? path.dirname(up) : up))(
+  path.join(__dirname, '..', '..'),
+);
 export const ARTIFACTS = path.join(ROOT, 'test-artifacts', 'web');
 const WEB_DIR = path.join(ROOT, 'dist', 'web');
 
@@ -68,7 +71,7 @@ export function watchPage(page: Page): () => string[] {
   return () => problems;
 }
 
-const AXE_SOURCE = readFileSync(path.join(ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
+const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 
 /**
  * axe-core's violations of impact serious or critical on the page as it is now. axe is evaluated
