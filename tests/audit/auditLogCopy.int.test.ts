@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { NewEvent } from '#shared/eventStore/eventStore';
+import type { AppendResult, NewEvent } from '#shared/eventStore/eventStore';
 import { ProjectionRunner } from '#shared/projections/projectionRunner';
 import { READ_MODEL_SCHEMA, physicalTable } from '#shared/projections/projection';
 import { redactedData, referencesOfEvent } from '#shared/audit/auditedEvent';
@@ -103,14 +103,16 @@ test('a COPY failing half-way through a batch leaves no row and no checkpoint; t
   const before = await db.pool.query<{ n: string }>('SELECT count(*) AS n FROM audit_events');
   const chained = Number(before.rows[0]!.n);
   const checkpointBefore = await checkpoint();
+  let appended: AppendResult | undefined;
   for (let unit = 0; unit < 10; unit++)
-    await db.store.appendToStream(
+    appended = await db.store.appendToStream(
       `brain-${100 + unit}`,
       Array.from({ length: 50 }, (_, i) => ({
         ...brainCreated(100 + unit, `brain ${unit}.${i}`),
         type: i === 0 ? 'BrainCreated' : 'BrainUpdated',
       })),
     );
+  await db.readable(appended!.position);
   // The 300th new row fails as the server stores it: the COPY breaks off mid-stream.
   const failing = chained + 300;
   await db.pool.query(`
