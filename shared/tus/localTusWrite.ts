@@ -33,6 +33,8 @@ export interface LocalTusWriteOptions {
  * process stops. A written group is handed to the hashing thread while the next one is written:
  * the disk never waits for the hashing thread (niced, it lags on a busy machine), only the body
  * does, once MAX_HELD_BATCHES are held. A body that ends early is written to its last byte received.
+ * The bytes and the size are flushed (fdatasync) before it resolves: what the PATCH acknowledges
+ * is durable.
  * Resolves with the bytes written; on a failure, waits for the write in flight, then rejects (the
  * file then ends at a batch boundary: its size is still the offset).
  */
@@ -130,6 +132,8 @@ export async function writeTusBody(
     }
     await batches.flush();
     await drain();
+    // The offset this PATCH answers (the file's size) survives a power loss, not only a crash.
+    if (position > offset) await handle.datasync();
     return position - offset;
   } finally {
     // Batch memory is reused once handed back: no write may still be reading it.
