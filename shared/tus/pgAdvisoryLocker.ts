@@ -35,6 +35,11 @@ const CONNECT_TIMEOUT_MS = 5000;
 export class PgAdvisoryLocker implements Locker {
   /** requestRelease of the locks held in this process, by upload id. */
   private readonly held = new Map<string, Set<RequestRelease>>();
+  /** Checked-out clients and the first error each reported while out (see watch). */
+  private readonly watched = new Map<
+    PoolClient,
+    { error: Error | undefined; listener: (error: Error) => void }
+  >();
   private readonly listener: SupervisedLoop | undefined;
 
   constructor(
@@ -58,6 +63,7 @@ export class PgAdvisoryLocker implements Locker {
   /** @internal for PgAdvisoryLock */
   async acquire(id: string, signal: AbortSignal, requestRelease: RequestRelease): Promise<PoolClient> {
     const client = await this.pool.connect();
+    this.watch(client);
     const deadline = Date.now() + this.waitMs;
     let askedAt: number | undefined;
     try {
@@ -82,9 +88,32 @@ export class PgAdvisoryLocker implements Locker {
         await new Promise((resolve) => setTimeout(resolve, POLL_MS));
       }
     } catch (error) {
-      client.release();
+      this.giveBack(client);
       throw error;
     }
+  }
+
+  /**
+   * A held connection that dies (the database restarts mid-upload) reports an 'error' event on the
+   * checked-out client, which the pool does not hear: unheard, it would end the process. Heard, it
+   * makes the client discarded when given back; the lock went with the connection.
+   */
+  private watch(client: PoolClient): void {
+    const watched: { error: Error | undefined; listener: (error: Error) => void } = {
+      error: undefined,
+      listener: (error) => {
+        watched.error ??= error;
+      },
+    };
+    client.on('error', watched.listener);
+    this.watched.set(client, watched);
+  }
+
+  private giveBack(client: PoolClient, error?: Error): void {
+    const watched = this.watched.get(client);
+    this.watched.delete(client);
+    if (watched) client.off('error', watched.listener);
+    client.release(error ?? watched?.error);
   }
 
   /** @internal for PgAdvisoryLock */
@@ -94,10 +123,10 @@ export class PgAdvisoryLocker implements Locker {
     if (releases?.size === 0) this.held.delete(id);
     try {
       await client.query("SELECT pg_advisory_unlock(hashtextextended('tus:' || $1, 0))", [id]);
-      client.release();
+      this.giveBack(client);
     } catch (error) {
       // A connection whose unlock failed is dropped: closing it releases the lock for sure.
-      client.release(asError(error));
+      this.giveBack(client, asError(error));
     }
   }
 

@@ -242,3 +242,23 @@ test('effects after commit run once it committed; effects after rollback only wh
   store.unitOfWork.afterRollback(note('outside: never'));
   expect(effects).toEqual(['outside a unit of work: at once']);
 });
+
+test('a connection cut between two statements fails the run, not the process, and is not reused', async () => {
+  let pid = 0;
+  const run = store.unitOfWork.run(async (sql) => {
+    const { rows } = await sql.query<{ pid: number }>({ text: 'SELECT pg_backend_pid() AS pid' });
+    pid = rows[0]!.pid;
+    // The server ends the connection while no statement of the work runs: pg reports it as an
+    // 'error' event on the checked-out client, which nobody but the unit of work listens to.
+    await outside.pool.query('SELECT pg_terminate_backend($1)', [pid]);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await sql.query({ text: 'SELECT 1' });
+  });
+  await expect(run).rejects.toThrow();
+  const { rows } = await store.pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+  expect(rows[0]!.pid).not.toBe(pid);
+  await store.unitOfWork.run(async () => {
+    await store.appendToStream('after-the-cut', [newEvent()]);
+  });
+  expect(await store.readStream('after-the-cut')).toHaveLength(1);
+});

@@ -35,8 +35,19 @@ class Transaction {
     return this.begun;
   }
 
+  /**
+   * The first error the connection reported between statements: the pool does not listen to a
+   * checked-out client, and an 'error' event nobody hears would end the process. The client is
+   * then discarded when given back.
+   */
+  lostWith: Error | undefined;
+  readonly onConnectionError = (error: Error): void => {
+    this.lostWith ??= error;
+  };
+
   private async connect(): Promise<pg.PoolClient> {
     this.client = await this.pool.connect();
+    this.client.on('error', this.onConnectionError);
     await this.client.query('BEGIN');
     await this.hooks.onBegin?.(this.client);
     return this.client;
@@ -104,7 +115,8 @@ export class PostgresUnitOfWork implements UnitOfWork {
     } finally {
       transaction.open = false;
       // A client whose ROLLBACK failed may be mid-transaction or disconnected: discard it.
-      transaction.client?.release(broken);
+      transaction.client?.off('error', transaction.onConnectionError);
+      transaction.client?.release(broken ?? transaction.lostWith);
     }
   }
 }
