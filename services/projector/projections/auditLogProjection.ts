@@ -125,9 +125,6 @@ const AUDIT_COLUMNS =
   'seq, commit_position, prepare_position, event_id, event_type, stream_name, stream_revision, ' +
   'resource_type, resource_id, revision, internal, recorded_at, recorded_hwm, actor_id, request_id, data, hash';
 
-/** Rows handed to COPY at a time: the server stores them while the next ones are hashed. */
-const ROWS_PER_WRITE = 100;
-
 /**
  * Appends the batch's rows with COPY, fed as they are computed: the hash chain is sequential, so
  * the server parsing and indexing rows while this process hashes the next ones is where the time
@@ -146,7 +143,6 @@ async function appendRows(ctx: ProjectionContext, events: readonly RecordedEvent
   const { client, table } = ctx;
   const copy = copyIn(client, `COPY ${table('audit_events')} (${AUDIT_COLUMNS}) FROM STDIN`);
   let refs = '';
-  let lines = '';
   let previous = head.hash;
   let latest = head.hwm.getTime();
   events.forEach((event, i) => {
@@ -164,14 +160,12 @@ async function appendRows(ctx: ProjectionContext, events: readonly RecordedEvent
     }
     previous = chainHash(previous, event);
     latest = Math.max(latest, Date.parse(event.metadata.recordedAt));
-    lines += `${seq}\t${event.position.commit}\t${event.position.prepare}\t${event.id}\t${copyField(event.type)}\t${copyField(event.streamName)}\t${event.streamRevision}\t${copyField(resource?.type ?? null)}\t${copyField(resource?.id ?? null)}\t${copyField(revision)}\t${internal ? 't' : 'f'}\t${copyField(event.metadata.recordedAt)}\t${new Date(latest).toISOString()}\t${copyField(actorIdOf(event.metadata.actor))}\t${copyField(event.metadata.requestId)}\t${copyField(JSON.stringify(redactedData(event.type, event.data)))}\t\\\\x${previous.toString('hex')}\n`;
-    if ((i + 1) % ROWS_PER_WRITE === 0) {
-      copy.write(lines);
-      lines = '';
-    }
+    // copyIn sends what it is given in pieces of about 64 KiB as they fill.
+    copy.write(
+      `${seq}\t${event.position.commit}\t${event.position.prepare}\t${event.id}\t${copyField(event.type)}\t${copyField(event.streamName)}\t${event.streamRevision}\t${copyField(resource?.type ?? null)}\t${copyField(resource?.id ?? null)}\t${copyField(revision)}\t${internal ? 't' : 'f'}\t${copyField(event.metadata.recordedAt)}\t${new Date(latest).toISOString()}\t${copyField(actorIdOf(event.metadata.actor))}\t${copyField(event.metadata.requestId)}\t${copyField(JSON.stringify(redactedData(event.type, event.data)))}\t\\\\x${previous.toString('hex')}\n`,
+    );
     for (const ref of referencesOfEvent(event)) refs += `${copyField(ref)}\t${seq}\n`;
   });
-  copy.write(lines);
   await copy.end();
   if (refs.length > 0) {
     const copyRefs = copyIn(client, `COPY ${table('audit_references')} (ref, seq) FROM STDIN`);
