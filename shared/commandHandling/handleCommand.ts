@@ -99,17 +99,15 @@ export async function handleCommand<State, Event extends DomainEvent>(
   // In a unit of work the failed append has taken the stream's lock, held until commit: the next
   // attempt cannot lose, so it goes at once, however long the wait for that lock was.
   let lockedRetries = store.unitOfWork?.isActive() ? 2 : 0;
+  // Only the first attempt may assume the stream is new.
   let assumeNew = options.newStream === true && options.expectedRevision === undefined;
-  const attempt = () => {
+  for (;;) {
     const fresh = assumeNew;
     assumeNew = false;
-    return attemptCommand(store, streamName, decider, decide, ctx, options, fresh);
-  };
-  for (;;) {
-    const wasNew = assumeNew;
+    const attempt = () => attemptCommand(store, streamName, decider, decide, ctx, options, fresh);
     const result = await (turns ? turns.take(streamName, attempt) : attempt());
     if (result !== LOST_RACE) return result;
-    if (wasNew) continue; // the stream existed: read it this time
+    if (fresh) continue; // the stream existed: read it this time
     if (options.expectedRevision !== undefined)
       throw new ConflictError('The resource was modified by another request; reload it and try again.');
     if (lockedRetries-- > 0) continue;
