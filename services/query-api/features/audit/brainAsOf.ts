@@ -74,9 +74,10 @@ export async function brainAsOfReply(
   const world = found && found.events.reduce(evolveWorld, emptyWorld());
   const brain = found && world && activeBrain(world, found.brainId);
   if (!found || !world || !brain) throw new NotFoundError();
+  const upTo = readUpTo(asOf);
   const shown = await Promise.all(
     streamsShownBy(brain, shape).map(({ name, firstOnly }) =>
-      store.readStream(name, firstOnly ? { ...readUpTo(asOf), maxCount: 1 } : readUpTo(asOf)),
+      store.readStream(name, firstOnly ? { ...upTo, maxCount: 1 } : upTo),
     ),
   );
   // Each stream's state depends on its own events only: the others fold on top of the brain's.
