@@ -56,6 +56,13 @@ export class PagedLookahead<T> {
     return count;
   }
 
+  /** Stops reading: waits for the page being read, if any, without looking at it. */
+  async settle(): Promise<void> {
+    const pending = this.pending;
+    this.pending = undefined;
+    await pending?.catch(() => undefined);
+  }
+
   private request(last: T | undefined): Promise<Page<T>> {
     const pending = this.fetch(last);
     // Left unread when the caller stops early: its failure must not surface as an unhandled rejection.

@@ -1,8 +1,15 @@
 import type { EventStore, GlobalPosition, RecordedEvent } from '#shared/eventStore/eventStore';
-import { START, comparePositions, formatPosition } from '#shared/eventStore/eventStore';
+import { START, formatPosition } from '#shared/eventStore/eventStore';
 import { GENESIS_HASH, chainHash } from '#shared/audit/ledgerChain';
 import { type LedgerHead, type Queryable, readLedgerHead } from '#shared/audit/ledgerHead';
-import { PagedLookahead, type Page } from './ledgerPages';
+import { type LedgerRow, type LinkSegment, readEvents, readRows } from './ledgerLinks';
+import { PagedLookahead } from './ledgerPages';
+import {
+  DEFAULT_MIN_PARALLEL_EVENTS,
+  type ParallelVerification,
+  firstBrokenLink,
+  verifyWorkers,
+} from './parallelLedgerCheck';
 
 /**
  * What verify-ledger found first, when the events and the ledger disagree:
@@ -57,17 +64,14 @@ export interface VerifyLedgerOptions {
   readonly fromSeq?: number;
   /** After each page: ledger rows checked so far, of `total`. */
   readonly onProgress?: (checked: number, total: number) => void;
+  /**
+   * Check the links in segments, in parallel, one worker thread each (PostgreSQL event store only):
+   * the outcome, message and first fault named are those of the one-thread walk.
+   */
+  readonly parallel?: ParallelVerification;
 }
 
 export const DEFAULT_VERIFY_PAGE_SIZE = 10_000;
-
-interface LedgerRow {
-  readonly seq: number;
-  readonly eventId: string;
-  readonly commit: bigint;
-  readonly prepare: bigint;
-  readonly hash: Buffer;
-}
 
 const rowPosition = (row: LedgerRow): string => `${row.commit}.${row.prepare}`;
 
@@ -75,7 +79,9 @@ const rowPosition = (row: LedgerRow): string => `${row.commit}.${row.prepare}`;
  * Recomputes the ledger's chain from the events in global order and compares it, seq by seq, with
  * the ledger's rows (event id, hash and position) up to the ledger's head at the start. Both are read
  * in pages, the next page of each while this one is hashed. Stops at the first disagreement and
- * names it; events newer than the ledger's head are counted, not verified.
+ * names it; events newer than the ledger's head are counted, not verified. With `parallel`, segments
+ * of the ledger are checked link by link in worker threads first (ledgerLinks.ts), and the walk
+ * below only names the first broken link they found, from that link on.
  */
 export async function verifyLedger(options: VerifyLedgerOptions): Promise<LedgerVerification> {
   const startedAt = new Date();
@@ -85,13 +91,7 @@ export async function verifyLedger(options: VerifyLedgerOptions): Promise<Ledger
   const head = await readLedgerHead(options.pool);
   const storeHead = await options.store.headPosition();
   const fromSeq = Math.max(1, Math.min(options.fromSeq ?? 1, head.count + 1));
-  const start = await startingPoint(options.pool, fromSeq);
-  const events = new PagedLookahead<RecordedEvent>((last) =>
-    readEvents(options.store, last?.position ?? start.position, storeHead, pageSize),
-  );
-  const rows = new PagedLookahead<LedgerRow>((last) =>
-    readRows(options.pool, last?.seq ?? fromSeq - 1, head.count, pageSize),
-  );
+  const total = head.count - fromSeq + 1;
   const finish = (
     fault: LedgerFault | undefined,
     checked: number,
@@ -108,17 +108,79 @@ export async function verifyLedger(options: VerifyLedgerOptions): Promise<Ledger
     finishedAt: new Date(),
   });
 
+  const { parallel, onProgress } = options;
+  if (
+    parallel &&
+    total >= (parallel.minEvents ?? DEFAULT_MIN_PARALLEL_EVENTS) &&
+    Math.min(verifyWorkers(parallel), total) > 1
+  ) {
+    const segments = await planSegments(options.pool, fromSeq, head.count, {
+      count: Math.min(verifyWorkers(parallel), total),
+      storeHead,
+      pageSize,
+    });
+    onProgress?.(0, total);
+    const broken = await firstBrokenLink(parallel, segments, (checked) => onProgress?.(checked, total));
+    if (broken === undefined) {
+      const last = await ledgerPoint(options.pool, head.count);
+      if (last) {
+        onProgress?.(total, total);
+        return finish(undefined, total, await countNewer(options.store, last.position, storeHead, pageSize));
+      }
+    } else {
+      // Every link before `broken` holds: the walk from there carries the same hash the whole walk would.
+      const walked = await walk(options, head, storeHead, broken, pageSize);
+      return finish(walked.fault, broken - fromSeq + walked.checked, walked.newerEvents);
+    }
+  }
+  const walked = await walk(options, head, storeHead, fromSeq, pageSize, (checked) =>
+    onProgress?.(checked, total),
+  );
+  return finish(walked.fault, walked.checked, walked.newerEvents);
+}
+
+interface Walked {
+  readonly fault: LedgerFault | undefined;
+  /** Rows found to hold, from the walk's first seq. */
+  readonly checked: number;
+  readonly newerEvents: number;
+}
+
+/**
+ * The one-thread walk from `fromSeq` to the head: the chain recomputed event by event from the
+ * ledger's hash at fromSeq - 1, stopping at the first disagreement, which it names.
+ */
+async function walk(
+  options: VerifyLedgerOptions,
+  head: LedgerHead,
+  storeHead: GlobalPosition,
+  fromSeq: number,
+  pageSize: number,
+  onProgress?: (checked: number) => void,
+): Promise<Walked> {
+  const start = await startingPoint(options.pool, fromSeq);
+  const events = new PagedLookahead<RecordedEvent>((last) =>
+    readEvents(options.store, last?.position ?? start.position, storeHead, pageSize),
+  );
+  const rows = new PagedLookahead<LedgerRow>((last) =>
+    readRows(options.pool, last?.seq ?? fromSeq - 1, head.count, pageSize),
+  );
+  const stopped = async (fault: LedgerFault, checked: number): Promise<Walked> => {
+    await Promise.all([rows.settle(), events.settle()]);
+    return { fault, checked, newerEvents: 0 };
+  };
+
   let previous = start.hash;
   for (let seq = fromSeq; seq <= head.count; seq++) {
     if (rows.needsFill()) {
       await rows.fill();
-      options.onProgress?.(seq - fromSeq, head.count - fromSeq + 1);
+      onProgress?.(seq - fromSeq);
     }
     if (events.needsFill()) await events.fill();
     const row = rows.peek(0);
     const event = events.peek(0);
     if (!row || row.seq !== seq)
-      return finish(
+      return stopped(
         {
           kind: 'ledger_edited',
           seq,
@@ -126,19 +188,78 @@ export async function verifyLedger(options: VerifyLedgerOptions): Promise<Ledger
           eventId: event?.id ?? '',
         },
         seq - fromSeq,
-        0,
       );
-    if (!event) return finish(fault('removed', row), seq - fromSeq, 0);
+    if (!event) return stopped(fault('removed', row), seq - fromSeq);
     const hash = chainHash(previous, event);
     const problem = compare(row, event, hash, rows, events);
-    if (problem) return finish(problem, seq - fromSeq, 0);
+    if (problem) return stopped(problem, seq - fromSeq);
     previous = hash;
     rows.shift();
     events.shift();
   }
   const checked = head.count - fromSeq + 1;
-  options.onProgress?.(checked, checked);
-  return finish(undefined, checked, await events.drain());
+  onProgress?.(checked);
+  return { fault: undefined, checked, newerEvents: await events.drain() };
+}
+
+/**
+ * The ledger from `fromSeq` to `toSeq` cut into `count` segments of about the same length, each
+ * starting from the ledger's stored hash and position before it. A boundary whose row before it is
+ * missing is left out (the segment before runs on through it, and names the missing row).
+ */
+async function planSegments(
+  db: Queryable,
+  fromSeq: number,
+  toSeq: number,
+  plan: { count: number; storeHead: GlobalPosition; pageSize: number },
+): Promise<LinkSegment[]> {
+  const total = toSeq - fromSeq + 1;
+  const starts: { seq: number; hash: Buffer; position: GlobalPosition }[] = [];
+  for (let i = 0; i < plan.count; i++) {
+    const seq = fromSeq + Math.floor((total * i) / plan.count);
+    if (starts.length > 0 && starts[starts.length - 1]!.seq === seq) continue;
+    const point = seq === 1 ? { hash: GENESIS_HASH, position: START } : await ledgerPoint(db, seq - 1);
+    if (point) starts.push({ seq, ...point });
+    else if (i === 0) throw new Error(`the ledger has no row at seq ${seq - 1} to start from`);
+  }
+  return starts.map((start, i) => ({
+    fromSeq: start.seq,
+    toSeq: i + 1 < starts.length ? starts[i + 1]!.seq - 1 : toSeq,
+    previousHash: start.hash,
+    startPosition: start.position,
+    storeHead: plan.storeHead,
+    pageSize: plan.pageSize,
+  }));
+}
+
+/** Events after `after` up to the store's head at the start. */
+async function countNewer(
+  store: EventStore,
+  after: GlobalPosition,
+  storeHead: GlobalPosition,
+  pageSize: number,
+): Promise<number> {
+  return new PagedLookahead<RecordedEvent>((last) =>
+    readEvents(store, last?.position ?? after, storeHead, pageSize),
+  ).drain();
+}
+
+/** The ledger's stored hash and position at `seq`, undefined when it has no such row. */
+async function ledgerPoint(
+  db: Queryable,
+  seq: number,
+): Promise<{ hash: Buffer; position: GlobalPosition } | undefined> {
+  const { rows } = await db.query<{ hash: Buffer; commit_position: string; prepare_position: string }>(
+    'SELECT hash, commit_position, prepare_position FROM audit_events WHERE seq = $1',
+    [seq],
+  );
+  const row = rows[0];
+  return row
+    ? {
+        hash: row.hash,
+        position: { commit: BigInt(row.commit_position), prepare: BigInt(row.prepare_position) },
+      }
+    : undefined;
 }
 
 /** The chain's hash and the store's position before `fromSeq`: genesis, or the ledger's row fromSeq - 1. */
@@ -147,16 +268,9 @@ async function startingPoint(
   fromSeq: number,
 ): Promise<{ hash: Buffer; position: GlobalPosition }> {
   if (fromSeq <= 1) return { hash: GENESIS_HASH, position: START };
-  const { rows } = await db.query<{ hash: Buffer; commit_position: string; prepare_position: string }>(
-    'SELECT hash, commit_position, prepare_position FROM audit_events WHERE seq = $1',
-    [fromSeq - 1],
-  );
-  const row = rows[0];
-  if (!row) throw new Error(`the ledger has no row at seq ${fromSeq - 1} to start from`);
-  return {
-    hash: row.hash,
-    position: { commit: BigInt(row.commit_position), prepare: BigInt(row.prepare_position) },
-  };
+  const point = await ledgerPoint(db, fromSeq - 1);
+  if (!point) throw new Error(`the ledger has no row at seq ${fromSeq - 1} to start from`);
+  return point;
 }
 
 /** The first disagreement between ledger row n and the store's event n, if any. */
@@ -228,48 +342,4 @@ function verifiedMessage(head: LedgerHead, fromSeq: number, newerEvents: number)
       : `${head.count} events`;
   const verified = `ledger verified: ${events}, head ${head.position ?? '-'} ${head.hash.toString('hex')}`;
   return newerEvents > 0 ? `${verified}; ${newerEvents} newer events not yet chained` : verified;
-}
-
-async function readEvents(
-  store: EventStore,
-  after: GlobalPosition,
-  storeHead: GlobalPosition,
-  pageSize: number,
-): Promise<Page<RecordedEvent>> {
-  const page = await store.readAll({ after, maxCount: pageSize });
-  let end = page.length;
-  while (end > 0 && comparePositions(page[end - 1]!.position, storeHead) > 0) end--;
-  return { items: end === page.length ? page : page.slice(0, end), done: end < pageSize };
-}
-
-async function readRows(
-  db: Queryable,
-  afterSeq: number,
-  lastSeq: number,
-  pageSize: number,
-): Promise<Page<LedgerRow>> {
-  if (afterSeq >= lastSeq) return { items: [], done: true };
-  const last = Math.min(lastSeq, afterSeq + pageSize);
-  const { rows } = await db.query<{
-    seq: string;
-    event_id: string;
-    commit_position: string;
-    prepare_position: string;
-    hash: Buffer;
-  }>(
-    // seq numbers the rows 1, 2, 3...: the page is a seq range, which the primary key answers alone
-    // whatever the planner believes of the table (just built, not yet analysed, it expected a few
-    // rows in `seq > $1` and read all the rest, sorted, for every page).
-    `SELECT seq, event_id, commit_position, prepare_position, hash FROM audit_events
-      WHERE seq > $1 AND seq <= $2 ORDER BY seq`,
-    [afterSeq, last],
-  );
-  const items = rows.map((r) => ({
-    seq: Number(r.seq),
-    eventId: r.event_id,
-    commit: BigInt(r.commit_position),
-    prepare: BigInt(r.prepare_position),
-    hash: r.hash,
-  }));
-  return { items, done: last >= lastSeq };
 }

@@ -34,13 +34,16 @@ async function main(args: readonly string[]): Promise<number> {
     return 2;
   }
   const { json, fromSeq } = options;
-  const db = await connectToRunningDatabase(loadConfig(process.env));
+  const config = loadConfig(process.env);
+  const db = await connectToRunningDatabase(config);
   try {
     const showProgress = process.stderr.isTTY && !json;
     const result = await verifyLedger({
       store: db.store,
       pool: db.pool,
       fromSeq,
+      // Segments checked in worker threads, each reading the PostgreSQL event store itself.
+      parallel: config.eventStoreConnectionString ? undefined : { connectionString: db.databaseUrl },
       onProgress: showProgress
         ? (done, total) => process.stderr.write(`\rverifying ${done}/${total} events`)
         : undefined,

@@ -7,7 +7,7 @@ import { formatPosition, type NewEvent, type RecordedEvent } from '#shared/event
 import { ProjectionRunner } from '#shared/projections/projectionRunner';
 import { lastLedgerVerification } from '#shared/audit/ledgerVerifications';
 import { auditLogProjection } from '#services/projector/projections/auditLogProjection';
-import { verifyLedger } from '#services/projector/verifyLedger';
+import { type LedgerVerification, verifyLedger } from '#services/projector/verifyLedger';
 import { eventStoreDatabase } from '#tests/support/eventStoreDatabase';
 import { type ScriptRun, runOperatorScript } from '#tests/support/operatorTools';
 import { serviceEnv } from '#tests/support/serviceEnv';
@@ -70,7 +70,33 @@ async function chainAll(): Promise<void> {
   await new ProjectionRunner({ store: db.store, pool: db.pool, projections: [auditLogProjection] }).catchUp();
 }
 
-const verify = () => verifyLedger({ store: db.store, pool: db.pool, pageSize: PAGE });
+/** Segments of the parallel check over 36 rows: seq 1-9, 10-18, 19-27, 28-36 (38 rows: 1-9, 10-19, ...). */
+const WORKERS = 4;
+
+/**
+ * verify-ledger both ways: the one-thread walk, and segments checked by WORKERS worker threads
+ * (whatever the count of rows). Both must give the same outcome, count and message: the parallel
+ * one names the first broken link in seq order, as the walk does. Answers the walk's result.
+ */
+async function verify(fromSeq?: number): Promise<LedgerVerification> {
+  const options = { store: db.store, pool: db.pool, pageSize: PAGE, fromSeq };
+  const walked = await verifyLedger(options);
+  const progress: number[] = [];
+  const parallel = await verifyLedger({
+    ...options,
+    parallel: { connectionString: db.url, workers: WORKERS, minEvents: 0 },
+    onProgress: (checked, total) => {
+      expect(total).toBe(walked.head.count - walked.fromSeq + 1);
+      progress.push(checked);
+    },
+  });
+  const comparable = ({ startedAt: _s, finishedAt: _f, ...rest }: LedgerVerification) => rest;
+  expect(comparable(parallel)).toEqual(comparable(walked));
+  // Progress only grows, within the total.
+  expect(progress).toEqual([...progress].sort((a, b) => a - b));
+  expect(Math.max(...progress)).toBeLessThanOrEqual(walked.head.count - walked.fromSeq + 1);
+  return walked;
+}
 
 /** Runs `work` as the table's owner with the immutability trigger off, in one transaction. */
 async function tamper(work: (client: pg.PoolClient) => Promise<unknown>): Promise<void> {
@@ -317,6 +343,78 @@ test("a ledger row's hash or event id edited in the table is named as the ledger
   expect(await verify()).toMatchObject({ ok: true, eventsChecked: 36 });
 });
 
+/** Alters the data of the events at these seqs for the duration of `check`, then restores them. */
+async function withAltered(seqs: number[], check: () => Promise<void>): Promise<void> {
+  const victims = seqs.map(at);
+  await tamper((c) =>
+    c.query(
+      `UPDATE event_store.events SET data = jsonb_set(data, '{forged}', 'true') WHERE event_id = ANY($1)`,
+      [victims.map((v) => v.id)],
+    ),
+  );
+  try {
+    await check();
+  } finally {
+    await tamper(async (c) => {
+      for (const victim of victims)
+        await c.query('UPDATE event_store.events SET data = $2 WHERE event_id = $1', [
+          victim.id,
+          victim.data,
+        ]);
+    });
+  }
+}
+
+test('in parallel segments: a break at the last and the first link of a segment, the first of several breaks, a missing row before a boundary', async () => {
+  // verify() holds the parallel outcome equal to the walk's; these assert the walk's too.
+  for (const seq of [9, 10, 27, 28]) {
+    await withAltered([seq], async () => {
+      expect(await verify()).toMatchObject({
+        ok: false,
+        eventsChecked: seq - 1,
+        fault: { kind: 'altered', seq, eventId: at(seq).id },
+      });
+    });
+  }
+  // Breaks in several segments: the first in seq order is named, whichever segment ends first.
+  for (const [seqs, first] of [
+    [[28, 15], 15],
+    [[36, 20, 30], 20],
+    [[1, 19, 36], 1],
+    [[18, 19], 18],
+  ] as const) {
+    await withAltered([...seqs], async () => {
+      expect(await verify()).toMatchObject({ ok: false, fault: { kind: 'altered', seq: first } });
+    });
+  }
+  // The ledger row a segment would start after is gone: the segment before runs on and names it.
+  await db.pool.query('CREATE TABLE ledger_row_27 AS SELECT * FROM audit_events WHERE seq = 27');
+  await db.pool.query('DELETE FROM audit_events WHERE seq = 27');
+  try {
+    expect(await verify()).toMatchObject({
+      ok: false,
+      eventsChecked: 26,
+      fault: { kind: 'ledger_edited', seq: 27 },
+    });
+  } finally {
+    await db.pool.query('INSERT INTO audit_events SELECT * FROM ledger_row_27');
+    await db.pool.query('DROP TABLE ledger_row_27');
+  }
+  // A segment's first row edited: named as the ledger edited, not the event.
+  const { rows } = await db.pool.query<{ hash: Buffer }>('SELECT hash FROM audit_events WHERE seq = 19');
+  await db.pool.query(`UPDATE audit_events SET hash = sha256('forged') WHERE seq = 19`);
+  try {
+    expect(await verify()).toMatchObject({
+      ok: false,
+      eventsChecked: 18,
+      fault: { kind: 'ledger_edited', seq: 19 },
+    });
+  } finally {
+    await db.pool.query('UPDATE audit_events SET hash = $1 WHERE seq = 19', [rows[0]!.hash]);
+  }
+  expect(await verify()).toMatchObject({ ok: true, eventsChecked: 36 });
+});
+
 test('events newer than the ledger are counted, not a failure', async () => {
   const late = await db.store.appendToStream('brain-100', [
     event('BrainCreated', { brainId: 100, name: 'late' }),
@@ -338,7 +436,7 @@ test('from a seq on: starts from the ledger row before it, finds a fault after i
   const late = at(30);
   const early = at(4);
   const { rows } = await db.pool.query<{ hash: Buffer }>('SELECT hash FROM audit_events WHERE seq = 38');
-  expect(await verifyLedger({ store: db.store, pool: db.pool, pageSize: PAGE, fromSeq: 25 })).toMatchObject({
+  expect(await verify(25)).toMatchObject({
     ok: true,
     fromSeq: 25,
     eventsChecked: 14,
@@ -349,8 +447,7 @@ test('from a seq on: starts from the ledger row before it, finds a fault after i
     c.query(`UPDATE event_store.events SET data = '{}' WHERE event_id = ANY($1)`, [[late.id, early.id]]),
   );
   try {
-    const from = (fromSeq: number) =>
-      verifyLedger({ store: db.store, pool: db.pool, pageSize: PAGE, fromSeq });
+    const from = verify;
     expect(await from(10)).toMatchObject({
       ok: false,
       eventsChecked: 20,
