@@ -325,10 +325,15 @@ export function searchSql(
   const { kept, read } = matchedColumns(explicit !== undefined, query.facets ?? []);
   const order =
     explicit ?? 'm.tier, m.text_rank DESC, m.similarity DESC, m.date_uploaded DESC, m.brain_id DESC';
+  const facets = query.facets ?? [];
   const selects = [
     `ARRAY(SELECT m.brain_id FROM matched m ORDER BY ${order} LIMIT ${p.add(query.limit)} OFFSET ${p.add(query.offset)}) AS ids`,
-    '(SELECT count(*) FROM matched) AS total',
-    ...(query.facets ?? []).map((facet) => facetSelect(facet, 'matched', 'true')),
+    ...(facets.length === 0
+      ? ['(SELECT count(*) FROM matched) AS total']
+      : [
+          `(SELECT c.n FROM counted c WHERE c.facet = ${ALL_MATCHES}) AS total`,
+          ...facets.map((facet) => countedMatchesSelect(facet, facets)),
+        ]),
     ...(layout === 4 ? [v5LiveSelect(sources.documents, p)] : []),
   ];
   const hidden = visible?.includes('q.hidden') ? [`${rule.hidden()} AS hidden`] : [];
@@ -347,10 +352,41 @@ export function searchSql(
               FROM ${sources.documents} d CROSS JOIN q CROSS JOIN e
              WHERE ${[...where, matches].join(' AND ')}
             OFFSET 0) t
-      )
+      )${facets.length === 0 ? '' : `,\n      counted AS MATERIALIZED (${matchCountsSql(facets)})`}
       SELECT ${selects.join(',\n')}`,
     values: p.values,
   };
+}
+
+/** The `facet` of the `counted` row holding the number of matches (the empty grouping set). */
+const ALL_MATCHES = -1;
+
+/**
+ * The total and every facet's counts of the matches in one pass over them (GROUPING SETS: one hash
+ * table per facet, filled together), rather than a scan of the matches per facet and one for the
+ * total: `counted` rows are (facet, value, n), `facet` the index of the facet in `facets`, or
+ * ALL_MATCHES for the total (value NULL).
+ */
+function matchCountsSql(facets: readonly SearchFacet[]): string {
+  const columns = facets.map((facet) => `m.${FACET_COLUMNS[facet]}`);
+  // GROUPING(a, b, …) has a bit set for each column not grouped by in the row's set, first column highest.
+  const all = (1 << columns.length) - 1;
+  const facetOf = columns
+    .map((_, i) => `WHEN ${all ^ (1 << (columns.length - 1 - i))} THEN ${i}`)
+    .join(' ');
+  const value = `CASE ${columns.map((column, i) => `WHEN grouping(${columns.join(', ')}) = ${all ^ (1 << (columns.length - 1 - i))} THEN ${column}::integer`).join(' ')} END`;
+  return `SELECT CASE grouping(${columns.join(', ')}) ${facetOf} ELSE ${ALL_MATCHES} END AS facet,
+             ${value} AS value, count(*) AS n
+        FROM matched m
+       GROUP BY GROUPING SETS (${[...columns.map((c) => `(${c})`), '()'].join(', ')})`;
+}
+
+/** A facet's column of the answer: its values' counts from `counted`, the most frequent first. */
+function countedMatchesSelect(facet: SearchFacet, facets: readonly SearchFacet[]): string {
+  const value = facet === 'verified' ? 'c.value = 1' : 'c.value';
+  return `(SELECT coalesce(json_agg(json_build_array(s.value, s.n)), '[]'::json) FROM (
+      SELECT ${value} AS value, c.n FROM counted c WHERE c.facet = ${facets.indexOf(facet)} AND c.value IS NOT NULL
+       ORDER BY c.n DESC, c.value LIMIT ${FACET_VALUE_LIMIT}) s) AS "${facet}"`;
 }
 
 /**
