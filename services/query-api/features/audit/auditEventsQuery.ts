@@ -16,7 +16,6 @@
  * however common the type elsewhere, no scan goes beyond the rows the page needs.
  */
 import type { Pool } from 'pg';
-import { type AuditRow, auditSelect } from './auditEntry';
 import type { EventLogFilter } from './auditEventsFilter';
 
 /** Where a filter's events lie in seq order, at the time the bounds were taken. */
@@ -74,19 +73,6 @@ export interface PageRequest {
   readonly limit: number;
   /** Inclusive upper bound (an export's head), if any. */
   readonly upTo?: number;
-}
-
-/** A page of rows (with their payload) in seq order: at most `limit`. */
-export async function auditPage(
-  pool: Pool,
-  filter: EventLogFilter,
-  bounds: SeqBounds,
-  page: PageRequest,
-): Promise<AuditRow[]> {
-  if (bounds.empty) return [];
-  const { where, values } = pageWhere(filter, bounds, page);
-  const { rows } = await pool.query<AuditRow>(`${auditSelect(true)} WHERE ${where}`, values);
-  return rows;
 }
 
 /**
