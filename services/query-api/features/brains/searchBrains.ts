@@ -92,7 +92,7 @@ export async function searchBrains(
     filters: await searchFilters(deps, ctx, now),
     sort: searchSort(ctx.query.ordering),
   };
-  const first = await firstPage(deps, { ...base, ...window, facets }, now);
+  const first = await keptRankingPage(deps, { ...base, ...window, facets }, now);
   const reply = await listReply(ctx, {
     count: () => Promise.resolve(first.total),
     fetch: async ({ limit, offset }) => {
@@ -109,22 +109,33 @@ export async function searchBrains(
   return { ...reply, body: { ...reply.body, facets: await brainFacets(deps.readModels, first.facets) } };
 }
 
-/** Ids of a search's ranking kept for its pages (QueryDeps.searchRankings). */
-export const KEPT_RANKING = 10_000;
+/**
+ * Ids of a search's ranking kept for its pages (QueryDeps.searchRankings): the first pages' depth,
+ * and the depth kept once a page beyond it is asked for.
+ */
+export const KEPT_RANKING = { first: 1_000, deep: 10_000 } as const;
 
 /**
  * The window's page. A text search ranks every match on each query, whatever the page; so its
- * ranking (the first KEPT_RANKING ids, the total and the facets) is kept while the answer cache is
- * on, and the pages of one search, as a person or a client walks them, are slices of one query.
+ * ranking (its first ids, the total and the facets) is kept while the answer cache is on, and the
+ * pages of one search, as a person or a client walks them, are slices of one query. Most searches
+ * are looked at on their first pages only (a search typed as you type is asked for at every key),
+ * and ranking 10,000 ids costs a common word's statement about twice what 1,000 do: a ranking is kept to
+ * KEPT_RANKING.first ids, and to KEPT_RANKING.deep from the first page asked for beyond that.
  * The key holds the filters, the viewer among them: one caller's ranking is never another's (staff
  * share theirs, anonymous callers theirs). It expires at the next embargo's end (QueryDeps).
  */
-async function firstPage(deps: QueryDeps, query: SearchQuery, now: GlobalPosition): Promise<SearchResult> {
+export async function keptRankingPage(
+  deps: Pick<QueryDeps, 'search' | 'searchRankings'>,
+  query: SearchQuery,
+  now: GlobalPosition,
+): Promise<SearchResult> {
   const rankings = deps.searchRankings;
   if (!rankings || !query.text) return deps.search.query(query);
   const { limit, offset, ...search } = query;
-  const ranking = await rankings.get(JSON.stringify(search), now, () =>
-    deps.search.query({ ...search, limit: KEPT_RANKING, offset: 0 }),
+  const depth = offset + limit <= KEPT_RANKING.first ? KEPT_RANKING.first : KEPT_RANKING.deep;
+  const ranking = await rankings.get(`${depth} ${JSON.stringify(search)}`, now, () =>
+    deps.search.query({ ...search, limit: depth, offset: 0 }),
   );
   if (offset + limit > ranking.ids.length && ranking.ids.length < ranking.total)
     return deps.search.query(query); // beyond what is kept
