@@ -2,7 +2,9 @@ import { parentPort, workerData } from 'node:worker_threads';
 import pg from 'pg';
 import { createPostgresEventStore } from '#shared/eventStore/postgres/postgresEventStore';
 import { upcastingEventStore } from '#shared/eventStore/upcastingEventStore';
-import { checkLinks } from './ledgerLinks';
+import { UPCASTERS } from '#shared/domain/upcasters';
+import { readEventTexts } from './ledgerEventTexts';
+import { type EventTextSource, checkLinks, eventTextsOf } from './ledgerLinks';
 
 /**
  * Worker-thread entry of the parallel verify-ledger (parallelLedgerCheck.ts): checks the links of one
@@ -50,9 +52,14 @@ async function run(): Promise<void> {
   const store = upcastingEventStore(raw);
   const pool = new pg.Pool({ connectionString: data.connectionString, max: 2 });
   pool.on('error', () => undefined);
+  // Straight from the table, unless an upcaster could change what the store's read gives.
+  const events: EventTextSource =
+    UPCASTERS.size === 0
+      ? (after, upTo, pageSize) => readEventTexts(raw.pool, data.schema, after, upTo, pageSize)
+      : eventTextsOf(store);
   try {
     const outcome = await checkLinks(
-      store,
+      events,
       pool,
       {
         fromSeq: data.fromSeq,

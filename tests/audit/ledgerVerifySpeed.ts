@@ -47,7 +47,7 @@ async function main(): Promise<void> {
     console.log(
       `chained ${chained} events in ${chainSeconds.toFixed(1)} s: ${Math.round(chained / chainSeconds)} events/s`,
     );
-    for (let run = 1; run <= 3; run++) {
+    for (let run = 1; run <= 4; run++) {
       // Baseline in the same run: reading every event through store.readAll in the same pages, no hashing.
       let started2 = performance.now();
       let read = 0;
@@ -56,16 +56,22 @@ async function main(): Promise<void> {
         page = await store.readAll({ after: page[page.length - 1]!.position, maxCount: 10_000 });
       }
       const readSeconds = (performance.now() - started2) / 1000;
-      const cpu = process.cpuUsage();
-      started2 = performance.now();
-      const result = await verifyLedger({ store, pool });
-      const seconds = (performance.now() - started2) / 1000;
-      const { user, system } = process.cpuUsage(cpu);
-      console.log(
-        `run ${run}: verify-ledger ${result.eventsChecked} events in ${seconds.toFixed(2)} s: ${Math.round(result.eventsChecked / seconds)} events/s, ` +
-          `${((user + system) / result.eventsChecked).toFixed(1)} µs CPU/event (ok: ${result.ok}); ` +
-          `baseline readAll alone: ${Math.round(read / readSeconds)} events/s`,
-      );
+      for (const parallel of run % 2 === 1 ? [false, true] : [true, false]) {
+        const cpu = process.cpuUsage();
+        started2 = performance.now();
+        const result = await verifyLedger({
+          store,
+          pool,
+          ...(parallel ? { parallel: { connectionString: url } } : {}),
+        });
+        const seconds = (performance.now() - started2) / 1000;
+        const { user, system } = process.cpuUsage(cpu);
+        console.log(
+          `run ${run}: verify-ledger ${parallel ? 'parallel' : 'one thread'} ${result.eventsChecked} events in ${seconds.toFixed(2)} s: ${Math.round(result.eventsChecked / seconds)} events/s, ` +
+            `${((user + system) / result.eventsChecked).toFixed(1)} µs CPU/event of this process (ok: ${result.ok}); ` +
+            `baseline readAll alone: ${Math.round(read / readSeconds)} events/s`,
+        );
+      }
     }
     await pool.end();
     await store.close();

@@ -79,8 +79,10 @@ export async function measureAudit(
       },
     ),
   );
+  // As `npm run verify-ledger` runs on the PostgreSQL store: segments in worker threads; the
+  // one-thread walk beside it, for the ratio.
   started = performance.now();
-  const verification = await verifyLedger({ store, pool });
+  const verification = await verifyLedger({ store, pool, parallel: { connectionString: databaseUrl } });
   if (!verification.ok)
     throw new Error(`verify-ledger failed on an untouched store: ${verification.message}`);
   figures.push(
@@ -88,6 +90,11 @@ export async function measureAudit(
       kind: 'at least',
       value: 100_000,
     }),
+  );
+  started = performance.now();
+  const walked = await verifyLedger({ store, pool });
+  printDetail(
+    `verify-ledger in one thread (no workers): ${Math.round(walked.eventsChecked / seconds(started)).toLocaleString('en-US')} events/s`,
   );
   started = performance.now();
   const rest = await new ProjectionRunner({

@@ -1,0 +1,99 @@
+import type pg from 'pg';
+import type { GlobalPosition } from '#shared/eventStore/eventStore';
+import { positionParameters } from '#shared/eventStore/postgres/eventRow';
+import { DEFAULT_SCHEMA, sqlNames } from '#shared/eventStore/postgres/sqlNames';
+import { canonicalFromJsonText } from '#shared/audit/canonicalFromJsonText';
+import { canonicalJson } from '#shared/audit/ledgerCanonicalJson';
+import type { Page } from './ledgerPages';
+
+/**
+ * An event as the ledger chains it, read straight from the PostgreSQL events table: its id, its
+ * position (decimal text) and the text of its canonical bytes, the same text canonicalEventText
+ * gives for the event readAll returns. The payloads are never parsed into objects: their canonical
+ * form is computed from the text PostgreSQL prints (canonicalFromJsonText), and the recorded time is
+ * written as pg's parser and toISOString would write it. For stores read without upcasting (no
+ * upcaster registered): an upcast event is chained in its new shape, which only the store's read
+ * gives.
+ */
+export interface EventText {
+  readonly id: string;
+  readonly commit: string;
+  readonly prepare: string;
+  readonly text: string;
+}
+
+const VISIBLE = 'transaction_id < pg_snapshot_xmin(pg_current_snapshot())';
+
+/**
+ * The events after `after` up to `upTo` (the store's head at the start: all of them readable), at
+ * most `pageSize`, in global order. Positions are compared as readAll compares them.
+ */
+export async function readEventTexts(
+  db: pg.Pool | pg.PoolClient,
+  schema: string | undefined,
+  after: GlobalPosition,
+  upTo: GlobalPosition,
+  pageSize: number,
+): Promise<Page<EventText>> {
+  const names = sqlNames(schema ?? DEFAULT_SCHEMA);
+  const { rows } = await db.query<string[]>({
+    name: `ledgerEventTexts:${names.schema}`,
+    text: `SELECT transaction_id::text, global_position::text, event_id::text, event_type, stream_name,
+                  stream_revision::text, data::text, metadata::text,
+                  to_char(recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US')
+             FROM ${names.events}
+            WHERE ${VISIBLE} AND (transaction_id, global_position) > ($1::xid8, $2::bigint)
+              AND (transaction_id, global_position) <= ($3::xid8, $4::bigint)
+            ORDER BY transaction_id, global_position
+            LIMIT $5`,
+    values: [...positionParameters(after), ...positionParameters(upTo), pageSize],
+    rowMode: 'array',
+  });
+  const items = rows.map(eventText);
+  return { items, done: items.length < pageSize };
+}
+
+function eventText(row: string[]): EventText {
+  const [commit, prepare, id, type, stream, revision, data, metadata, recorded] = row as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
+  const recordedAt = JSON.stringify(isoTime(recorded));
+  const metadataText =
+    metadata.charCodeAt(0) === 123 // {
+      ? canonicalFromJsonText(metadata, ['recordedAt', recordedAt])
+      : canonicalJson({ ...(JSON.parse(metadata) as object), recordedAt: JSON.parse(recordedAt) as string })!;
+  return {
+    id,
+    commit,
+    prepare,
+    text:
+      `{"data":${canonicalFromJsonText(data)},"id":${JSON.stringify(id)},"metadata":${metadataText},` +
+      `"revision":"${revision}","stream":${JSON.stringify(stream)},"type":${JSON.stringify(type)}}`,
+  };
+}
+
+const UTC_TIME = /^(\d{4,})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.(\d{6})$/;
+
+/**
+ * The recorded time as toISOString() writes the Date pg's parser makes of it: the milliseconds
+ * are 1000 × the fraction of a second, truncated (Date.UTC truncates), as pg's parser computes them.
+ */
+export function isoTime(utc: string): string {
+  const m = UTC_TIME.exec(utc);
+  if (!m) throw new Error(`unexpected recorded time ${utc}`);
+  const ms = 1000 * parseFloat(`.${m[7]!}`);
+  const date = new Date(
+    Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]), ms),
+  );
+  const year = Number(m[1]);
+  if (year < 100) date.setUTCFullYear(year);
+  return date.toISOString();
+}

@@ -1,0 +1,136 @@
+import { canonicalFromJsonText } from './canonicalFromJsonText';
+import { canonicalJson } from './ledgerCanonicalJson';
+
+/** What it must equal: the canonical form of what JSON.parse makes of the text. */
+const expected = (text: string): string | undefined => canonicalJson(JSON.parse(text));
+
+/** A small deterministic PRNG (mulberry32), so a failure names a reproducible value. */
+function prng(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const STRINGS = [
+  '__proto__',
+  '',
+  'a',
+  'é',
+  '€',
+  '😀',
+  '\u0000',
+  '\n\t"\\',
+  '\u2028',
+  '\u001f',
+  'Z',
+  'aa',
+  '10',
+  '9',
+  'B',
+  'b',
+  '/',
+  '\u007f',
+];
+/** Number texts, as PostgreSQL's numeric prints them and as other writers may. */
+const NUMBERS = [
+  '0',
+  '-0',
+  '1',
+  '-1',
+  '1.5',
+  '1.0',
+  '10.50',
+  '1e21',
+  '1E-7',
+  '1e+2',
+  '123456789012345678901234',
+  '0.000001',
+  '5e-324',
+  '0.30000000000000004',
+  '9007199254740993',
+  '-1e308',
+  '333333333.3333333',
+  '999999999999999',
+  '1000000000000000',
+];
+
+/** A random JSON text, with random whitespace as jsonb and others write it. */
+function randomText(random: () => number, depth: number): string {
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+  const space = (): string => pick(['', '', ' ', '\n  ']);
+  const string = (): string => {
+    const s = JSON.stringify(pick(STRINGS) + pick(STRINGS));
+    // Some strings with escapes JSON.stringify would not write.
+    return random() < 0.2 ? s.replace(/é/g, '\\u00e9').replace(/\//g, '\\/').replace(/a/g, '\\u0061') : s;
+  };
+  const kind = depth <= 0 ? Math.floor(random() * 4) : Math.floor(random() * 6);
+  switch (kind) {
+    case 0:
+      return 'null';
+    case 1:
+      return random() < 0.5 ? 'true' : 'false';
+    case 2:
+      return pick(NUMBERS);
+    case 3:
+      return string();
+    case 4:
+      return `[${space()}${Array.from({ length: Math.floor(random() * 4) }, () => randomText(random, depth - 1)).join(`,${space()}`)}${space()}]`;
+    default:
+      return `{${space()}${Array.from(
+        { length: Math.floor(random() * 6) },
+        () => `${string()}${space()}:${space()}${randomText(random, depth - 1)}`,
+      ).join(`,${space()}`)}${space()}}`;
+  }
+}
+
+test('equals canonicalJson(JSON.parse(text)) for 5,000 random JSON texts', () => {
+  const random = prng(2026);
+  for (let i = 0; i < 5000; i++) {
+    const text = randomText(random, 4);
+    expect([i, text, canonicalFromJsonText(text)]).toEqual([i, text, expected(text)]);
+  }
+});
+
+test('jsonb text (", " and ": ", members by length): sorted by UTF-16 code units', () => {
+  const text = '{"9": 1, "b": [1.0, -0, 1e2], "10": {"z": null, "a": "\\u00e9"}, "B": true, "😀": 3, "€": 4}';
+  expect(canonicalFromJsonText(text)).toBe(
+    '{"10":{"a":"é","z":null},"9":1,"B":true,"b":[1,0,100],"€":4,"😀":3}',
+  );
+  expect(canonicalFromJsonText(text)).toBe(expected(text));
+});
+
+test('a repeated name keeps its last value, as JSON.parse does', () => {
+  const text = '{"a": 1, "b": 2, "a": 3}';
+  expect(canonicalFromJsonText(text)).toBe('{"a":3,"b":2}');
+  expect(canonicalFromJsonText(text)).toBe(expected(text));
+});
+
+test('replace: the outermost member of that name gives way to the value given, or is added', () => {
+  const recordedAt = ['recordedAt', '"2026-01-02T03:04:05.678Z"'] as const;
+  expect(
+    canonicalFromJsonText('{"actor": "1", "recordedAt": "old", "a": {"recordedAt": 1}}', recordedAt),
+  ).toBe('{"a":{"recordedAt":1},"actor":"1","recordedAt":"2026-01-02T03:04:05.678Z"}');
+  expect(canonicalFromJsonText('{}', recordedAt)).toBe('{"recordedAt":"2026-01-02T03:04:05.678Z"}');
+  expect(canonicalFromJsonText('{"z": 1}', recordedAt)).toBe(
+    canonicalJson({ ...(JSON.parse('{"z": 1}') as object), recordedAt: '2026-01-02T03:04:05.678Z' }),
+  );
+});
+
+test('malformed text throws', () => {
+  for (const text of [
+    '{"a": 1',
+    '[1, 2',
+    '{"a" 1}',
+    '{a: 1}',
+    '"open',
+    '1 2',
+    'nul',
+    '{"a": 1,}x',
+    '"\u0001"',
+  ])
+    expect(() => canonicalFromJsonText(text)).toThrow();
+});
