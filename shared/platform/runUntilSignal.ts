@@ -3,6 +3,7 @@ import { closeHttpServer } from '#shared/http/createHttpServer';
 import type { Logger } from '#shared/logging/logger';
 import { type CloseStep, closeInOrder } from '#shared/runtime/closeInOrder';
 import { tuneHeapGrowth } from '#shared/runtime/heapGrowth';
+import { keepFreedHeapMemory } from '#shared/runtime/keepFreedHeapMemory';
 
 /** Starts a service, and on SIGINT/SIGTERM closes it (flushing, stopping embedded PostgreSQL) before exiting. */
 export async function runUntilSignal(
@@ -10,6 +11,7 @@ export async function runUntilSignal(
   start: () => Promise<{ logger: Logger; service: { close(): Promise<void> } }>,
 ): Promise<void> {
   tuneHeapGrowth();
+  void keepFreedHeapMemory();
   let started: Awaited<ReturnType<typeof start>>;
   try {
     started = await start();
