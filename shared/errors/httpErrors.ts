@@ -126,6 +126,18 @@ export class RateLimitedError extends HttpError {
   }
 }
 
+/**
+ * 499 (nginx's "client closed request"): the client hung up before its answer, and the work for it
+ * was stopped (RequestContext.signal). Nobody reads the answer; the status is for the request log
+ * and metrics, where an abandoned search is not a server error.
+ */
+export class ClientClosedRequestError extends DetailError {
+  readonly status = 499;
+  constructor(detail = 'The client closed the connection before its answer.') {
+    super(detail);
+  }
+}
+
 /** 503: a dependency is down for now; Retry-After says when to try again. */
 export class ServiceUnavailableError extends DetailError {
   readonly status = 503;

@@ -139,6 +139,7 @@ export function routeDispatcher(
       await options.consistency.waitFor(minPosition, options.consistencyTimeoutMs);
     const context = new ApiRequestContext(
       req,
+      res,
       body,
       query,
       pathParams,

@@ -34,6 +34,11 @@ export interface RequestContext<Body = unknown, Query = Record<string, unknown>>
   readonly requestId: string;
   /** Absolute base URL of this request ("http://host:port"), for links the service emits. */
   readonly baseUrl: string;
+  /**
+   * Aborted, with a ClientClosedRequestError, when the client closes the connection before its
+   * answer was sent: work only it would read (a search statement) may stop then.
+   */
+  readonly signal: AbortSignal;
 }
 
 export interface Reply {

@@ -27,6 +27,16 @@ interface Entry<V> {
   readonly loadedAt: GlobalPosition;
   /** Known once the load has answered. */
   weight: number;
+  /** Who waits for the load, while it runs (undefined once it has settled). */
+  askers: Askers | undefined;
+}
+
+/** The askers of one load: it is aborted when every one of them has gone (their signals aborted). */
+interface Askers {
+  readonly controller: AbortController;
+  waiting: number;
+  /** An asker without a signal waits whatever happens: the load is never aborted then. */
+  unbounded: boolean;
 }
 
 /**
@@ -40,7 +50,10 @@ interface Entry<V> {
  * older than what the database held when its request arrived.
  *
  * Concurrent asks for one key share one load; a load that overlapped an invalidation answers its
- * callers but is not kept, since it may have read the rows from before the change.
+ * callers but is not kept, since it may have read the rows from before the change. An ask may
+ * bring a signal (its request's: the client hung up); when every asker of a running load has gone,
+ * the signal the load was given aborts and the load is forgotten at once, so the next ask starts
+ * its own rather than joining one being stopped.
  */
 export class ChangeAwareCache<V> {
   private readonly entries = new Map<string, Entry<V>>();
@@ -60,13 +73,30 @@ export class ChangeAwareCache<V> {
     return this.entries.size;
   }
 
-  get(key: string, now: GlobalPosition, load: () => Promise<V>): Promise<V> {
+  get(
+    key: string,
+    now: GlobalPosition,
+    load: (signal: AbortSignal) => Promise<V>,
+    signal?: AbortSignal,
+  ): Promise<V> {
     const cached = this.entries.get(key);
-    if (cached && this.current(cached, now)) return cached.value;
+    if (cached && this.current(cached, now)) return this.join(key, cached, signal);
+    if (signal?.aborted) return Promise.reject(signal.reason as Error);
     const generation = this.generation;
     const expiry = { until: Infinity };
-    const entry: Entry<V> = { value: this.load(expiry, now, load), loadedAt: now, weight: 0, expiry };
-    if (this.options.maxEntries <= 0 || this.options.maxWeight === 0) return entry.value;
+    const askers: Askers = { controller: new AbortController(), waiting: 0, unbounded: false };
+    const entry: Entry<V> = {
+      value: this.load(expiry, now, () => load(askers.controller.signal)),
+      loadedAt: now,
+      weight: 0,
+      expiry,
+      askers,
+    };
+    const settled = (): void => {
+      entry.askers = undefined;
+    };
+    entry.value.then(settled, settled);
+    if (this.options.maxEntries <= 0 || this.options.maxWeight === 0) return this.join(key, entry, signal);
     this.remove(key);
     this.entries.set(key, entry);
     const forget = (): void => {
@@ -79,6 +109,29 @@ export class ChangeAwareCache<V> {
       this.evictOverflow();
     }, forget);
     this.evictOverflow();
+    return this.join(key, entry, signal);
+  }
+
+  /** `entry`'s value for one more asker, who may go before it is loaded (`signal`). */
+  private join(key: string, entry: Entry<V>, signal: AbortSignal | undefined): Promise<V> {
+    const askers = entry.askers;
+    if (!askers) return entry.value;
+    if (!signal) {
+      askers.unbounded = true;
+      return entry.value;
+    }
+    if (signal.aborted) return Promise.reject(signal.reason as Error);
+    askers.waiting++;
+    signal.addEventListener(
+      'abort',
+      () => {
+        askers.waiting--;
+        if (askers.waiting > 0 || askers.unbounded || entry.askers !== askers) return;
+        if (this.entries.get(key) === entry) this.remove(key);
+        askers.controller.abort(signal.reason);
+      },
+      { once: true },
+    );
     return entry.value;
   }
 

@@ -99,3 +99,67 @@ test('a zero weight budget keeps nothing', async () => {
   expect(loads()).toBe(2);
   expect(cache.size).toBe(0);
 });
+
+describe('a shared load and the signals of its askers', () => {
+  /** A load that waits until released, recording the signal it was given. */
+  function pendingLoad() {
+    let release!: (value: string) => void;
+    let given: AbortSignal | undefined;
+    const load = (signal: AbortSignal) => {
+      given = signal;
+      return new Promise<string>((resolve, reject) => {
+        release = resolve;
+        signal.addEventListener('abort', () => reject(signal.reason as Error));
+      });
+    };
+    return { load, release: (value: string) => release(value), signal: () => given! };
+  }
+
+  test('the load is aborted only when every asker has gone, and forgotten at once', async () => {
+    const { cache } = setUp();
+    const pending = pendingLoad();
+    const first = new AbortController();
+    const second = new AbortController();
+    const a = cache.get('k', at(10), pending.load, first.signal);
+    const b = cache.get('k', at(10), () => Promise.resolve('not asked'), second.signal);
+    first.abort(new Error('first gone'));
+    expect(pending.signal().aborted).toBe(false);
+    second.abort(new Error('second gone'));
+    expect(pending.signal().aborted).toBe(true);
+    await expect(a).rejects.toThrow('second gone');
+    await expect(b).rejects.toThrow('second gone');
+    // The next ask does not join the stopped load: it loads again.
+    expect(await cache.get('k', at(10), () => Promise.resolve('again'))).toBe('again');
+  });
+
+  test('an asker without a signal keeps the load going for everyone', async () => {
+    const { cache } = setUp();
+    const pending = pendingLoad();
+    const gone = new AbortController();
+    const a = cache.get('k', at(10), pending.load, gone.signal);
+    const b = cache.get('k', at(10), () => Promise.resolve('not asked'));
+    gone.abort(new Error('gone'));
+    expect(pending.signal().aborted).toBe(false);
+    pending.release('kept');
+    expect(await a).toBe('kept');
+    expect(await b).toBe('kept');
+    expect(await cache.get('k', at(10), () => Promise.resolve('not asked'))).toBe('kept');
+  });
+
+  test('askers going after the answer change nothing; an asker gone already is refused', async () => {
+    const { cache } = setUp();
+    const pending = pendingLoad();
+    const late = new AbortController();
+    const a = cache.get('k', at(10), pending.load, late.signal);
+    pending.release('answered');
+    expect(await a).toBe('answered');
+    late.abort(new Error('late'));
+    expect(pending.signal().aborted).toBe(false);
+    expect(await cache.get('k', at(10), () => Promise.resolve('not asked'))).toBe('answered');
+    const already = new AbortController();
+    already.abort(new Error('already gone'));
+    await expect(cache.get('other', at(10), () => Promise.resolve('x'), already.signal)).rejects.toThrow(
+      'already gone',
+    );
+  });
+});

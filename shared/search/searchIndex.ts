@@ -121,13 +121,18 @@ export interface SearchRebuild extends SearchWriter {
   abandon(): Promise<void>;
 }
 
+export interface QueryOptions {
+  readonly signal?: AbortSignal;
+}
+
 /** The query side alone (the brains list). */
 export type SearchReader = Pick<SearchIndex, 'query'>;
 
 export interface SearchIndex extends SearchWriter {
   /** Creates whatever is missing; safe to run at every start and from several processes. */
   install(): Promise<void>;
-  query(query: SearchQuery): Promise<SearchResult>;
+  /** `signal`: the asker is gone (RequestContext.signal); the query may stop and reject with its reason. */
+  query(query: SearchQuery, options?: QueryOptions): Promise<SearchResult>;
   /** Starts a rebuild, discarding any earlier unfinished one. */
   beginRebuild(): Promise<SearchRebuild>;
 }

@@ -46,6 +46,7 @@ async function runCreate(route: RouteSpec<any>, principal: Principal, body: unkn
     principal,
     requestId: `seed-${randomUUID()}`,
     baseUrl: 'http://localhost',
+    signal: new AbortController().signal, // nobody hangs up on the seed
   };
   const reply = await route.handler(ctx);
   return reply.body;

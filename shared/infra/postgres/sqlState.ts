@@ -3,6 +3,7 @@ export const SQLSTATE = {
   undefinedTable: '42P01',
   undefinedColumn: '42703',
   invalidSchemaName: '3F000',
+  queryCanceled: '57014',
 } as const;
 
 /** The SQLSTATE of an error from PostgreSQL (pg sets `code`), undefined for any other error. */

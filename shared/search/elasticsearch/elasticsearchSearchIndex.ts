@@ -80,7 +80,7 @@ export function createElasticsearchSearchIndex(options: ElasticsearchSearchIndex
       }
     },
     ...writer(alias, refresh),
-    query: (query) => runQuery(client, alias, query),
+    query: (query, options) => runQuery(client, alias, query, options?.signal),
     async beginRebuild(): Promise<SearchRebuild> {
       await deleteUnaliased(client, alias);
       const index = newIndexName();
@@ -126,10 +126,16 @@ async function swapAlias(client: Client, alias: string, index: string, replicas:
   });
 }
 
-async function runQuery(client: Client, alias: string, query: SearchQuery): Promise<SearchResult> {
+async function runQuery(
+  client: Client,
+  alias: string,
+  query: SearchQuery,
+  signal: AbortSignal | undefined,
+): Promise<SearchResult> {
   assertValidPage(query);
   const response = await client.search<unknown, Partial<Record<SearchFacet, TermsAggregate>>>(
     searchRequest(alias, query, parseSearchText(query.text)),
+    { signal },
   );
   const total = response.hits.total;
   const result: SearchResult = {

@@ -1,12 +1,19 @@
 import type { Pool, QueryResultRow } from 'pg';
+import { cancellableQuery } from '#shared/infra/postgres/cancellableQuery';
 import { SQLSTATE, sqlState } from '#shared/infra/postgres/sqlState';
 import type { SearchLayout, SqlStatement } from './searchQuerySql';
 
 /** A query of the index: its statement for a layout. */
 export type LayoutStatement = (layout: SearchLayout) => SqlStatement;
 
-/** Runs a query (text search or a list) with the statement of the live generation's layout. */
-export type LayoutQuery = <Row extends QueryResultRow>(statement: LayoutStatement) => Promise<Row[]>;
+/**
+ * Runs a query (text search or a list) with the statement of the live generation's layout; an
+ * abort of `signal` cancels the statement (cancellableQuery).
+ */
+export type LayoutQuery = <Row extends QueryResultRow>(
+  statement: LayoutStatement,
+  signal?: AbortSignal,
+) => Promise<Row[]>;
 
 /** What PostgreSQL says when a statement names a column or a relation the views do not have. */
 const isLayoutError = (error: unknown): boolean => {
@@ -29,9 +36,12 @@ const isLayoutError = (error: unknown): boolean => {
  */
 export function createLayoutQuery(pool: Pool): LayoutQuery {
   let v5Live = true;
-  const rowsOf = async <Row extends QueryResultRow>(statement: SqlStatement): Promise<Row[]> =>
-    (await pool.query<Row>(statement)).rows;
-  return async <Row extends QueryResultRow>(statement: LayoutStatement): Promise<Row[]> => {
+  return async <Row extends QueryResultRow>(
+    statement: LayoutStatement,
+    signal?: AbortSignal,
+  ): Promise<Row[]> => {
+    const rowsOf = async <R extends QueryResultRow>(sql: SqlStatement): Promise<R[]> =>
+      (await cancellableQuery<R>(pool, sql, signal)).rows;
     let refused = false;
     if (v5Live) {
       try {

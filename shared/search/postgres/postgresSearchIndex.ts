@@ -53,7 +53,7 @@ export function createPostgresSearchIndex({
   return {
     install: () => installSearchTables(pool, names),
     ...writerFor(pool, names, 'live'),
-    query: (query) => runQuery(names, layoutQuery, query),
+    query: (query, options) => runQuery(names, layoutQuery, query, options?.signal),
     async beginRebuild(): Promise<SearchRebuild> {
       const generation = await beginGeneration(pool, names);
       return {
@@ -76,7 +76,7 @@ export function createPostgresSearchReader({
 }: PostgresSearchIndexOptions): SearchReader {
   const names = searchTableNames(name);
   const layoutQuery = createLayoutQuery(pool);
-  return { query: (query) => runQuery(names, layoutQuery, query) };
+  return { query: (query, options) => runQuery(names, layoutQuery, query, options?.signal) };
 }
 
 function writerFor(pool: Pool, names: SearchTableNames, generation: number | 'live'): SearchWriter {
@@ -105,6 +105,7 @@ async function runQuery(
   names: SearchTableNames,
   layoutQuery: LayoutQuery,
   query: SearchQuery,
+  signal: AbortSignal | undefined,
 ): Promise<SearchResult> {
   assertValidPage(query);
   const search = parseSearchText(query.text);
@@ -113,10 +114,12 @@ async function runQuery(
     words: names.wordsView,
     lexemes: names.lexemesView,
   };
-  const rows = await layoutQuery<ResultRow>((layout) =>
-    search
-      ? searchSql(query, search, sources, layout)
-      : listSql(query, names.documentsView, names.countsView, layout),
+  const rows = await layoutQuery<ResultRow>(
+    (layout) =>
+      search
+        ? searchSql(query, search, sources, layout)
+        : listSql(query, names.documentsView, names.countsView, layout),
+    signal,
   );
   const row = rows[0];
   if (!row) throw new Error('search query returned no row');

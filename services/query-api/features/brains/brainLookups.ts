@@ -44,16 +44,18 @@ export function viewKey(ctx: RequestContext): string {
 export async function cachedReply(
   deps: QueryDeps,
   ctx: RequestContext,
-  answer: (now: GlobalPosition) => Promise<Reply>,
+  answer: (now: GlobalPosition, signal: AbortSignal) => Promise<Reply>,
 ): Promise<Reply> {
   const now = await deps.readModelPosition.read();
   // Answers through the search index are kept only where its rankings are (QueryDeps.searchRankings).
   if (!deps.searchRankings && (ctx.query.search !== undefined || ctx.query.facets !== undefined))
-    return answer(now);
+    return answer(now, ctx.signal);
   const key = `${viewKey(ctx)} ${ctx.baseUrl}${ctx.req.originalUrl}`;
-  const cached = await deps.brainPages.get(key, now, async () => {
-    const reply = await answer(now);
+  // A load shared by several requests stops only when all of them have gone (ChangeAwareCache).
+  const load = async (signal: AbortSignal) => {
+    const reply = await answer(now, signal);
     return { status: reply.status, headers: reply.headers ?? {}, json: JSON.stringify(reply.body) };
-  });
+  };
+  const cached = await deps.brainPages.get(key, now, load, ctx.signal);
   return { ...cached, headers: { ...cached.headers } };
 }

@@ -92,13 +92,19 @@ export const listBrainsRoute = (deps: QueryDeps): RouteSpec<unknown, typeof Brai
   auth: 'public',
   query: BrainsQuery,
   responses: { 200: { description: 'Brains', schema: brainListSchema(brainSchema) } },
-  handler: (ctx) => cachedReply(deps, ctx, (now) => brainList(deps, ctx, now)),
+  handler: (ctx) => cachedReply(deps, ctx, (now, signal) => brainList(deps, ctx, now, signal)),
 });
 
-async function brainList(deps: QueryDeps, ctx: RequestContext, now: GlobalPosition): Promise<Reply> {
+/** `signal`: every request waiting for this answer has gone (the search statement may stop then). */
+async function brainList(
+  deps: QueryDeps,
+  ctx: RequestContext,
+  now: GlobalPosition,
+  signal: AbortSignal,
+): Promise<Reply> {
   const paged = ctx.query.page !== undefined || ctx.query.page_size !== undefined;
   const shape = shapeOf(ctx.query, paged ? 'b' : 'a');
-  const searched = await searchBrains(deps, ctx, shape, paged, now);
+  const searched = await searchBrains(deps, ctx, shape, paged, now, signal);
   if (searched) return searched;
   const filter = await filters(deps, ctx, now);
   const order = orderBy(ctx.query.ordering, ORDERING, 'b.date_uploaded DESC', 'b.id DESC');

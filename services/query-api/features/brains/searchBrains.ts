@@ -82,6 +82,7 @@ export async function searchBrains(
   shape: BrainShape,
   paged: boolean,
   now: GlobalPosition,
+  signal: AbortSignal,
 ): Promise<Reply | undefined> {
   const facets = requestedFacets(ctx.query, paged);
   const text = typeof ctx.query.search === 'string' ? ctx.query.search.trim() : '';
@@ -92,14 +93,14 @@ export async function searchBrains(
     filters: await searchFilters(deps, ctx, now),
     sort: searchSort(ctx.query.ordering),
   };
-  const first = await keptRankingPage(deps, { ...base, ...window, facets }, now);
+  const first = await keptRankingPage(deps, { ...base, ...window, facets }, now, signal);
   const reply = await listReply(ctx, {
     count: () => Promise.resolve(first.total),
     fetch: async ({ limit, offset }) => {
       const ids =
         limit === window.limit && offset === window.offset
           ? first.ids
-          : (await deps.search.query({ ...base, limit, offset })).ids;
+          : (await deps.search.query({ ...base, limit, offset }, { signal })).ids;
       return (await brainsByIds(deps.readModels, ids)).map((row) =>
         brainJson(shape, row, brainViewFor(deps, ctx)),
       );
@@ -129,15 +130,19 @@ export async function keptRankingPage(
   deps: Pick<QueryDeps, 'search' | 'searchRankings'>,
   query: SearchQuery,
   now: GlobalPosition,
+  signal?: AbortSignal,
 ): Promise<SearchResult> {
   const rankings = deps.searchRankings;
-  if (!rankings || !query.text) return deps.search.query(query);
+  if (!rankings || !query.text) return deps.search.query(query, { signal });
   const { limit, offset, ...search } = query;
   const depth = offset + limit <= KEPT_RANKING.first ? KEPT_RANKING.first : KEPT_RANKING.deep;
-  const ranking = await rankings.get(`${depth} ${JSON.stringify(search)}`, now, () =>
-    deps.search.query({ ...search, limit: depth, offset: 0 }),
+  const ranking = await rankings.get(
+    `${depth} ${JSON.stringify(search)}`,
+    now,
+    (askers) => deps.search.query({ ...search, limit: depth, offset: 0 }, { signal: askers }),
+    signal,
   );
   if (offset + limit > ranking.ids.length && ranking.ids.length < ranking.total)
-    return deps.search.query(query); // beyond what is kept
+    return deps.search.query(query, { signal }); // beyond what is kept
   return { ...ranking, ids: ranking.ids.slice(offset, offset + limit) };
 }
