@@ -170,7 +170,7 @@ test('a facet narrows the list to the count the API gives, and the URL restores 
   await showsCount('12 brains');
 });
 
-test('search as you type: one request once typing pauses, not one per key', async () => {
+test('search as you type: a burst of keys asks at its first key and once more for the whole text, not once per key', async () => {
   // The page's clock is the test's: keys typed with no time passing are one burst, whatever the
   // machine's load (no timing is asserted).
   await page.clock.install();
@@ -186,13 +186,22 @@ test('search as you type: one request once typing pauses, not one per key', asyn
   const search = page.getByRole('searchbox', { name: 'Search brains' });
   await search.pressSequentially('hipocampus');
   await page.clock.runFor(20);
-  expect(searches).toEqual([]);
-  // The debounce ends, the search is asked once, for the whole text.
+  // The first key after a pause asks at once (debounce's leading edge)…
+  expect(searches).toEqual(['h']);
+  // …and the burst is asked once more when it ends, for the whole text (trailing edge).
   await page.clock.runFor(1000);
+  expect(searches).toEqual(['h', 'hipocampus']);
   await page.clock.resume();
   await showsCount('1 brain matching “hipocampus”');
-  expect(searches).toEqual(['hipocampus']);
   expect(await results().allTextContents()).toEqual(['Hippocampus sample']);
+  // One key after a pause asks at once, and nothing more after it.
+  await page.clock.pauseAt(Date.now() + 60_000);
+  await search.press('Backspace');
+  await page.clock.runFor(20);
+  expect(searches).toEqual(['h', 'hipocampus', 'hipocampu']);
+  await page.clock.runFor(1000);
+  expect(searches).toEqual(['h', 'hipocampus', 'hipocampu']);
+  await page.clock.resume();
 });
 
 test('at 390 px: the facets are behind a button, nothing scrolls sideways, and they still filter', async () => {

@@ -5,9 +5,12 @@ import { navigate, useLocation } from '../router';
 
 const PAGE_SIZE = 20;
 /**
- * Typing waits this long for the next key before it asks: a burst of keys (fast typing, a paste)
- * is one request, while a pause between words already shows results. Each new question aborts the
- * one before it, and an answer is shown only if it is the newest question's.
+ * Searching as you type is debounced on both edges (lodash's `leading` and `trailing`): a key after
+ * a pause this long asks at once, and the keys that follow it within this long of each other (fast
+ * typing, a paste) are one question, asked this long after the last of them. Typing at a person's
+ * pace (a key every 100–200 ms) asks once a key either way; asking at the first key rather than
+ * this long after it takes the wait out of every answer. Each new question aborts the one before it
+ * (the server then stops its statement), and an answer is shown only if it is the newest question's.
  */
 const SEARCH_DEBOUNCE_MS = 80;
 /** Typing within this long of the last search replaces its history entry (back skips the keystrokes). */
@@ -82,7 +85,12 @@ export function BrowsePage() {
   // On a narrow screen the facets are behind a button (CSS shows the button there only).
   const [filtersOpen, setFiltersOpen] = useState(false);
   const latest = useRef(0);
-  const debounce = useRef<ReturnType<typeof setTimeout>>(undefined);
+  /** The debounce's timer while keys come within SEARCH_DEBOUNCE_MS, and a text typed since its last question. */
+  const debounce = useRef<{ timer: ReturnType<typeof setTimeout>; unasked?: string } | undefined>(undefined);
+  const stopDebounce = () => {
+    clearTimeout(debounce.current?.timer);
+    debounce.current = undefined;
+  };
   const lastTyped = useRef(0);
   const search = params.toString();
 
@@ -92,7 +100,7 @@ export function BrowsePage() {
   useEffect(() => {
     if (urlQuery === typedQuery.current) return;
     typedQuery.current = undefined;
-    clearTimeout(debounce.current);
+    stopDebounce();
     setText(urlQuery);
   }, [urlQuery]);
 
@@ -134,14 +142,24 @@ export function BrowsePage() {
     // Texts whose answers never came (superseded) are forgotten, oldest first.
     if (keystrokeAt.size > 50) keystrokeAt.delete(keystrokeAt.keys().next().value!);
     setText(value);
-    clearTimeout(debounce.current);
-    debounce.current = setTimeout(() => {
+    const ask = (typed: string) => {
       // One history entry per search typed, not per keystroke.
       const replace = performance.now() - lastTyped.current < TYPING_BURST_MS;
       lastTyped.current = performance.now();
-      typedQuery.current = value.trim();
-      navigate(withParams(params, { q: value.trim(), page: null }), { replace });
-    }, SEARCH_DEBOUNCE_MS);
+      typedQuery.current = typed.trim();
+      navigate(withParams(params, { q: typed.trim(), page: null }), { replace });
+    };
+    const burst = debounce.current;
+    clearTimeout(burst?.timer);
+    if (!burst) ask(value);
+    const next: { timer: ReturnType<typeof setTimeout>; unasked?: string } = {
+      timer: setTimeout(() => {
+        debounce.current = undefined;
+        if (next.unasked !== undefined) ask(next.unasked);
+      }, SEARCH_DEBOUNCE_MS),
+      unasked: burst ? value : undefined,
+    };
+    debounce.current = next;
   };
 
   const page = state.kind === 'ready' ? state.page : undefined;
@@ -155,7 +173,7 @@ export function BrowsePage() {
         role="search"
         onSubmit={(event) => {
           event.preventDefault();
-          clearTimeout(debounce.current);
+          stopDebounce();
           navigate(withParams(params, { q: text.trim(), page: null }));
         }}
       >
