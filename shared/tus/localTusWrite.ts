@@ -2,12 +2,19 @@ import { type FileHandle, open } from 'node:fs/promises';
 import { BatchFiller } from '#shared/blobStore/localDisk/batchFiller';
 import { openForDirectWrites, writeAllAt } from '#shared/blobStore/localDisk/durableFs';
 import { DIRECT_IO_ALIGNMENT, OffThreadSha256, directWritable } from '#shared/blobStore/offThreadSha256';
+import type { TakeChunk } from './tusRequestBody';
 
 /** Batch memory of the hashing thread: filled here, written, then handed over to be hashed. */
 export interface BatchHash {
   batch(): Buffer | Promise<Buffer>;
   handOver(batch: Buffer): Promise<void>;
 }
+
+/**
+ * A body that gives its chunks to `take`, in order, waiting whenever `take` returns a promise, and
+ * resolves once it has given the last one (readRequestBody).
+ */
+export type ChunkSource = (take: TakeChunk) => Promise<void>;
 
 export interface LocalTusWriteOptions {
   /** Write whole aligned batches with O_DIRECT where the file system allows. */
@@ -39,7 +46,7 @@ export interface LocalTusWriteOptions {
  * file then ends at a batch boundary: its size is still the offset).
  */
 export async function writeTusBody(
-  body: AsyncIterable<Buffer | string>,
+  body: ChunkSource | AsyncIterable<Buffer | string>,
   file: string,
   offset: number,
   options: LocalTusWriteOptions,
@@ -125,11 +132,15 @@ export async function writeTusBody(
     const misaligned = offset % DIRECT_IO_ALIGNMENT;
     const batches = new BatchFiller(() => hash.batch(), append);
     if (misaligned !== 0) batches.limitNextBatch(DIRECT_IO_ALIGNMENT - misaligned);
-    for await (const received of body) {
-      const chunk = typeof received === 'string' ? Buffer.from(received) : received;
+    // A chunk that fits the batch being filled is copied at once, with no promise (pushSync).
+    const take = (chunk: Buffer): Promise<void> | undefined => {
       options.onChunk?.(chunk);
-      await batches.push(chunk);
-    }
+      return batches.pushSync(chunk);
+    };
+    if (typeof body === 'function') await body(take);
+    else
+      for await (const received of body)
+        await take(typeof received === 'string' ? Buffer.from(received) : received);
     await batches.flush();
     await drain();
     // The offset this PATCH answers (the file's size) survives a power loss, not only a crash.

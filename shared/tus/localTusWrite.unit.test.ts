@@ -2,9 +2,10 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { writeTusBody } from './localTusWrite';
 import { RunningUploadHashes } from './runningUploadHashes';
+import { readRequestBody } from './tusRequestBody';
 
 const MiB = 1024 * 1024;
 const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
@@ -47,6 +48,34 @@ describe.each([true, false])('writeTusBody (O_DIRECT %s)', (directIo) => {
       expect(statSync(file).size).toBe(to);
     }
     expect(sha256(readFileSync(file))).toBe(sha256(bytes));
+    expect(await hashes.take('u', bytes.length)).toBe(sha256(bytes));
+  });
+
+  test("a request body taken in its 'data' events (readRequestBody), at odd offsets: every byte in place, the whole upload's hash", async () => {
+    const hashes = new RunningUploadHashes();
+    const bytes = randomBytes(13 * MiB + 4_321);
+    const cuts = [0, 4 * MiB + 17, 9 * MiB + 4096, bytes.length];
+    for (let i = 0; i + 1 < cuts.length; i += 1) {
+      const [from, to] = [cuts[i]!, cuts[i + 1]!];
+      const request = new PassThrough({ highWaterMark: 16 * 1024 });
+      const written = writeTusBody(
+        (take) => readRequestBody(request, new AbortController().signal, to - from, take),
+        file,
+        from,
+        { directIo, hash: hashes.follow('u', from) },
+      );
+      // Odd chunk sizes, sent as a socket would: waiting for 'drain' when the request is paused.
+      for (let at = from; at < to;) {
+        const n = Math.min(65_519, to - at);
+        if (!request.write(bytes.subarray(at, at + n)))
+          await new Promise((resolve) => request.once('drain', resolve));
+        at += n;
+      }
+      request.end();
+      expect(await written).toBe(to - from);
+      expect(statSync(file).size).toBe(to);
+    }
+    expect(readFileSync(file).equals(bytes)).toBe(true);
     expect(await hashes.take('u', bytes.length)).toBe(sha256(bytes));
   });
 

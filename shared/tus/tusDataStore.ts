@@ -8,7 +8,7 @@ import { TusHttpError } from './tusHttpError';
 import type { RunningUploadHashes } from './runningUploadHashes';
 import { tusBlobKey } from './tusKeys';
 import { writeTusBody } from './localTusWrite';
-import { currentTusRequestBody, requestChunks } from './tusRequestBody';
+import { currentTusRequestBody, readRequestBody } from './tusRequestBody';
 
 export interface BlobKeyedDataStoreOptions {
   readonly expirationMs: number;
@@ -128,8 +128,9 @@ export class BlobKeyedDataStore extends DataStore {
     if (direct) stream.resume();
     let written: number;
     try {
+      const room = direct ? await this.roomAt(id, offset, direct) : 0;
       written = await writeTusBody(
-        direct ? requestChunks(direct, stop.signal, await this.roomAt(id, offset, direct)) : stream,
+        direct ? (take) => readRequestBody(direct, stop.signal, room, take) : stream,
         file,
         offset,
         {

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Readable } from 'node:stream';
+import { asError } from '#shared/errors/asError';
 import { TusHttpError } from './tusHttpError';
 
 /**
@@ -63,97 +64,117 @@ export function closedEarly(error: unknown): boolean {
 const QUEUED_BYTES = 1024 * 1024;
 
 /**
- * The chunks of a request body until it ends, its client goes away (the bytes received so far
- * are the body then, as tus treats a request whose client left), or `stop` aborts (no further
- * chunk is taken; the request is left paused). More than `maxBytes` fails with 413 before the
- * chunk crossing it is given. The request flows ('data') into a queue and is paused only when
- * QUEUED_BYTES wait: a paused request (read() on 'readable', as Node's own iterator does) stops
- * and restarts reading its socket for nearly every 64 KiB chunk, beyond its 16 KiB high-water mark.
+ * Takes one chunk of a body: undefined when it is done with it already, else a promise that settles
+ * when it is (the next chunk waits for it; a rejection ends the read with that error).
  */
-export function requestChunks(
+export type TakeChunk = (chunk: Buffer) => Promise<void> | undefined;
+
+/**
+ * Hands the chunks of a request body to `take`, in order, until the body ends, its client goes away
+ * (the bytes received so far are the body then, as tus treats a request whose client left), or
+ * `stop` aborts (no further chunk is taken; the request is left paused). More than `maxBytes` fails
+ * with 413 before the chunk crossing it is taken. Resolves once the last chunk is taken.
+ *
+ * Each chunk is taken in the request's own 'data' event, with no promise or queue on the way when
+ * `take` is done with it at once (the local disk's batch copy, all but one chunk in 64): an async
+ * iterator cost two promises and a microtask per 64 KiB chunk, on the event loop that receives
+ * every byte. Chunks that arrive while `take` is busy wait in a queue, and the request is paused
+ * only once QUEUED_BYTES wait: a request paused at once (read() on 'readable', as Node's own
+ * iterator does) stops and restarts reading its socket for nearly every chunk.
+ */
+export function readRequestBody(
   body: Readable,
   stop: AbortSignal,
   maxBytes: number,
-): AsyncIterable<Buffer | string> {
-  return {
-    [Symbol.asyncIterator](): AsyncIterator<Buffer | string> {
-      const end: IteratorReturnResult<undefined> = { done: true, value: undefined };
-      const queue: (Buffer | string)[] = [];
-      let queued = 0;
-      let ended = false;
-      let failure: Error | undefined;
-      let wake: (() => void) | undefined;
-      const awaken = (): void => {
-        const waiting = wake;
-        wake = undefined;
-        waiting?.();
-      };
-      const onData = (chunk: Buffer | string): void => {
-        queue.push(chunk);
-        queued += chunk.length;
-        if (queued >= QUEUED_BYTES) body.pause();
-        awaken();
-      };
-      const onEnd = (): void => {
-        ended = true;
-        awaken();
-      };
-      const onError = (error: Error): void => {
-        failure = error;
-        awaken();
-      };
-      const onClose = (): void => {
-        // Closed before its end without an error: the client went away.
-        if (!body.readableEnded && !failure) ended = true;
-        awaken();
-      };
-      let finished = false;
-      const finish = (): IteratorReturnResult<undefined> => {
-        if (finished) return end;
-        finished = true;
-        body.off('data', onData);
-        body.off('end', onEnd);
-        body.off('error', onError);
-        body.off('close', onClose);
-        stop.removeEventListener('abort', awaken);
-        body.pause();
-        return end;
-      };
-      body.on('data', onData);
-      body.on('end', onEnd);
-      body.on('error', onError);
-      body.on('close', onClose);
-      stop.addEventListener('abort', awaken);
-      let received = 0;
-      return {
-        async next() {
-          while (!finished) {
-            if (stop.aborted) return finish();
-            const chunk = queue.shift();
-            if (chunk !== undefined) {
-              queued -= chunk.length;
-              if (queued < QUEUED_BYTES && body.isPaused() && !ended) body.resume();
-              received += chunk.length;
-              if (received > maxBytes) {
-                finish();
-                throw bodyTooLong();
-              }
-              return { done: false, value: chunk };
-            }
-            if (failure) {
-              finish();
-              if (closedEarly(failure)) return end;
-              throw failure;
-            }
-            if (ended) return finish();
-            await new Promise<void>((resolve) => (wake = resolve));
-          }
-          return end;
+  take: TakeChunk,
+): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const queue: Buffer[] = [];
+    let queued = 0;
+    let received = 0;
+    /** `take` is not done with a chunk yet: what arrives waits in `queue`. */
+    let taking: Promise<void> | undefined;
+    /** No chunk will arrive any more: the read ends once the queue is taken. */
+    let ended = false;
+    let finished = false;
+    /** Stops reading; settles once `take` is done with the chunk it has (never while it is busy). */
+    const finish = (failure?: unknown): void => {
+      if (finished) return;
+      finished = true;
+      body.off('data', onData);
+      body.off('end', onEnd);
+      body.off('error', onError);
+      body.off('close', onClose);
+      stop.removeEventListener('abort', onStop);
+      body.pause();
+      queue.length = 0;
+      const settle = (error: unknown): void => (error === undefined ? resolve() : reject(asError(error)));
+      if (!taking) return settle(failure);
+      taking.then(
+        () => settle(failure),
+        (error: unknown) => settle(failure ?? error),
+      );
+    };
+    /** Takes queued chunks until `take` is busy with one; ends the read once all are taken after the end. */
+    const takeQueued = (): void => {
+      while (!finished && !taking) {
+        const chunk = queue.shift();
+        if (chunk === undefined) return void (ended && finish());
+        queued -= chunk.length;
+        if (queued < QUEUED_BYTES && body.isPaused() && !ended) body.resume();
+        give(chunk);
+      }
+    };
+    const give = (chunk: Buffer): void => {
+      let pending: Promise<void> | undefined;
+      try {
+        pending = take(chunk);
+      } catch (error) {
+        return finish(error);
+      }
+      if (pending === undefined) return;
+      taking = pending;
+      pending.then(
+        () => {
+          taking = undefined;
+          takeQueued();
         },
-        return() {
-          return Promise.resolve(finish());
+        (error: unknown) => {
+          taking = undefined;
+          finish(error);
         },
-      };
-    },
-  };
+      );
+    };
+    const onData = (data: Buffer | string): void => {
+      const chunk = typeof data === 'string' ? Buffer.from(data) : data;
+      received += chunk.length;
+      if (received > maxBytes) return finish(bodyTooLong());
+      if (stop.aborted) return finish();
+      if (!taking && queue.length === 0) return give(chunk);
+      queue.push(chunk);
+      queued += chunk.length;
+      if (queued >= QUEUED_BYTES) body.pause();
+    };
+    const onEnd = (): void => {
+      ended = true;
+      if (!taking) takeQueued();
+    };
+    const onError = (error: Error): void => {
+      // The client went away: what was received is the body. Anything else fails the read.
+      if (closedEarly(error)) return onEnd();
+      finish(error);
+    };
+    const onClose = (): void => {
+      // Closed before its end without an error: the client went away.
+      if (!body.readableEnded) onEnd();
+    };
+    const onStop = (): void => finish();
+    body.on('data', onData);
+    body.on('end', onEnd);
+    body.on('error', onError);
+    body.on('close', onClose);
+    if (stop.aborted) return finish();
+    stop.addEventListener('abort', onStop);
+    if (body.isPaused()) body.resume();
+  });
 }

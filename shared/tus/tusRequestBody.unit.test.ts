@@ -1,23 +1,25 @@
 import { randomBytes } from 'node:crypto';
 import { PassThrough } from 'node:stream';
 import { TusHttpError } from './tusHttpError';
-import { TusRequestBody, requestChunks } from './tusRequestBody';
+import { TusRequestBody, readRequestBody } from './tusRequestBody';
 
 const KiB = 1024;
+const tick = () => new Promise((resolve) => setImmediate(resolve));
 
-async function collect(chunks: AsyncIterable<Buffer | string>): Promise<Buffer> {
+/** Reads `body` as the local disk's write does, taking every chunk at once; resolves with the bytes taken. */
+async function collect(body: PassThrough, stop: AbortSignal, maxBytes: number): Promise<Buffer> {
   const parts: Buffer[] = [];
-  for await (const chunk of chunks) parts.push(Buffer.from(chunk));
+  await readRequestBody(body, stop, maxBytes, (chunk) => void parts.push(Buffer.from(chunk)));
   return Buffer.concat(parts);
 }
 
 const connectionReset = () => Object.assign(new Error('aborted'), { code: 'ECONNRESET' });
 
-describe('requestChunks', () => {
+describe('readRequestBody', () => {
   test('every chunk of a body that ends, in order', async () => {
     const body = new PassThrough();
     const bytes = randomBytes(300 * KiB);
-    const read = collect(requestChunks(body, new AbortController().signal, bytes.length));
+    const read = collect(body, new AbortController().signal, bytes.length);
     for (let at = 0; at < bytes.length; at += 64 * KiB) body.write(bytes.subarray(at, at + 64 * KiB));
     body.end();
     expect((await read).equals(bytes)).toBe(true);
@@ -30,9 +32,9 @@ describe('requestChunks', () => {
     ]) {
       const body = new PassThrough();
       const bytes = randomBytes(100 * KiB);
-      const read = collect(requestChunks(body, new AbortController().signal, 1e9));
+      const read = collect(body, new AbortController().signal, 1e9);
       body.write(bytes);
-      await new Promise((resolve) => setImmediate(resolve));
+      await tick();
       goAway(body);
       expect((await read).equals(bytes)).toBe(true);
     }
@@ -41,12 +43,14 @@ describe('requestChunks', () => {
   test('any other failure of the body rejects, after the bytes received before it', async () => {
     const body = new PassThrough();
     const seen: number[] = [];
-    const read = (async () => {
-      for await (const chunk of requestChunks(body, new AbortController().signal, 1e9))
-        seen.push(chunk.length);
-    })();
+    const read = readRequestBody(
+      body,
+      new AbortController().signal,
+      1e9,
+      (chunk) => void seen.push(chunk.length),
+    );
     body.write(randomBytes(10 * KiB));
-    await new Promise((resolve) => setImmediate(resolve));
+    await tick();
     body.destroy(new Error('Parse Error: Invalid character in chunk size'));
     await expect(read).rejects.toThrow('Parse Error');
     expect(seen).toEqual([10 * KiB]);
@@ -55,24 +59,26 @@ describe('requestChunks', () => {
   test('stop ends a read that waits on a silent client; the request is left as it is (not destroyed)', async () => {
     const body = new PassThrough();
     const stop = new AbortController();
-    const read = collect(requestChunks(body, stop.signal, 1e9));
+    const read = collect(body, stop.signal, 1e9);
     body.write(Buffer.from('first bytes'));
-    await new Promise((resolve) => setImmediate(resolve));
+    await tick();
     stop.abort();
     expect((await read).toString()).toBe('first bytes');
     expect(body.destroyed).toBe(false);
     expect(body.listenerCount('data')).toBe(0);
   });
 
-  test('more bytes than maxBytes: 413 before the chunk crossing it is given', async () => {
+  test('more bytes than maxBytes: 413 before the chunk crossing it is taken', async () => {
     const body = new PassThrough();
     const seen: number[] = [];
-    const read = (async () => {
-      for await (const chunk of requestChunks(body, new AbortController().signal, 100))
-        seen.push(chunk.length);
-    })();
+    const read = readRequestBody(
+      body,
+      new AbortController().signal,
+      100,
+      (chunk) => void seen.push(chunk.length),
+    );
     body.write(Buffer.alloc(60));
-    await new Promise((resolve) => setImmediate(resolve));
+    await tick();
     body.write(Buffer.alloc(60));
     const error = await read.then(
       () => undefined,
@@ -83,25 +89,62 @@ describe('requestChunks', () => {
     expect(seen).toEqual([60]);
   });
 
-  test('back-pressure: the request is paused once a MiB waits, and flows again as it is taken', async () => {
+  test('a busy take: later chunks wait in order, the request is paused once a MiB waits and flows again as they are taken', async () => {
     const body = new PassThrough({ highWaterMark: 16 * KiB });
-    const chunks = requestChunks(body, new AbortController().signal, 1e9)[Symbol.asyncIterator]();
-    const first = chunks.next();
-    for (let i = 0; i < 20; i += 1) body.write(Buffer.alloc(64 * KiB, i));
-    await new Promise((resolve) => setImmediate(resolve));
-    expect((await first).done).toBe(false);
+    const taken: number[] = [];
+    let release: (() => void) | undefined;
+    const read = readRequestBody(body, new AbortController().signal, 1e9, (chunk) => {
+      taken.push(chunk[0]!);
+      // Every fourth chunk keeps take busy until released, as a full batch waits for the disk.
+      if (taken.length % 4 !== 1) return undefined;
+      return new Promise<void>((resolve) => (release = resolve));
+    });
+    for (let i = 0; i < 24; i += 1) body.write(Buffer.alloc(64 * KiB, i));
+    await tick();
+    expect(taken).toEqual([0]);
     expect(body.isPaused()).toBe(true);
-    let taken = 1;
-    while (taken < 20) {
-      const next = await chunks.next();
-      expect(next.done).toBe(false);
-      expect((next.value as Buffer)[0]).toBe(taken);
-      taken += 1;
-      await new Promise((resolve) => setImmediate(resolve));
+    while (taken.length < 24) {
+      const before = taken.length;
+      release!();
+      await tick();
+      expect(taken.length).toBeGreaterThan(before);
     }
+    expect(taken).toEqual(Array.from({ length: 24 }, (_, i) => i));
     expect(body.isPaused()).toBe(false);
     body.end();
-    expect((await chunks.next()).done).toBe(true);
+    release!();
+    await read;
+  });
+
+  test('stop while take is busy: the read settles only once take is done with its chunk, and takes no more', async () => {
+    const body = new PassThrough();
+    const stop = new AbortController();
+    const taken: number[] = [];
+    let release!: () => void;
+    let settled = false;
+    const read = readRequestBody(body, stop.signal, 1e9, (chunk) => {
+      taken.push(chunk[0]!);
+      return taken.length === 1 ? new Promise<void>((resolve) => (release = resolve)) : undefined;
+    }).then(() => (settled = true));
+    body.write(Buffer.alloc(10, 1));
+    body.write(Buffer.alloc(10, 2));
+    await tick();
+    stop.abort();
+    await tick();
+    expect(settled).toBe(false);
+    release();
+    await read;
+    expect(taken).toEqual([1]);
+  });
+
+  test('a take that fails ends the read with its failure', async () => {
+    const body = new PassThrough();
+    const read = readRequestBody(body, new AbortController().signal, 1e9, () =>
+      Promise.reject(new Error('disk full')),
+    );
+    body.write(Buffer.alloc(10));
+    await expect(read).rejects.toThrow('disk full');
+    expect(body.listenerCount('data')).toBe(0);
   });
 });
 

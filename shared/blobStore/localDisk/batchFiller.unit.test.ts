@@ -105,3 +105,38 @@ describe('BatchFiller', () => {
     await expect(batches.push(randomBytes(2))).rejects.toThrow('EIO');
   });
 });
+
+describe('BatchFiller.pushSync', () => {
+  test.each([
+    ['smaller than a batch', [333]],
+    ['exactly a batch', [BATCH]],
+    ['of mixed sizes, some empty', [1, 0, 999, 1000, 1001, 7, 0, 4_000]],
+  ])(
+    'chunks %s: copied at once while they fit, a promise only where a batch is taken or fills',
+    async (_name, sizes) => {
+      for (const options of [{}, { asyncTake: true, slowHandOn: true }]) {
+        const { batches, handedOn, taken } = filler(options);
+        const bytes = randomBytes(7_654);
+        let promises = 0;
+        for (const chunk of chunksOf(bytes, sizes)) {
+          const before = batches.pending;
+          const pending = batches.pushSync(chunk);
+          if (pending === undefined) {
+            // Taken whole, in the batch being filled, which it did not fill.
+            expect(batches.pending).toBe(before + chunk.length);
+            expect(batches.pending).toBeLessThan(BATCH);
+          } else {
+            promises += 1;
+            await pending;
+          }
+        }
+        await batches.flush();
+        expect(Buffer.concat(handedOn).equals(bytes)).toBe(true);
+        expect(handedOn.slice(0, -1).every((batch) => batch.length === BATCH)).toBe(true);
+        expect(taken()).toBe(8);
+        // At most one promise per batch taken plus one per batch filled.
+        expect(promises).toBeLessThanOrEqual(16);
+      }
+    },
+  );
+});
