@@ -128,7 +128,7 @@ export function eventTextsOf(store: EventStore): EventTextSource {
         id: event.id,
         commit: event.position.commit.toString(),
         prepare: event.position.prepare.toString(),
-        text: canonicalEventText(event),
+        bytes: Buffer.from(canonicalEventText(event), 'utf8'),
       })),
     };
   };
@@ -184,7 +184,7 @@ export async function checkLinks(
       event.id === row.eventId &&
       event.commit === row.commit &&
       event.prepare === row.prepare &&
-      createHash('sha256').update(previous).update(event.text, 'utf8').digest('hex') === row.hash;
+      createHash('sha256').update(previous).update(event.bytes).digest('hex') === row.hash;
     if (!holds) {
       await settle();
       return { firstBroken: seq, checked: seq - fromSeq };

@@ -16,6 +16,8 @@ import { ProjectionRunner } from '#shared/projections/projectionRunner';
 import { auditLogProjection } from '#services/projector/projections/auditLogProjection';
 import { verifyLedger } from '#services/projector/verifyLedger';
 import { freePort } from '#tests/support/freePort';
+import { START } from '#shared/eventStore/eventStore';
+import { readEventTexts } from '#services/projector/ledgerEventTexts';
 import { seedEvents } from './ledgerSeed';
 
 async function main(): Promise<void> {
@@ -56,6 +58,20 @@ async function main(): Promise<void> {
         page = await store.readAll({ after: page[page.length - 1]!.position, maxCount: 10_000 });
       }
       const readSeconds = (performance.now() - started2) / 1000;
+      // What a worker reads: the events as canonical texts straight from the table, all in one thread.
+      started2 = performance.now();
+      const storeHead = await store.headPosition();
+      let texts = 0;
+      for (let after = START; ; ) {
+        const page = await readEventTexts(store.pool, undefined, after, storeHead, 10_000);
+        texts += page.items.length;
+        const last = page.items[page.items.length - 1];
+        if (page.done || !last) break;
+        after = { commit: BigInt(last.commit), prepare: BigInt(last.prepare) };
+      }
+      console.log(
+        `run ${run}: readEventTexts alone (one thread): ${Math.round(texts / ((performance.now() - started2) / 1000))} events/s`,
+      );
       for (const parallel of run % 2 === 1 ? [false, true] : [true, false]) {
         const cpu = process.cpuUsage();
         started2 = performance.now();

@@ -1,0 +1,109 @@
+/**
+ * How fast the ledger catches up, and where its CPU goes (not part of the test suite; the benchmark
+ * has the 1M-event figure):
+ *   npx tsx tests/audit/ledgerCatchUpSpeed.ts [events]   (default 200000)
+ * Seeds `events` events straight into the events table of a throw-away embedded PostgreSQL, then
+ * chains them with the audit_log projection alone from zero, three times (dropping the projection's
+ * tables between), each beside a baseline: reading the same events through store.readAll alone.
+ * Prints events/s and the CPU per event of this process and of PostgreSQL (its processes' times from
+ * /proc): on a loaded machine the CPU per event still says what a change saved.
+ */
+import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { startEmbeddedPostgres } from '#shared/infra/postgres/embeddedPostgres';
+import { createPostgresEventStore } from '#shared/eventStore/postgres/postgresEventStore';
+import { ProjectionRunner } from '#shared/projections/projectionRunner';
+import { auditLogProjection } from '#services/projector/projections/auditLogProjection';
+import { freePort } from '#tests/support/freePort';
+import { seedEvents } from './ledgerSeed';
+
+const TICKS_PER_SECOND = 100;
+
+/** CPU seconds of the postmaster running on `dataDir` and its children (running and ended). */
+function postgresCpuSeconds(dataDir: string): number {
+  const stats = readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .map((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+        return {
+          pid: Number(pid),
+          ppid: Number(fields[1]),
+          own: Number(fields[11]) + Number(fields[12]),
+          children: Number(fields[13]) + Number(fields[14]),
+          cmdline,
+        };
+      } catch {
+        return undefined;
+      }
+    })
+    .filter((s) => s !== undefined);
+  const master = stats.find((s) => s.cmdline.includes(dataDir) && s.cmdline.includes('postgres'));
+  if (!master) return 0;
+  let ticks = master.own + master.children;
+  for (const s of stats) if (s.ppid === master.pid) ticks += s.own;
+  return ticks / TICKS_PER_SECOND;
+}
+
+async function main(): Promise<void> {
+  const events = Number(process.argv[2] ?? 200_000);
+  const root = mkdtempSync(path.join(tmpdir(), 'ledger-catch-up-'));
+  chmodSync(root, 0o755);
+  const dataDir = path.join(root, 'pg');
+  const server = await startEmbeddedPostgres({ dataDir, port: await freePort(), persistent: false });
+  try {
+    await server.createDatabase('ledger');
+    const url = server.connectionString('ledger');
+    const store = createPostgresEventStore({ connectionString: url });
+    const pool = new pg.Pool({ connectionString: url, max: 4 });
+    await store.migrate();
+    let started = performance.now();
+    await seedEvents(pool, events);
+    console.log(`seeded ${events} events in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    for (let run = 1; run <= 3; run++) {
+      let cpu = process.cpuUsage();
+      let pgCpu = postgresCpuSeconds(dataDir);
+      started = performance.now();
+      let read = 0;
+      for (let page = await store.readAll({ maxCount: 2000 }); page.length > 0; ) {
+        read += page.length;
+        page = await store.readAll({ after: page[page.length - 1]!.position, maxCount: 2000 });
+      }
+      const perEvent = (seconds: number): string => ((seconds * 1e6) / events).toFixed(1);
+      let { user, system } = process.cpuUsage(cpu);
+      console.log(
+        `run ${run}: readAll alone ${Math.round(read / ((performance.now() - started) / 1000))} events/s, ` +
+          `CPU per event: node ${perEvent((user + system) / 1e6)} µs, PostgreSQL ${perEvent(postgresCpuSeconds(dataDir) - pgCpu)} µs`,
+      );
+      // From zero: the projection's tables and checkpoint gone (none the first time).
+      await pool.query('DROP TABLE IF EXISTS rm.audit_events_v1, rm.audit_references_v1 CASCADE');
+      await pool.query(`DELETE FROM rm.projection_checkpoints WHERE projection = 'audit_log'`).catch(() => undefined);
+      cpu = process.cpuUsage();
+      pgCpu = postgresCpuSeconds(dataDir);
+      started = performance.now();
+      const chained = await new ProjectionRunner({
+        store,
+        pool,
+        projections: [auditLogProjection],
+        batchSize: 2000,
+      }).catchUp();
+      const seconds = (performance.now() - started) / 1000;
+      ({ user, system } = process.cpuUsage(cpu));
+      console.log(
+        `run ${run}: catch-up ${chained} events in ${seconds.toFixed(1)} s: ${Math.round(chained / seconds)} events/s, ` +
+          `CPU per event: node ${perEvent((user + system) / 1e6)} µs, PostgreSQL ${perEvent(postgresCpuSeconds(dataDir) - pgCpu)} µs`,
+      );
+    }
+    await pool.end();
+    await store.close();
+  } finally {
+    await server.stop();
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+void main();
