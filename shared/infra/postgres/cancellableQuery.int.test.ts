@@ -47,6 +47,17 @@ test('an abort stops the statement in PostgreSQL and rejects with the reason', a
   expect(rows[0]!.one).toBe(1);
 });
 
+test('a pool whose every connection runs an abandoned statement still cancels them all', async () => {
+  const controllers = [new AbortController(), new AbortController()];
+  const queries = controllers.map((controller, i) =>
+    cancellableQuery(pool, { text: `SELECT pg_sleep(30), 'full-pool-${i}'` }, controller.signal),
+  );
+  await waitFor('both statements running', async () => (await running('full-pool-')) === 2);
+  for (const controller of controllers) controller.abort(new Gone('hung up'));
+  for (const query of queries) await expect(query).rejects.toBeInstanceOf(Gone);
+  await waitFor('both statements stopped', async () => (await running('full-pool-')) === 0);
+});
+
 test('an abort racing the answer never cancels the next statement on that connection', async () => {
   let stopped = 0;
   for (let i = 0; i < 30; i++) {
