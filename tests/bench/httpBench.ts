@@ -84,7 +84,8 @@ function report(serviceRps: number[], bareRps: number[]): Figure[] {
       name: 'all-in-one / bare Express',
       rounds: serviceRps.map((s, i) => s / bareRps[i]!),
       unit: percent,
-      target: { kind: 'at least', value: 0.5 },
+      // Issue 22's target (it was 50 % before).
+      target: { kind: 'at least', value: 0.85 },
     },
   ];
   figures.forEach(printFigure);
