@@ -79,9 +79,10 @@ async function readRowTexts(
   if (afterSeq >= lastSeq) return { items: [], done: true };
   const last = Math.min(lastSeq, afterSeq + pageSize);
   const { rows } = await db.query<{ seq: string; e: string; c: string; p: string; h: string }>(
-    `SELECT seq::text, event_id::text AS e, commit_position::text AS c, prepare_position::text AS p,
-            encode(hash, 'hex') AS h
-       FROM audit_events WHERE seq > $1 AND seq <= $2 ORDER BY seq`,
+    // Ordered by the column, qualified: a bare `seq` would be the output column, the text.
+    `SELECT a.seq::text AS seq, a.event_id::text AS e, a.commit_position::text AS c,
+            a.prepare_position::text AS p, encode(a.hash, 'hex') AS h
+       FROM audit_events a WHERE a.seq > $1 AND a.seq <= $2 ORDER BY a.seq`,
     [afterSeq, last],
   );
   const items = rows.map((r) => ({ seq: Number(r.seq), eventId: r.e, commit: r.c, prepare: r.p, hash: r.h }));

@@ -130,6 +130,11 @@ export async function verifyLedger(options: VerifyLedgerOptions): Promise<Ledger
     } else {
       // Every link before `broken` holds: the walk from there carries the same hash the whole walk would.
       const walked = await walk(options, head, storeHead, broken, pageSize);
+      // It stops at that link too, unless the ledger or the events changed meanwhile: not verified.
+      if (!walked.fault)
+        throw new Error(
+          `the link at seq ${broken} was found broken, then intact: the ledger or the events changed during the run`,
+        );
       return finish(walked.fault, broken - fromSeq + walked.checked, walked.newerEvents);
     }
   }
