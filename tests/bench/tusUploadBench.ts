@@ -33,8 +33,10 @@ export interface TusBenchOptions {
   /** BENCH_TUS_ROUNDS, default 3: uninterrupted one-PATCH uploads, each between two plain writes. */
   readonly rounds: number;
   /**
-   * BENCH_TUS_NODE_OPTIONS: the server's NODE_OPTIONS, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`
-   * (the server is then stopped with SIGTERM, so that Node writes the profile, before it is killed).
+   * BENCH_TUS_NODE_OPTIONS: the server's NODE_OPTIONS, e.g. `--import=./tests/bench/cpuProfiler.mjs`
+   * with CPU_PROFILE_DIR=/tmp/prof for a CPU profile (Node 20 refuses --cpu-prof there). The server
+   * is then stopped with SIGTERM, so that what the options write at exit is written, before it is
+   * killed.
    */
   readonly serverNodeOptions: string | undefined;
 }
