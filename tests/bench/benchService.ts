@@ -1,6 +1,9 @@
 import { loadConfig } from '#shared/config/config';
 import { createLogger } from '#shared/logging/logger';
 import { startAllInOne, type RunningService } from '#services/all-in-one/startAllInOne';
+import path from 'node:path';
+import { freePort } from '#tests/support/freePort';
+import { type ServiceProcess, spawnService } from '#tests/support/spawnService';
 
 /** Raised far above what a benchmark sends, so the limits are counted but never refuse. */
 const NO_LIMITS = {
@@ -60,4 +63,38 @@ export async function benchAccount(baseUrl: string): Promise<{ token: string; me
   const response = await fetch(`${baseUrl}/api/auth/me/`, { headers: { authorization: `Token ${token}` } });
   if (!response.ok) throw new Error(`GET /api/auth/me/: ${response.status}`);
   return { token, me: await response.json() };
+}
+
+/** The staff account a spawned all-in-one starts with (spawnBenchService). */
+export const BENCH_STAFF = { email: 'curator@example.org', password: 'bench-curator-1', username: 'curator' };
+
+/**
+ * The real all-in-one in a child process of its own (its CPU apart from the bench's clients), on
+ * the benchmark's PostgreSQL, with BENCH_STAFF as its admin and no rate limit that could refuse.
+ * `nodeOptions`: NODE_OPTIONS for it (e.g. a profiler; it ends with SIGTERM, so a profile is written).
+ */
+export function spawnBenchService(
+  databaseUrl: string,
+  dataDir: string,
+  nodeOptions: string | undefined,
+): Promise<ServiceProcess> {
+  return freePort().then((port) =>
+    spawnService(
+      `services/all-in-one/main${path.extname(__filename)}`,
+      {
+        DATABASE_URL: databaseUrl,
+        DATA_DIR: dataDir,
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        LOG_LEVEL: 'warn',
+        PASSWORD_HASH_LOG_N: '10',
+        ADMIN_EMAIL: BENCH_STAFF.email,
+        ADMIN_PASSWORD: BENCH_STAFF.password,
+        ADMIN_USERNAME: BENCH_STAFF.username,
+        ...NO_LIMITS,
+        ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
+      },
+      120_000, // a busy machine may take long to start it
+    ),
+  );
 }

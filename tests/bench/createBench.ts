@@ -4,6 +4,7 @@ import { niftiBytes } from '#tests/e2e/brains/brainFixtures';
 import { freePort } from '#tests/support/freePort';
 import { spawnService } from '#tests/support/spawnService';
 import { benchAccount } from './benchAccount';
+import { BENCH_STAFF, spawnBenchService } from './benchService';
 import type { BenchPostgres } from './benchPostgres';
 import type { Cleanup } from './cleanup';
 import { type Figure, milliseconds, percent, perSecond } from './figure';
@@ -16,7 +17,6 @@ export interface CreateBenchOptions {
   readonly durationSeconds: number;
 }
 
-const STAFF = { email: 'curator@example.org', password: 'bench-curator-1', username: 'curator' };
 const BOUNDARY = '----catalogue-create-bench';
 
 /**
@@ -40,26 +40,11 @@ export async function measureCreates(
   mkdirSync(dataDir, { recursive: true });
   const stopDir = cleanup.defer('create bench data', () => rmSync(dataDir, { recursive: true, force: true }));
   const stopLoad = cleanup.defer('create bench load', stopLoadGenerators);
-  const server = await spawnService(
-    `services/all-in-one/main${path.extname(__filename)}`,
-    {
-      DATABASE_URL: await pg.createDatabase('create_bench'),
-      DATA_DIR: path.join(dataDir, 'service'),
-      HOST: '127.0.0.1',
-      PORT: String(await freePort()),
-      LOG_LEVEL: 'warn',
-      PASSWORD_HASH_LOG_N: '10',
-      ADMIN_EMAIL: STAFF.email,
-      ADMIN_PASSWORD: STAFF.password,
-      ADMIN_USERNAME: STAFF.username,
-      RATE_LIMIT_UPLOAD: '1000000000/hour',
-      RATE_LIMIT_DEFAULT: '1000000000/minute',
-      // BENCH_CREATE_NODE_OPTIONS: e.g. `--import` of a profiler for the server (it ends with SIGTERM then).
-      ...(process.env.BENCH_CREATE_NODE_OPTIONS
-        ? { NODE_OPTIONS: process.env.BENCH_CREATE_NODE_OPTIONS }
-        : {}),
-    },
-    120_000,
+  // BENCH_CREATE_NODE_OPTIONS: e.g. `--import` of a profiler for the server.
+  const server = await spawnBenchService(
+    await pg.createDatabase('create_bench'),
+    path.join(dataDir, 'service'),
+    process.env.BENCH_CREATE_NODE_OPTIONS,
   );
   const stopServer = cleanup.defer('create bench server', () => server.kill());
   const bareDir = path.join(dataDir, 'bare');
@@ -70,7 +55,7 @@ export async function measureCreates(
   });
   const stopBare = cleanup.defer('bare storing server', () => bare.kill());
   try {
-    const staff = await login(server.url, STAFF.email, STAFF.password);
+    const staff = await login(server.url, BENCH_STAFF.email, BENCH_STAFF.password);
     const category = await postJson<{ id: number }>(server.url, '/api/categories/', staff, {
       name: 'create-bench',
     });

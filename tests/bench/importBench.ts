@@ -3,9 +3,8 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { niftiBytes } from '#tests/e2e/brains/brainFixtures';
-import { freePort } from '#tests/support/freePort';
-import { spawnService } from '#tests/support/spawnService';
 import type { BenchPostgres } from './benchPostgres';
+import { BENCH_STAFF, spawnBenchService } from './benchService';
 import type { Cleanup } from './cleanup';
 import { type Figure, milliseconds, perSecond } from './figure';
 import { printDetail, printSection } from './report';
@@ -23,8 +22,6 @@ export function importBenchOptions(env: NodeJS.ProcessEnv): ImportBenchOptions {
     throw new Error(`BENCH_IMPORT_COUNT must be a positive integer`);
   return { count, jobs: 8 };
 }
-
-const STAFF = { email: 'curator@example.org', password: 'bench-curator-1', username: 'curator' };
 
 /**
  * `bic import --jobs 8` of a folder of small NIfTIs, end to end: the CLI as a user runs it (its own
@@ -44,26 +41,14 @@ export async function measureImport(
   const configDir = path.join(dataDir, 'bic-config');
   mkdirSync(scans, { recursive: true });
   const stopDir = cleanup.defer('import bench data', () => rmSync(dataDir, { recursive: true, force: true }));
-  const server = await spawnService(
-    `services/all-in-one/main${path.extname(__filename)}`,
-    {
-      DATABASE_URL: await pg.createDatabase('import_bench'),
-      DATA_DIR: path.join(dataDir, 'service'),
-      HOST: '127.0.0.1',
-      PORT: String(await freePort()),
-      LOG_LEVEL: 'warn',
-      PASSWORD_HASH_LOG_N: '10',
-      ADMIN_EMAIL: STAFF.email,
-      ADMIN_PASSWORD: STAFF.password,
-      ADMIN_USERNAME: STAFF.username,
-      RATE_LIMIT_UPLOAD: '10000000/hour',
-      RATE_LIMIT_DEFAULT: '10000000/minute',
-    },
-    120_000,
-  ); // a busy machine may take long to start it
+  const server = await spawnBenchService(
+    await pg.createDatabase('import_bench'),
+    path.join(dataDir, 'service'),
+    undefined,
+  );
   const stopServer = cleanup.defer('import bench server', () => server.kill());
   try {
-    const staff = await login(server.url, STAFF.email, STAFF.password);
+    const staff = await login(server.url, BENCH_STAFF.email, BENCH_STAFF.password);
     const category = `import-bench-${Date.now()}`;
     await post(server.url, '/api/categories/', staff, { name: category });
     const token = await account(server.url);
