@@ -11,7 +11,8 @@ import type { Page } from './ledgerPages';
  * position (decimal text) and the text of its canonical bytes, the same text canonicalEventText
  * gives for the event readAll returns. The payloads are never parsed into objects: their canonical
  * form is computed from the text PostgreSQL prints (canonicalFromJsonText), and the recorded time is
- * written as pg's parser and toISOString would write it. For stores read without upcasting (no
+ * written as pg's parser and toISOString would write it. The connection must print times in UTC, ISO
+ * style (EVENT_TEXTS_CONNECTION_OPTIONS). For stores read without upcasting (no
  * upcaster registered): an upcast event is chained in its new shape, which only the store's read
  * gives.
  */
@@ -46,8 +47,7 @@ export async function readEventTexts(
     // Qualified: a bare name in ORDER BY would be the output column of that name, the text.
     text: `SELECT e.transaction_id::text AS c, e.global_position::text AS p, e.event_id::text AS id,
                   e.event_type, e.stream_name, e.stream_revision::text AS r, e.data::text AS d,
-                  e.metadata::text AS m,
-                  to_char(e.recorded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US') AS t
+                  e.metadata::text AS m, e.recorded_at::text AS t
              FROM ${names.events} e
             WHERE e.${VISIBLE} AND (e.transaction_id, e.global_position) > ($1::xid8, $2::bigint)
               AND (e.transaction_id, e.global_position) <= ($3::xid8, $4::bigint)
@@ -89,20 +89,28 @@ function eventText(row: string[]): EventText {
   };
 }
 
-const UTC_TIME = /^(\d{4,})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.(\d{6})$/;
+/**
+ * What a connection for readEventTexts must set: its recorded times are printed in UTC, ISO style
+ * ("2026-11-27 07:39:56.123456+00"), which isoTime reads (cheaper than to_char in the query). Any
+ * other form makes isoTime throw: never a wrong time.
+ */
+export const EVENT_TEXTS_CONNECTION_OPTIONS = '-c TimeZone=UTC -c DateStyle=ISO,YMD';
+
+const UTC_TIME = /^(\d{4,})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(\.\d{1,6})?\+00$/;
 
 /**
- * The recorded time as toISOString() writes the Date pg's parser makes of it: the milliseconds
- * are 1000 × the fraction of a second, truncated (Date.UTC truncates), as pg's parser computes them.
+ * The recorded time, as PostgreSQL prints a timestamptz in UTC and ISO style, as toISOString()
+ * writes the Date pg's parser makes of it: milliseconds = 1000 × the fraction of a second, truncated
+ * (Date.UTC truncates), as pg's parser computes them.
  */
 export function isoTime(utc: string): string {
   const m = UTC_TIME.exec(utc);
-  if (!m) throw new Error(`unexpected recorded time ${utc}`);
-  const ms = 1000 * parseFloat(`.${m[7]!}`);
-  const date = new Date(
-    Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]), ms),
-  );
+  if (!m) throw new Error(`unexpected recorded time ${utc} (not UTC, ISO style)`);
+  const ms = m[7] ? 1000 * parseFloat(m[7]) : 0;
   const year = Number(m[1]);
+  const date = new Date(
+    Date.UTC(year, Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]), ms),
+  );
   if (year < 100) date.setUTCFullYear(year);
   return date.toISOString();
 }

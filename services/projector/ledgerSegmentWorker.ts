@@ -3,7 +3,7 @@ import pg from 'pg';
 import { createPostgresEventStore } from '#shared/eventStore/postgres/postgresEventStore';
 import { upcastingEventStore } from '#shared/eventStore/upcastingEventStore';
 import { UPCASTERS } from '#shared/domain/upcasters';
-import { readEventTexts } from './ledgerEventTexts';
+import { EVENT_TEXTS_CONNECTION_OPTIONS, readEventTexts } from './ledgerEventTexts';
 import { type EventTextSource, checkLinks, eventTextsOf } from './ledgerLinks';
 
 /**
@@ -50,12 +50,17 @@ async function run(): Promise<void> {
     ...(data.schema ? { schema: data.schema } : {}),
   });
   const store = upcastingEventStore(raw);
-  const pool = new pg.Pool({ connectionString: data.connectionString, max: 2 });
+  // Its times printed as readEventTexts reads them.
+  const pool = new pg.Pool({
+    connectionString: data.connectionString,
+    max: 2,
+    options: EVENT_TEXTS_CONNECTION_OPTIONS,
+  });
   pool.on('error', () => undefined);
   // Straight from the table, unless an upcaster could change what the store's read gives.
   const events: EventTextSource =
     UPCASTERS.size === 0
-      ? (after, upTo, pageSize) => readEventTexts(raw.pool, data.schema, after, upTo, pageSize)
+      ? (after, upTo, pageSize) => readEventTexts(pool, data.schema, after, upTo, pageSize)
       : eventTextsOf(store);
   try {
     const outcome = await checkLinks(

@@ -1,7 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { START, type GlobalPosition } from '#shared/eventStore/eventStore';
 import { canonicalEventText } from '#shared/audit/ledgerChain';
-import { isoTime, readEventTexts } from '#services/projector/ledgerEventTexts';
+import pg from 'pg';
+import {
+  EVENT_TEXTS_CONNECTION_OPTIONS,
+  isoTime,
+  readEventTexts,
+} from '#services/projector/ledgerEventTexts';
 import { eventStoreDatabase } from '#tests/support/eventStoreDatabase';
 
 /**
@@ -11,6 +16,11 @@ import { eventStoreDatabase } from '#tests/support/eventStoreDatabase';
  * must be exactly canonicalEventText of the event store.readAll returns, page after page.
  */
 const db = eventStoreDatabase('ledger_event_texts');
+let pool: pg.Pool | undefined;
+/** A connection as the workers open theirs: times printed in UTC, ISO style. */
+const textsPool = (): pg.Pool =>
+  (pool ??= new pg.Pool({ connectionString: db.url, max: 1, options: EVENT_TEXTS_CONNECTION_OPTIONS }));
+afterAll(() => pool?.end());
 
 /** jsonb literals PostgreSQL keeps in forms JSON.parse and JSON.stringify write otherwise. */
 const PAYLOADS = [
@@ -92,7 +102,7 @@ test("every event's text is canonicalEventText of the event readAll returns, pag
   const texts = [];
   let after: GlobalPosition = START;
   for (;;) {
-    const page = await readEventTexts(db.store.pool, undefined, after, head, 5);
+    const page = await readEventTexts(textsPool(), undefined, after, head, 5);
     texts.push(...page.items.map(({ bytes, ...rest }) => ({ ...rest, text: bytes.toString('utf8') })));
     const last = page.items[page.items.length - 1];
     if (page.done || !last) break;
@@ -108,14 +118,30 @@ test("every event's text is canonicalEventText of the event readAll returns, pag
   );
   // Up to a position: nothing after it.
   const middle = all[10]!;
-  const upTo = await readEventTexts(db.store.pool, undefined, START, middle.position, 1000);
+  const upTo = await readEventTexts(textsPool(), undefined, START, middle.position, 1000);
   expect(upTo).toMatchObject({ done: true });
   expect(upTo.items.map((t) => t.id)).toEqual(all.slice(0, 11).map((e) => e.id));
 });
 
-test('isoTime writes a UTC time as toISOString writes the Date pg parses from it', () => {
-  expect(isoTime('2026-11-27T07:39:56.123456')).toBe('2026-11-27T07:39:56.123Z');
-  expect(isoTime('2026-11-27T07:39:56.999999')).toBe('2026-11-27T07:39:56.999Z');
-  expect(isoTime('2026-11-27T07:39:56.000000')).toBe('2026-11-27T07:39:56.000Z');
-  expect(() => isoTime('infinity')).toThrow();
+test('isoTime writes a UTC time as toISOString writes the Date pg parses from it; another form throws', async () => {
+  expect(isoTime('2026-11-27 07:39:56.123456+00')).toBe('2026-11-27T07:39:56.123Z');
+  expect(isoTime('2026-11-27 07:39:56.999999+00')).toBe('2026-11-27T07:39:56.999Z');
+  expect(isoTime('2026-11-27 07:39:56+00')).toBe('2026-11-27T07:39:56.000Z');
+  expect(isoTime('2026-11-27 07:39:56.29+00')).toBe('2026-11-27T07:39:56.290Z');
+  for (const other of [
+    '2026-11-27 08:39:56.1+01',
+    'infinity',
+    '2026-11-27T07:39:56.1Z',
+    'Fri Nov 27 07:39:56 2026 UTC',
+  ])
+    expect(() => isoTime(other)).toThrow('not UTC, ISO style');
+  // A connection printing times otherwise: the read fails, it never chains a wrong time.
+  const other = new pg.Pool({ connectionString: db.url, max: 1, options: '-c TimeZone=Europe/Paris' });
+  try {
+    await expect(readEventTexts(other, undefined, START, await db.store.headPosition(), 10)).rejects.toThrow(
+      'not UTC, ISO style',
+    );
+  } finally {
+    await other.end();
+  }
 });
