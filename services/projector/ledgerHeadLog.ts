@@ -63,7 +63,8 @@ export function startLedgerHeadLog(deps: {
       logHead(head);
       return true;
     };
-    while (!signal.aborted && !(await attempt(caughtUp))) await abortableSleep(CATCH_UP_POLL_MS, signal, { unref: true });
+    while (!signal.aborted && !(await attempt(caughtUp)))
+      await abortableSleep(CATCH_UP_POLL_MS, signal, { unref: true });
     while (!signal.aborted) {
       await abortableSleep(deps.intervalSeconds * 1000, signal, { unref: true });
       if (!signal.aborted && deps.leading())
@@ -86,4 +87,3 @@ export async function readLedgerReadings(pool: Pool): Promise<LedgerReadings> {
     lastVerification: last && { ok: last.ok, finishedAt: last.finishedAt },
   };
 }
-
