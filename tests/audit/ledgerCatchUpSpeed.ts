@@ -69,7 +69,7 @@ async function main(): Promise<void> {
       let pgCpu = postgresCpuSeconds(dataDir);
       started = performance.now();
       let read = 0;
-      for (let page = await store.readAll({ maxCount: 2000 }); page.length > 0; ) {
+      for (let page = await store.readAll({ maxCount: 2000 }); page.length > 0;) {
         read += page.length;
         page = await store.readAll({ after: page[page.length - 1]!.position, maxCount: 2000 });
       }
@@ -81,7 +81,9 @@ async function main(): Promise<void> {
       );
       // From zero: the projection's tables and checkpoint gone (none the first time).
       await pool.query('DROP TABLE IF EXISTS rm.audit_events_v1, rm.audit_references_v1 CASCADE');
-      await pool.query(`DELETE FROM rm.projection_checkpoints WHERE projection = 'audit_log'`).catch(() => undefined);
+      await pool
+        .query(`DELETE FROM rm.projection_checkpoints WHERE projection = 'audit_log'`)
+        .catch(() => undefined);
       cpu = process.cpuUsage();
       pgCpu = postgresCpuSeconds(dataDir);
       started = performance.now();

@@ -62,7 +62,7 @@ async function main(): Promise<void> {
       started2 = performance.now();
       const storeHead = await store.headPosition();
       let texts = 0;
-      for (let after = START; ; ) {
+      for (let after = START; ;) {
         const page = await readEventTexts(store.pool, undefined, after, storeHead, 10_000);
         texts += page.items.length;
         const last = page.items[page.items.length - 1];
