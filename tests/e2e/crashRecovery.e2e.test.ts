@@ -97,7 +97,13 @@ test('SIGKILL under write load: no event skipped or applied twice, no acknowledg
     // A start under write load, on a busy machine, may take longer than an idle one.
     service = await spawnAllInOne(env, 60_000);
   }
-  await sleep(1000); // the last start must also cope with load while it catches up
+  // The last start must also cope with load while it catches up, and take brains: on a busy
+  // machine a create (an upload, stored and synced) may outlast every window between two kills.
+  await sleep(1000);
+  await waitFor('a brain created under the load', () => load.ledger.createdBrains.size > 0, {
+    timeoutMs: 60_000,
+    intervalMs: 100,
+  });
   await load.stop();
 
   const { ledger } = load;
