@@ -1,19 +1,9 @@
 import { canonicalFromJsonText } from './canonicalFromJsonText';
 import { canonicalJson } from './ledgerCanonicalJson';
+import { seededRandom } from '#tests/support/seededRandom';
 
 /** What it must equal: the canonical form of what JSON.parse makes of the text. */
 const expected = (text: string): string | undefined => canonicalJson(JSON.parse(text));
-
-/** A small deterministic PRNG (mulberry32), so a failure names a reproducible value. */
-function prng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const STRINGS = [
   '__proto__',
@@ -88,7 +78,7 @@ function randomText(random: () => number, depth: number): string {
 }
 
 test('equals canonicalJson(JSON.parse(text)) for 5,000 random JSON texts', () => {
-  const random = prng(2026);
+  const random = seededRandom(2026);
   for (let i = 0; i < 5000; i++) {
     const text = randomText(random, 4);
     expect([i, text, canonicalFromJsonText(text)]).toEqual([i, text, expected(text)]);

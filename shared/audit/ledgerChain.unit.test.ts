@@ -3,6 +3,7 @@ import canonicalize from 'canonicalize';
 import type { ChainedEvent } from './ledgerChain';
 import { GENESIS_HASH, canonicalEventBytes, canonicalEventText, chainHash } from './ledgerChain';
 import { canonicalJson } from './ledgerCanonicalJson';
+import { seededRandom } from '#tests/support/seededRandom';
 
 const event: ChainedEvent = {
   id: '3f2a9c1e-8b7d-4e6f-9a1b-2c3d4e5f6a7b',
@@ -122,17 +123,6 @@ describe('the chain', () => {
   });
 });
 
-/** A small deterministic PRNG (mulberry32), so a failure names a reproducible value. */
-function prng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const STRINGS = [
   '__proto__',
   '',
@@ -194,7 +184,7 @@ function randomJson(random: () => number, depth: number): unknown {
 
 describe('canonicalJson', () => {
   test('writes what the canonicalize package writes, for 5,000 random JSON values', () => {
-    const random = prng(18);
+    const random = seededRandom(18);
     for (let i = 0; i < 5000; i++) {
       const value = randomJson(random, 4);
       expect([i, canonicalJson(value)]).toEqual([i, canonicalize(value)]);

@@ -8,6 +8,7 @@
  */
 import { QUALIFIERS, REGIONS } from '#services/command-api/seedSynthetic/syntheticBrains';
 import { CATEGORIES, SPECIES } from './catalogueEvents';
+import { seededRandom } from '#tests/support/seededRandom';
 
 export const VOCABULARY_SIZE = 10_000;
 
@@ -18,18 +19,6 @@ export const NAME_WORDS: readonly string[] = [
 
 const SPECIES_TEXTS = SPECIES.flatMap(([scientific, common]) => [scientific, common]);
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz';
-
-/** mulberry32: a long period in exact 32-bit arithmetic (an LCG in doubles loses bits and cycles). */
-function generator(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
 
 /** One typo of a word of four or more letters: a letter dropped, doubled, swapped or replaced. */
 function typo(random: () => number, word: string): string {
@@ -89,7 +78,7 @@ const KINDS: readonly [weight: number, make: (random: () => number, brains: numb
 
 /** VOCABULARY_SIZE distinct texts for a catalogue of `brains` brains, in drawing order. */
 export function searchVocabulary(brains: number, size = VOCABULARY_SIZE): string[] {
-  const random = generator(22);
+  const random = seededRandom(22);
   const weights = KINDS.reduce((sum, [weight]) => sum + weight, 0);
   const texts = new Set<string>();
   while (texts.size < size) {

@@ -14,6 +14,7 @@ import {
   type RecordedEvent,
 } from '#shared/eventStore/eventStore';
 import { waitFor } from '#tests/support/waitFor';
+import { seededRandom } from '#tests/support/seededRandom';
 
 /** An append whose transaction is still open: its events are inserted, not yet committed. */
 export interface HeldAppend {
@@ -62,18 +63,6 @@ function newEvents(count: number, data: Record<string, unknown> = {}): NewEvent[
 }
 
 const ids = (events: readonly { id: string }[]): string[] => events.map((event) => event.id);
-
-/** Deterministic, so a failing interleaving of sizes and streams can be reproduced. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Collector {
   readonly events: RecordedEvent[];
