@@ -8,16 +8,10 @@
  * Prints events/s and the CPU per event of this process and of PostgreSQL (its processes' times from
  * /proc): on a loaded machine the CPU per event still says what a change saved.
  */
-import { chmodSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import pg from 'pg';
-import { startEmbeddedPostgres } from '#shared/infra/postgres/embeddedPostgres';
-import { createPostgresEventStore } from '#shared/eventStore/postgres/postgresEventStore';
+import { readFileSync, readdirSync } from 'node:fs';
 import { ProjectionRunner } from '#shared/projections/projectionRunner';
 import { auditLogProjection } from '#services/projector/projections/auditLogProjection';
-import { freePort } from '#tests/support/freePort';
-import { seedEvents } from './ledgerSeed';
+import { withSeededLedgerDatabase } from './ledgerSeed';
 
 const TICKS_PER_SECOND = 100;
 
@@ -51,19 +45,8 @@ function postgresCpuSeconds(dataDir: string): number {
 
 async function main(): Promise<void> {
   const events = Number(process.argv[2] ?? 200_000);
-  const root = mkdtempSync(path.join(tmpdir(), 'ledger-catch-up-'));
-  chmodSync(root, 0o755);
-  const dataDir = path.join(root, 'pg');
-  const server = await startEmbeddedPostgres({ dataDir, port: await freePort(), persistent: false });
-  try {
-    await server.createDatabase('ledger');
-    const url = server.connectionString('ledger');
-    const store = createPostgresEventStore({ connectionString: url });
-    const pool = new pg.Pool({ connectionString: url, max: 4 });
-    await store.migrate();
-    let started = performance.now();
-    await seedEvents(pool, events);
-    console.log(`seeded ${events} events in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  await withSeededLedgerDatabase(events, async ({ dataDir, store, pool }) => {
+    let started: number;
     for (let run = 1; run <= 3; run++) {
       let cpu = process.cpuUsage();
       let pgCpu = postgresCpuSeconds(dataDir);
@@ -100,12 +83,7 @@ async function main(): Promise<void> {
           `CPU per event: node ${perEvent((user + system) / 1e6)} µs, PostgreSQL ${perEvent(postgresCpuSeconds(dataDir) - pgCpu)} µs`,
       );
     }
-    await pool.end();
-    await store.close();
-  } finally {
-    await server.stop();
-    rmSync(root, { recursive: true, force: true });
-  }
+  });
 }
 
 void main();

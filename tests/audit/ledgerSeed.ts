@@ -1,4 +1,10 @@
-import type pg from 'pg';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { createPostgresEventStore } from '#shared/eventStore/postgres/postgresEventStore';
+import { startEmbeddedPostgres } from '#shared/infra/postgres/embeddedPostgres';
+import { freePort } from '#tests/support/freePort';
 
 /** Events per INSERT (one transaction each, so the global order spans many transaction ids). */
 const PER_TRANSACTION = 5000;
@@ -26,5 +32,46 @@ export async function seedEvents(pool: pg.Pool, count: number, schema = 'event_s
          FROM generate_series($1::bigint, $2::bigint) AS n`,
       [from, to],
     );
+  }
+}
+
+export interface SeededLedgerDatabase {
+  /** The PostgreSQL data directory (its processes' CPU can be read from /proc). */
+  readonly dataDir: string;
+  readonly url: string;
+  readonly store: ReturnType<typeof createPostgresEventStore>;
+  readonly pool: pg.Pool;
+}
+
+/**
+ * For the ledger's speed scripts: a throw-away embedded PostgreSQL with `events` seeded events
+ * (seedEvents), handed to `work`, then stopped and removed whatever happens.
+ */
+export async function withSeededLedgerDatabase(
+  events: number,
+  work: (db: SeededLedgerDatabase) => Promise<void>,
+): Promise<void> {
+  const root = mkdtempSync(path.join(tmpdir(), 'ledger-speed-'));
+  chmodSync(root, 0o755); // the server may run as another user
+  const dataDir = path.join(root, 'pg');
+  const server = await startEmbeddedPostgres({ dataDir, port: await freePort(), persistent: false });
+  try {
+    await server.createDatabase('ledger');
+    const url = server.connectionString('ledger');
+    const store = createPostgresEventStore({ connectionString: url });
+    const pool = new pg.Pool({ connectionString: url, max: 4 });
+    try {
+      await store.migrate();
+      const started = performance.now();
+      await seedEvents(pool, events);
+      console.log(`seeded ${events} events in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+      await work({ dataDir, url, store, pool });
+    } finally {
+      await pool.end();
+      await store.close();
+    }
+  } finally {
+    await server.stop();
+    rmSync(root, { recursive: true, force: true });
   }
 }

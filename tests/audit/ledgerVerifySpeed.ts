@@ -6,39 +6,17 @@
  * projection alone, then times verifyLedger over them three times, each beside a baseline: reading
  * the same events through store.readAll alone.
  */
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import pg from 'pg';
-import { startEmbeddedPostgres } from '#shared/infra/postgres/embeddedPostgres';
-import { createPostgresEventStore } from '#shared/eventStore/postgres/postgresEventStore';
 import { ProjectionRunner } from '#shared/projections/projectionRunner';
 import { auditLogProjection } from '#services/projector/projections/auditLogProjection';
 import { verifyLedger } from '#services/projector/verifyLedger';
-import { freePort } from '#tests/support/freePort';
 import { START } from '#shared/eventStore/eventStore';
 import { readEventTexts } from '#services/projector/ledgerEventTexts';
-import { seedEvents } from './ledgerSeed';
+import { withSeededLedgerDatabase } from './ledgerSeed';
 
 async function main(): Promise<void> {
   const events = Number(process.argv[2] ?? 200_000);
-  const root = mkdtempSync(path.join(tmpdir(), 'ledger-speed-'));
-  chmodSync(root, 0o755);
-  const server = await startEmbeddedPostgres({
-    dataDir: path.join(root, 'pg'),
-    port: await freePort(),
-    persistent: false,
-  });
-  try {
-    await server.createDatabase('ledger');
-    const url = server.connectionString('ledger');
-    const store = createPostgresEventStore({ connectionString: url });
-    const pool = new pg.Pool({ connectionString: url, max: 4 });
-    await store.migrate();
-    let started = performance.now();
-    await seedEvents(pool, events);
-    console.log(`seeded ${events} events in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-    started = performance.now();
+  await withSeededLedgerDatabase(events, async ({ url, store, pool }) => {
+    const started = performance.now();
     const chained = await new ProjectionRunner({
       store,
       pool,
@@ -89,12 +67,7 @@ async function main(): Promise<void> {
         );
       }
     }
-    await pool.end();
-    await store.close();
-  } finally {
-    await server.stop();
-    rmSync(root, { recursive: true, force: true });
-  }
+  });
 }
 
 void main();
