@@ -9,9 +9,7 @@
  * /proc): on a loaded machine the CPU per event still says what a change saved.
  */
 import { readFileSync, readdirSync } from 'node:fs';
-import { ProjectionRunner } from '#shared/projections/projectionRunner';
-import { auditLogProjection } from '#services/projector/projections/auditLogProjection';
-import { withSeededLedgerDatabase } from './ledgerSeed';
+import { catchUpLedger, withSeededLedgerDatabase } from './ledgerSeed';
 
 const TICKS_PER_SECOND = 100;
 
@@ -70,12 +68,7 @@ async function main(): Promise<void> {
       cpu = process.cpuUsage();
       pgCpu = postgresCpuSeconds(dataDir);
       started = performance.now();
-      const chained = await new ProjectionRunner({
-        store,
-        pool,
-        projections: [auditLogProjection],
-        batchSize: 2000,
-      }).catchUp();
+      const chained = await catchUpLedger({ store, pool });
       const seconds = (performance.now() - started) / 1000;
       ({ user, system } = process.cpuUsage(cpu));
       console.log(

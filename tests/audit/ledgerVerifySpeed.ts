@@ -6,23 +6,16 @@
  * projection alone, then times verifyLedger over them three times, each beside a baseline: reading
  * the same events through store.readAll alone.
  */
-import { ProjectionRunner } from '#shared/projections/projectionRunner';
-import { auditLogProjection } from '#services/projector/projections/auditLogProjection';
 import { verifyLedger } from '#services/projector/verifyLedger';
 import { START } from '#shared/eventStore/eventStore';
 import { readEventTexts } from '#services/projector/ledgerEventTexts';
-import { withSeededLedgerDatabase } from './ledgerSeed';
+import { catchUpLedger, withSeededLedgerDatabase } from './ledgerSeed';
 
 async function main(): Promise<void> {
   const events = Number(process.argv[2] ?? 200_000);
   await withSeededLedgerDatabase(events, async ({ url, store, pool }) => {
     const started = performance.now();
-    const chained = await new ProjectionRunner({
-      store,
-      pool,
-      projections: [auditLogProjection],
-      batchSize: 2000,
-    }).catchUp();
+    const chained = await catchUpLedger({ store, pool });
     const chainSeconds = (performance.now() - started) / 1000;
     console.log(
       `chained ${chained} events in ${chainSeconds.toFixed(1)} s: ${Math.round(chained / chainSeconds)} events/s`,
