@@ -372,7 +372,8 @@ function matchCountsSql(facets: readonly SearchFacet[]): string {
   // GROUPING(a, b, …) has a bit set for each column not grouped by in the row's set, first column highest.
   const all = (1 << columns.length) - 1;
   const facetOf = columns.map((_, i) => `WHEN ${all ^ (1 << (columns.length - 1 - i))} THEN ${i}`).join(' ');
-  const value = `CASE ${columns.map((column, i) => `WHEN grouping(${columns.join(', ')}) = ${all ^ (1 << (columns.length - 1 - i))} THEN ${column}::integer`).join(' ')} END`;
+  // In a facet's rows every other column reads NULL (not grouped by): the one left is the facet's value.
+  const value = `coalesce(${columns.map((column) => `${column}::integer`).join(', ')})`;
   return `SELECT CASE grouping(${columns.join(', ')}) ${facetOf} ELSE ${ALL_MATCHES} END AS facet,
              ${value} AS value, count(*) AS n
         FROM matched m
