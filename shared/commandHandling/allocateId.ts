@@ -1,4 +1,4 @@
-import type { EventStore } from '#shared/eventStore/eventStore';
+import type { AppendResult, EventStore, StreamAppend } from '#shared/eventStore/eventStore';
 import { WrongExpectedRevisionError } from '#shared/eventStore/eventStore';
 import type { CommandContext } from './commandContext';
 import { toNewEvents } from './handleCommand';
@@ -20,6 +20,45 @@ export class IdAllocator {
     const stream = `sequence-${sequence}`;
     const turns = streamTurnsOf(this.store);
     const allocate = () => this.allocate(sequence, stream, ctx);
+    return turns ? turns.take(stream, allocate) : allocate();
+  }
+
+  /**
+   * Allocates the next id of `sequence` and appends, atomically with its IdAllocated, what `with(id)`
+   * gives (the first events of the aggregate the id names): one statement and one commit for all of
+   * them (store.appendToStreams, which the caller checks is there). When the guess was stale, the
+   * next id is tried and `with` is called again for it; any other refusal (a stream of `with`'s not
+   * where it expected) is thrown as it is, with nothing appended and the id not taken.
+   */
+  nextWith(
+    sequence: string,
+    ctx: CommandContext,
+    appendsFor: (id: number) => readonly StreamAppend[],
+  ): Promise<{ readonly id: number; readonly results: readonly AppendResult[] }> {
+    const appendToStreams = this.store.appendToStreams;
+    if (!appendToStreams) throw new Error('nextWith needs a store that appends to several streams at once');
+    const stream = `sequence-${sequence}`;
+    const turns = streamTurnsOf(this.store);
+    const allocate = async () => {
+      let expected: bigint | undefined = this.guesses.get(sequence);
+      for (let attempt = 0; attempt < 1000; attempt++) {
+        const id = expected === undefined ? 1 : Number(expected) + 2;
+        const idAllocated: StreamAppend = {
+          streamName: stream,
+          events: toNewEvents([{ type: 'IdAllocated', data: { sequence, id } }], ctx),
+          expectedRevision: expected ?? 'no_stream',
+        };
+        try {
+          const results = await appendToStreams([idAllocated, ...appendsFor(id)]);
+          this.guesses.set(sequence, BigInt(id - 1));
+          return { id, results: results.slice(1) };
+        } catch (error) {
+          if (!(error instanceof WrongExpectedRevisionError) || error.streamName !== stream) throw error;
+          expected = error.actual === 'no_stream' ? undefined : error.actual;
+        }
+      }
+      throw new Error(`could not allocate an id in sequence ${sequence}`);
+    };
     return turns ? turns.take(stream, allocate) : allocate();
   }
 

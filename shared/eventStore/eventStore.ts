@@ -91,6 +91,14 @@ export interface AppendResult {
   readonly position: GlobalPosition;
 }
 
+/** One stream's share of an atomic append to several streams (EventStore.appendToStreams). */
+export interface StreamAppend {
+  readonly streamName: string;
+  readonly events: readonly NewEvent[];
+  /** Default 'any'. */
+  readonly expectedRevision?: ExpectedRevision;
+}
+
 export interface ReadStreamOptions {
   readonly fromRevision?: bigint;
   /** Inclusive upper bound on the stream revision. */
@@ -135,6 +143,14 @@ export interface EventStore {
   close(): Promise<void>;
   /** Present only where the store can make several writes atomic (PostgreSQL; not EventStoreDB). */
   readonly unitOfWork?: UnitOfWork;
+  /**
+   * Present only where the store can append to several streams atomically (PostgreSQL; not
+   * EventStoreDB): all of them or none, in one round trip, each stream checked against its expected
+   * revision, the events in the global order as given (a stream at most once). A wrong revision on
+   * any stream throws WrongExpectedRevisionError naming that stream, and nothing is appended; a
+   * retry with the same event ids returns the original results. Results in the order given.
+   */
+  readonly appendToStreams?: (appends: readonly StreamAppend[]) => Promise<AppendResult[]>;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { type EventStore, afterCommit } from './eventStore';
+import { type EventStore, type StreamAppend, type AppendResult, afterCommit } from './eventStore';
 
 /**
  * Counts appended events by type (events_appended_total) without the adapters knowing about metrics.
@@ -27,11 +27,45 @@ export function instrumentEventStore(
       });
       return result;
     },
+    ...(store.appendToStreams
+      ? {
+          appendToStreams: instrumentedAppendToStreams(
+            store,
+            store.appendToStreams,
+            onAppended,
+            onAppendTimed,
+          ),
+        }
+      : {}),
     readStream: (name, options) => store.readStream(name, options),
     readAll: (options) => store.readAll(options),
     subscribeToAll: (options) => store.subscribeToAll(options),
     headPosition: () => store.headPosition(),
     close: () => store.close(),
     unitOfWork: store.unitOfWork,
+  };
+}
+
+function instrumentedAppendToStreams(
+  store: EventStore,
+  appendToStreams: (appends: readonly StreamAppend[]) => Promise<AppendResult[]>,
+  onAppended: (type: string, count: number) => void,
+  onAppendTimed?: (seconds: number) => void,
+): (appends: readonly StreamAppend[]) => Promise<AppendResult[]> {
+  return async (appends) => {
+    const started = performance.now();
+    let results;
+    try {
+      results = await appendToStreams(appends);
+    } finally {
+      onAppendTimed?.((performance.now() - started) / 1000);
+    }
+    const byType = new Map<string, number>();
+    for (const a of appends) for (const e of a.events) byType.set(e.type, (byType.get(e.type) ?? 0) + 1);
+    await afterCommit(store, () => {
+      for (const [type, n] of byType) onAppended(type, n);
+      return Promise.resolve();
+    });
+    return results;
   };
 }

@@ -77,6 +77,12 @@ test('the service role appends and reads through the event store adapter', async
   expect(read.map((e) => e.type)).toEqual(['ThingHappened', 'ThingHappened']);
   const { rows } = await app.query<{ role: string }>('SELECT current_user AS role');
   expect(rows[0]?.role).toBe(roles.app);
+  // Several streams in one statement, through its own SECURITY DEFINER function.
+  const [first, second] = await infra.store.appendToStreams!([
+    { streamName: `many-${suffix}`, events: [event(), event()], expectedRevision: 'no_stream' },
+    { streamName: `other-${suffix}`, events: [event()], expectedRevision: 'no_stream' },
+  ]);
+  expect([first?.nextExpectedRevision, second?.nextExpectedRevision]).toEqual([1n, 0n]);
 });
 
 test.each([

@@ -5,6 +5,7 @@ import {
   type AppendResult,
   type ExpectedRevision,
   type NewEvent,
+  type StreamAppend,
 } from '#shared/eventStore/eventStore';
 import type { SqlExecutor } from './sqlExecutor';
 import type { SqlNames } from './sqlNames';
@@ -85,4 +86,49 @@ export function isConcurrentDuplicate(error: unknown): boolean {
     'constraint' in error &&
     error.constraint === 'events_event_id_unique'
   );
+}
+
+interface StreamsAppendRow extends AppendRow {
+  readonly o_stream: number;
+}
+
+/**
+ * One attempt at an atomic append to several streams, in one statement (m0007): results in the
+ * order given; a refused stream throws as appendEvents would for it, and then nothing was appended.
+ */
+export async function appendEventsToStreams(
+  db: SqlExecutor,
+  names: SqlNames,
+  appends: readonly StreamAppend[],
+): Promise<AppendResult[]> {
+  if (appends.length === 0) throw new RangeError('an append to streams needs at least one stream');
+  for (const a of appends)
+    if (a.events.length === 0)
+      throw new RangeError(`stream ${a.streamName}: an append needs at least one event`);
+  const events = appends.flatMap((a) => a.events);
+  const expected = appends.map((a) => a.expectedRevision ?? 'any');
+  const { rows } = await db.query<StreamsAppendRow>({
+    name: `appendToStreams:${names.schema}`,
+    text: `SELECT o_stream, o_outcome, o_revision, o_transaction_id, o_global_position
+             FROM ${names.appendToStreamsFunction}($1::text[], $2::text[], $3::bigint[], $4::integer[],
+                  $5::uuid[], $6::text[], $7::jsonb[], $8::jsonb[])`,
+    values: [
+      appends.map((a) => a.streamName),
+      expected.map((e) => (typeof e === 'bigint' ? 'exact' : e)),
+      expected.map((e) => (typeof e === 'bigint' ? e.toString() : null)),
+      appends.map((a) => a.events.length),
+      events.map((event) => event.id),
+      events.map((event) => event.type),
+      events.map((event) => JSON.stringify(event.data ?? null)),
+      events.map((event) => JSON.stringify(event.metadata)),
+    ],
+  });
+  // A refusal is one row, the refused stream's; it throws here.
+  const results = rows.map((row) => {
+    const index = row.o_stream - 1;
+    return toAppendResult(row, appends[index]!.streamName, expected[index]!);
+  });
+  if (results.length !== appends.length)
+    throw new Error(`the append to ${appends.length} streams returned ${results.length} results`);
+  return results;
 }

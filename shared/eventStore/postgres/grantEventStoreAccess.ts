@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { APPEND_FUNCTION_ARGUMENTS } from './migrations/m0005AppendAsOwner';
+import { APPEND_TO_STREAMS_ARGUMENTS } from './migrations/m0007AppendToStreams';
 import type { SqlNames } from './sqlNames';
 
 /**
@@ -25,5 +26,6 @@ REVOKE ALL ON SCHEMA ${names.schema} FROM ${grantee};
 GRANT USAGE ON SCHEMA ${names.schema} TO ${grantee};
 GRANT SELECT ON ${names.events} TO ${grantee};
 GRANT EXECUTE ON FUNCTION ${names.appendFunction}(${APPEND_FUNCTION_ARGUMENTS}) TO ${grantee};
+GRANT EXECUTE ON FUNCTION ${names.appendToStreamsFunction}(${APPEND_TO_STREAMS_ARGUMENTS}) TO ${grantee};
 `);
 }

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { EventStore, ExpectedRevision, NewEvent, AppendResult } from '#shared/eventStore/eventStore';
-import { appendEvents, isConcurrentDuplicate } from './appendEvents';
+import { appendEvents, appendEventsToStreams, isConcurrentDuplicate } from './appendEvents';
 import type { AppendListener } from './appendListener';
 import { AppendNotifier, notifyAtCommit } from './appendNotifier';
 import { migrate } from './migrate';
@@ -25,6 +25,7 @@ export interface PostgresEventStore extends EventStore {
   readonly pool: pg.Pool;
   readonly names: SqlNames;
   readonly unitOfWork: PostgresUnitOfWork;
+  readonly appendToStreams: NonNullable<EventStore['appendToStreams']>;
   /**
    * Appends inside a transaction the caller owns; the events become readable when it commits. Keep
    * it short: an open transaction holds back every reader. Make the append the transaction's first
@@ -99,6 +100,22 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Po
       else await unitOfWork.afterCommit(() => Promise.resolve(announce()));
       return result;
     },
+    // The same, for several streams at once (m0007): one statement, one commit.
+    appendToStreams: async (appends) => {
+      const db = unitOfWork.executor();
+      const append = () => appendEventsToStreams(db, names, appends);
+      let results: AppendResult[];
+      try {
+        results = await append();
+      } catch (error) {
+        // Outside a unit of work the statement was its own transaction: nothing of it remains.
+        if (!((isConcurrentDuplicate(error) || isDeadlock(error)) && db === pool)) throw error;
+        results = await append();
+      }
+      if (db === pool) announce();
+      else await unitOfWork.afterCommit(() => Promise.resolve(announce()));
+      return results;
+    },
     readStream: (streamName, readOptions) =>
       readStream(unitOfWork.executor(), names, streamName, readOptions),
     readAll: (readOptions) => readAll(pool, names, readOptions),
@@ -111,4 +128,12 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Po
       await pool.end();
     },
   };
+}
+
+/**
+ * deadlock_detected: a multi-stream append takes its streams' locks in one order, but a unit of work
+ * appending to the same streams one by one in another order can meet it in a cycle.
+ */
+function isDeadlock(error: unknown): boolean {
+  return error instanceof Error && 'code' in error && error.code === '40P01';
 }

@@ -10,6 +10,8 @@ export interface SqlNames {
   readonly streams: string;
   readonly migrations: string;
   readonly appendFunction: string;
+  /** Several streams' appends in one statement (m0007). */
+  readonly appendToStreamsFunction: string;
   /** The NOTIFY channel, raw (for pg_notify and for matching notifications). */
   readonly channel: string;
   /** The NOTIFY channel quoted as an identifier (for LISTEN). */
@@ -29,6 +31,7 @@ export function sqlNames(schema: string): SqlNames {
     streams: `${quoted}.streams`,
     migrations: `${quoted}.schema_migrations`,
     appendFunction: `${quoted}.append_events`,
+    appendToStreamsFunction: `${quoted}.append_to_streams`,
     channel,
     channelIdentifier: pg.escapeIdentifier(channel),
   };

@@ -1,5 +1,11 @@
 import type { RouteSpec, RequestContext } from '#shared/http/routeSpec';
-import { handleCommand } from '#shared/commandHandling/handleCommand';
+import { randomUUID } from 'node:crypto';
+import type { CommandContext } from '#shared/commandHandling/commandContext';
+import { handleCommand, toNewEvents } from '#shared/commandHandling/handleCommand';
+import { ConflictError } from '#shared/domain/domainErrors';
+import { decideUpload } from '#shared/domain/uploads/decide';
+import { uploadDecider, uploadStreamName } from '#shared/domain/uploads/events';
+import { type GlobalPosition, WrongExpectedRevisionError } from '#shared/eventStore/eventStore';
 import { decideBrain } from '#shared/domain/brains/decide';
 import {
   type BrainCreated,
@@ -16,9 +22,10 @@ import { commandContext } from '#services/command-api/commandDeps';
 import { withStoredFile } from '#services/command-api/withStoredFile';
 import { requirePrincipal } from '#services/command-api/features/accounts/requirePrincipal';
 import { deleteUploads } from '#services/command-api/features/uploads/deleteUploads';
+import { uploadReceivedData } from '#services/command-api/features/uploads/recordUpload';
 import type { BrainBody } from './brainFields';
 import { recordBrainUpload } from './brainUploads';
-import { brainCreation, createdBrainBody } from './brainCreation';
+import { type CreateBrainFor, brainCreation, createdBrainBody } from './brainCreation';
 import { createBrainFromUpload } from './brainFromUpload';
 import { brainFormSchema, brainJsonCreateSchema, readCreateBody, readCreateForm } from './readBrainForm';
 
@@ -74,6 +81,11 @@ async function createWithFile(
   // The file is deleted if the create fails, or rolls back later under a unit of work.
   return withStoredFile(deps, file.key, async () => {
     const command = await brainCreation(deps, fields, actor, now);
+    if (deps.store.appendToStreams) {
+      const created = await createAtomically(deps, file, sidecar, command, actor, cmd, now);
+      const body = createdBrainBody(created.event, file.filename, ctx.baseUrl);
+      return { status: 201, body, position: created.position };
+    }
     const brainId = await deps.ids.next('brain', cmd);
     const uploadId = await recordBrainUpload(deps, file, brainId, sidecar, actor, cmd, now);
     const result = await handleCommand(
@@ -92,4 +104,57 @@ async function createWithFile(
     const body = createdBrainBody(result.events[0] as BrainCreated, file.filename, ctx.baseUrl);
     return { status: 201, body, position: result.position };
   });
+}
+
+/**
+ * Where the store appends to several streams at once (PostgreSQL): the brain's id, its file's upload
+ * and the brain are one append (IdAllocated, UploadReceived, BrainCreated), one statement and one
+ * commit; all of them or none, so a failure leaves nothing to undo but the stored file. Both new
+ * streams are decided on their initial state (a fresh UUID's stream and a just-allocated id's
+ * cannot exist; should one, the append is refused and nothing is written: 409).
+ */
+async function createAtomically(
+  deps: CommandDeps,
+  file: StoredFile,
+  sidecar: BidsSidecar | null,
+  command: CreateBrainFor,
+  actor: Actor,
+  cmd: CommandContext,
+  now: string,
+): Promise<{ event: BrainCreated; position: GlobalPosition }> {
+  const uploadId = randomUUID();
+  let event: BrainCreated | undefined;
+  const { results } = await deps.ids
+    .nextWith('brain', cmd, (brainId) => {
+      const received = uploadReceivedData(
+        file,
+        { name: file.filename, associatedBrainId: brainId, sidecar, uploadId },
+        actor,
+        now,
+      );
+      const uploadEvents = decideUpload(
+        { type: 'ReceiveUpload', data: received },
+        uploadDecider.initialState(),
+      );
+      const brainEvents = decideBrain(command(brainId, uploadId), brainDecider.initialState());
+      event = brainEvents[0] as BrainCreated;
+      return [
+        {
+          streamName: uploadStreamName(uploadId),
+          events: toNewEvents(uploadEvents, cmd),
+          expectedRevision: 'no_stream',
+        },
+        {
+          streamName: brainStreamName(brainId),
+          events: toNewEvents(brainEvents, cmd),
+          expectedRevision: 'no_stream',
+        },
+      ];
+    })
+    .catch((error: unknown) => {
+      if (error instanceof WrongExpectedRevisionError)
+        throw new ConflictError('The request conflicted with concurrent ones; try again.');
+      throw error;
+    });
+  return { event: event!, position: results[results.length - 1]!.position };
 }

@@ -19,6 +19,33 @@ export interface RecordedUpload {
   readonly position: GlobalPosition | undefined;
 }
 
+/** The UploadReceived of a file already durable in the BlobStore (a new upload id unless given). */
+export function uploadReceivedData(
+  file: StoredFile,
+  upload: {
+    readonly name: string;
+    readonly associatedBrainId: number | null;
+    readonly sidecar?: BidsSidecar | null;
+    readonly uploadId?: string;
+  },
+  actor: Actor,
+  now: string,
+): UploadReceivedData {
+  return {
+    uploadId: upload.uploadId ?? randomUUID(),
+    name: upload.name,
+    filename: file.filename,
+    sizeBytes: file.size,
+    sha256: file.sha256,
+    mimeType: file.mimeType,
+    blobKey: file.key,
+    uploaderId: actor.userId,
+    associatedBrainId: upload.associatedBrainId,
+    receivedAt: now,
+    ...(upload.sidecar ? { sidecar: upload.sidecar } : {}),
+  };
+}
+
 /**
  * Records a file already durable in the BlobStore as an upload in status `uploaded` (the processor
  * picks it up from the event). The one path for standalone uploads, brain files and finished tus
@@ -38,19 +65,7 @@ export async function recordUpload(
   cmd: CommandContext,
   now: string,
 ): Promise<RecordedUpload> {
-  const data: UploadReceivedData = {
-    uploadId: upload.uploadId ?? randomUUID(),
-    name: upload.name,
-    filename: file.filename,
-    sizeBytes: file.size,
-    sha256: file.sha256,
-    mimeType: file.mimeType,
-    blobKey: file.key,
-    uploaderId: actor.userId,
-    associatedBrainId: upload.associatedBrainId,
-    receivedAt: now,
-    ...(upload.sidecar ? { sidecar: upload.sidecar } : {}),
-  };
+  const data = uploadReceivedData(file, upload, actor, now);
   const result = await handleCommand(
     deps.store,
     uploadStreamName(data.uploadId),

@@ -5,6 +5,7 @@ import { m0003CreateAppendFunction } from './m0003CreateAppendFunction';
 import { m0004GuardOrderInLongerTransactions } from './m0004GuardOrderInLongerTransactions';
 import { m0005AppendAsOwner } from './m0005AppendAsOwner';
 import { m0006NotifyAfterCommit } from './m0006NotifyAfterCommit';
+import { m0007AppendToStreams } from './m0007AppendToStreams';
 
 /** In version order. Append new migrations; never edit one that has shipped. */
 export const migrations: readonly Migration[] = [
@@ -16,4 +17,6 @@ export const migrations: readonly Migration[] = [
   m0005AppendAsOwner,
   // Redefines the function and sets SECURITY DEFINER again itself.
   m0006NotifyAfterCommit,
+  // Sets SECURITY DEFINER on its function itself.
+  m0007AppendToStreams,
 ];
