@@ -1,5 +1,10 @@
 import { type GlobalPosition, type RecordedEvent, comparePositions } from '#shared/eventStore/eventStore';
-import type { UploadEvent } from '#shared/domain/uploads/events';
+import {
+  type UploadEvent,
+  type UploadReceivedData,
+  type UploadState,
+  uploadDecider,
+} from '#shared/domain/uploads/events';
 
 /** An upload not yet completed, failed or deleted, as far as the events seen so far say. */
 export interface PendingUpload {
@@ -15,6 +20,27 @@ export interface PendingUpload {
   readonly resumeAfter: GlobalPosition;
   /** Milliseconds: when it was received (its UploadReceived was recorded). */
   readonly receivedAt: number;
+  /**
+   * Its UploadReceived while that is the last event of its stream seen here (and carries no sidecar,
+   * which could be large): the claim decides on it without reading the stream (knownStream).
+   */
+  received: { readonly data: UploadReceivedData; readonly revision: bigint } | undefined;
+}
+
+/**
+ * The upload's stream as far as the events seen here tell (its UploadReceived only), for a claim
+ * that need not read it; undefined when unknown. A stream that moved on since makes the claim's
+ * append fail, and the claim then reads it.
+ */
+export function knownStream(
+  upload: PendingUpload,
+): { readonly state: UploadState; readonly revision: bigint } | undefined {
+  if (!upload.received) return undefined;
+  const state = uploadDecider.evolve(uploadDecider.initialState(), {
+    type: 'UploadReceived',
+    data: upload.received.data,
+  });
+  return { state, revision: upload.received.revision };
 }
 
 const UPLOAD_EVENT_TYPES: ReadonlySet<string> = new Set<UploadEvent['type']>([
@@ -61,16 +87,19 @@ export class PendingUploads {
   observe(events: readonly RecordedEvent[]): void {
     for (const recorded of events) {
       if (UPLOAD_EVENT_TYPES.has(recorded.type))
-        this.apply({ type: recorded.type, data: recorded.data } as UploadEvent, recorded.metadata.recordedAt);
+        this.apply({ type: recorded.type, data: recorded.data } as UploadEvent, recorded);
       this.lastSeen = recorded.position;
     }
   }
 
-  private apply(event: UploadEvent, recordedAt: string): void {
+  private apply(event: UploadEvent, recorded: RecordedEvent): void {
     switch (event.type) {
       case 'UploadReceived': {
         const { uploadId, blobKey, filename, sizeBytes, uploaderId } = event.data;
         if (this.pending.has(uploadId)) return;
+        const received = event.data.sidecar
+          ? undefined
+          : { data: event.data, revision: recorded.streamRevision };
         this.pending.set(uploadId, {
           uploadId,
           blobKey,
@@ -79,7 +108,8 @@ export class PendingUploads {
           uploaderId,
           notBefore: 0,
           resumeAfter: this.lastSeen,
-          receivedAt: Date.parse(recordedAt),
+          receivedAt: Date.parse(recorded.metadata.recordedAt),
+          received,
         });
         const uploader = this.uploaders.get(uploaderId);
         if (uploader) uploader.pending += 1;
@@ -87,9 +117,12 @@ export class PendingUploads {
         return;
       }
       case 'UploadProcessingStarted':
-      case 'UploadProcessingLeaseRenewed':
+      case 'UploadProcessingLeaseRenewed': {
+        const entry = this.pending.get(event.data.uploadId);
+        if (entry) entry.received = undefined; // its stream has moved on
         this.deferUntilLease(event.data.uploadId, Date.parse(event.data.leaseUntil));
         return;
+      }
       default:
         this.forget(event.data.uploadId);
     }

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { BlobStore } from '#shared/blobStore/blobStore';
-import { handleCommand, loadAggregate } from '#shared/commandHandling/handleCommand';
+import { type Loaded, handleCommand, loadAggregate } from '#shared/commandHandling/handleCommand';
 import { systemContext } from '#shared/commandHandling/commandContext';
 import { ConflictError, NotFoundError } from '#shared/domain/domainErrors';
 import type { EventStore } from '#shared/eventStore/eventStore';
@@ -55,20 +55,26 @@ export async function processUpload(
   deps: ProcessUploadDeps,
   job: ProcessingJob,
   signal: AbortSignal,
+  known?: KnownStream,
 ): Promise<ProcessResult> {
-  const claim = await retrying(deps, 'claiming an upload', signal, () => claimUpload(deps, job.uploadId));
+  const claim = await retrying(deps, 'claiming an upload', signal, () =>
+    claimUpload(deps, job.uploadId, known),
+  );
   if (claim === STOPPED) return { kind: 'stopped' };
   if (claim.kind !== 'claimed') return claim;
   const { attempt } = claim;
+  // The stream as this processor last left it: the lease renewals and the outcome append at its
+  // revision without reading it first (each keeps it current; a stale one costs one read).
+  const stream: { known: KnownStream } = { known: claim.known };
   if (attempt > 1) deps.onTakenOver?.();
   const started = Date.now();
   const lost = new AbortController();
   const working = AbortSignal.any([signal, lost.signal]);
-  const renewal = renewLeaseWhileWorking(deps, job.uploadId, attempt, lost, working);
+  const renewal = renewLeaseWhileWorking(deps, job.uploadId, attempt, stream, lost, working);
   try {
     const inspection = await inspectWithRetries(deps, job, working);
     if (inspection === STOPPED) return standing(deps, job.uploadId, signal);
-    const outcome = await recordOutcome(deps, job.uploadId, attempt, inspection, working);
+    const outcome = await recordOutcome(deps, job.uploadId, attempt, stream, inspection, working);
     if (outcome === STOPPED) return standing(deps, job.uploadId, signal);
     return { kind: 'done', outcome, seconds: (Date.now() - started) / 1000 };
   } finally {
@@ -78,9 +84,16 @@ export async function processUpload(
 }
 
 const STOPPED = Symbol('stopped');
-type Claim = ProcessResult | { readonly kind: 'claimed'; readonly attempt: number };
+/** An upload stream's state at a revision, as last seen. */
+export type KnownStream = Loaded<UploadState>;
+type Claim =
+  ProcessResult | { readonly kind: 'claimed'; readonly attempt: number; readonly known: KnownStream };
 
-async function claimUpload(deps: ProcessUploadDeps, uploadId: string): Promise<Claim> {
+async function claimUpload(
+  deps: ProcessUploadDeps,
+  uploadId: string,
+  known: KnownStream | undefined,
+): Promise<Claim> {
   const now = deps.clock();
   const leaseUntil = new Date(now.getTime() + deps.config.leaseSeconds * 1000).toISOString();
   const command: UploadCommand = {
@@ -93,14 +106,14 @@ async function claimUpload(deps: ProcessUploadDeps, uploadId: string): Promise<C
     },
   };
   try {
-    const { state, events } = await decideOn(deps.store, uploadId, command);
+    const { state, events, revision } = await decideOn(deps.store, uploadId, command, known);
     if (
       state.status === 'processing' &&
       isLiveUpload(state) &&
       state.claim &&
       events[0]?.type === 'UploadProcessingStarted'
     )
-      return { kind: 'claimed', attempt: state.claim.attempt };
+      return { kind: 'claimed', attempt: state.claim.attempt, known: { state, revision } };
     deps.logger.warn('upload failed: its claims kept lapsing', { upload_id: uploadId });
     return { kind: 'done', outcome: 'failed' };
   } catch (error) {
@@ -139,13 +152,14 @@ function whereItStands(state: UploadState, now: number): ProcessResult {
 
 const RETRY_CLAIM_MS = 1000;
 
-async function decideOn(store: EventStore, uploadId: string, command: UploadCommand) {
+async function decideOn(store: EventStore, uploadId: string, command: UploadCommand, known?: KnownStream) {
   return handleCommand(
     store,
     uploadStreamName(uploadId),
     uploadDecider,
     (state) => decideUpload(command, state),
     SYSTEM,
+    known ? { known } : {},
   );
 }
 
@@ -154,6 +168,7 @@ async function renewLeaseWhileWorking(
   deps: ProcessUploadDeps,
   uploadId: string,
   attempt: number,
+  stream: { known: KnownStream },
   lost: AbortController,
   working: AbortSignal,
 ): Promise<void> {
@@ -172,7 +187,8 @@ async function renewLeaseWhileWorking(
       },
     };
     try {
-      await decideOn(deps.store, uploadId, command);
+      const renewed = await decideOn(deps.store, uploadId, command, stream.known);
+      stream.known = { state: renewed.state, revision: renewed.revision };
     } catch (error) {
       if (error instanceof ConflictError || error instanceof NotFoundError) {
         deps.logger.warn('lost the claim on an upload while processing it', { upload_id: uploadId, attempt });
@@ -264,6 +280,7 @@ async function recordOutcome(
   deps: ProcessUploadDeps,
   uploadId: string,
   attempt: number,
+  stream: { readonly known: KnownStream },
   inspection: Inspection,
   signal: AbortSignal,
 ): Promise<UploadOutcome | typeof STOPPED> {
@@ -284,7 +301,7 @@ async function recordOutcome(
     : { type: 'FailProcessing', data: { attempt, reason: inspection.reason, now } };
   try {
     const appended = await retrying(deps, 'recording an outcome', signal, () =>
-      decideOn(deps.store, uploadId, command),
+      decideOn(deps.store, uploadId, command, stream.known),
     );
     if (appended !== STOPPED) return inspection.ok ? 'completed' : 'failed';
   } catch (error) {

@@ -13,7 +13,7 @@ import { type LoopBody, type SupervisedLoop, startSupervisedLoop } from '#shared
 import { FaultReporter } from './faultReporter';
 import { startEmbargoTimer } from './embargoTimer';
 import type { Inspector } from './inspection';
-import { type PendingUpload, PendingUploads } from './pendingUploads';
+import { type PendingUpload, PendingUploads, knownStream } from './pendingUploads';
 import { FollowerCheckpoint } from '#shared/runtime/followerCheckpoint';
 import { type ProcessUploadDeps, processUpload } from './processUpload';
 import { Slots } from './slots';
@@ -163,7 +163,14 @@ class Processor {
 
   private start(upload: PendingUpload): void {
     const { uploadId, blobKey, filename, sizeBytes } = upload;
-    const job = processUpload(this.jobDeps, { uploadId, blobKey, filename, sizeBytes }, this.stopping.signal)
+    const known = knownStream(upload);
+    upload.received = undefined; // used once: a later turn finds the stream moved on
+    const job = processUpload(
+      this.jobDeps,
+      { uploadId, blobKey, filename, sizeBytes },
+      this.stopping.signal,
+      known,
+    )
       .then((result) => {
         if (result.kind === 'done') {
           this.pending.forget(uploadId);

@@ -38,7 +38,7 @@ export interface HandleResult<State, Event> {
   readonly revision: bigint | undefined;
 }
 
-export interface HandleOptions {
+export interface HandleOptions<State = unknown> {
   /** The stream revision the caller last saw (If-Match); a mismatch is a 409, never retried. */
   readonly expectedRevision?: bigint;
   /** Paces retries after a lost race and says when to give up; default: contentionBackoff(). */
@@ -49,6 +49,12 @@ export interface HandleOptions {
    * fewer. Should the stream exist after all, that append fails and the usual cycle runs.
    */
   readonly newStream?: boolean;
+  /**
+   * The stream's state and revision as the caller last saw them (its own last result, or an event it
+   * was delivered): the first attempt decides on them and appends at that revision without reading
+   * the stream. Should the stream have moved on, that append fails and the usual cycle runs.
+   */
+  readonly known?: Loaded<State>;
 }
 
 export const SCHEMA_VERSION = 1;
@@ -92,22 +98,27 @@ export async function handleCommand<State, Event extends DomainEvent>(
   decider: Decider<State, Event>,
   decide: (state: State) => readonly Event[] | Promise<readonly Event[]>,
   ctx: CommandContext,
-  options: HandleOptions = {},
+  options: HandleOptions<State> = {},
 ): Promise<HandleResult<State, Event>> {
   const backoff = options.backoff ?? contentionBackoff();
   const turns = streamTurnsOf(store);
   // In a unit of work the failed append has taken the stream's lock, held until commit: the next
   // attempt cannot lose, so it goes at once, however long the wait for that lock was.
   let lockedRetries = store.unitOfWork?.isActive() ? 2 : 0;
-  // Only the first attempt may assume the stream is new.
-  let assumeNew = options.newStream === true && options.expectedRevision === undefined;
+  // Only the first attempt may assume the stream is new, or as the caller knows it.
+  let assumed: Loaded<State> | undefined =
+    options.expectedRevision !== undefined
+      ? undefined
+      : options.newStream === true
+        ? { state: decider.initialState(), revision: undefined }
+        : options.known;
   for (;;) {
-    const fresh = assumeNew;
-    assumeNew = false;
-    const attempt = () => attemptCommand(store, streamName, decider, decide, ctx, options, fresh);
+    const unread = assumed;
+    assumed = undefined;
+    const attempt = () => attemptCommand(store, streamName, decider, decide, ctx, options, unread);
     const result = await (turns ? turns.take(streamName, attempt) : attempt());
     if (result !== LOST_RACE) return result;
-    if (fresh) continue; // the stream existed: read it this time
+    if (unread) continue; // the stream was not as assumed: read it this time
     if (options.expectedRevision !== undefined)
       throw new ConflictError('The resource was modified by another request; reload it and try again.');
     if (lockedRetries-- > 0) continue;
@@ -124,12 +135,10 @@ async function attemptCommand<State, Event extends DomainEvent>(
   decider: Decider<State, Event>,
   decide: (state: State) => readonly Event[] | Promise<readonly Event[]>,
   ctx: CommandContext,
-  options: HandleOptions,
-  assumeNew: boolean,
+  options: HandleOptions<State>,
+  assumed: Loaded<State> | undefined,
 ): Promise<HandleResult<State, Event> | typeof LOST_RACE> {
-  const { state, revision } = assumeNew
-    ? { state: decider.initialState(), revision: undefined }
-    : await loadAggregate(store, streamName, decider);
+  const { state, revision } = assumed ?? (await loadAggregate(store, streamName, decider));
   if (options.expectedRevision !== undefined && options.expectedRevision !== revision) {
     throw new ConflictError('The resource was modified by another request; reload it and try again.');
   }

@@ -244,3 +244,61 @@ describe('handleCommand on a stream named by a fresh id (newStream)', () => {
     expect(memory.attempts.slice(1).map((a) => a.outcome)).toEqual(['conflict']);
   });
 });
+
+describe('handleCommand on a stream the caller knows (known)', () => {
+  const countingReads = (memory: MemoryEventStore) => {
+    const reads: string[] = [];
+    const store: EventStore = {
+      ...memory,
+      appendToStream: (...args) => memory.appendToStream(...args),
+      readStream: (stream, options) => {
+        reads.push(stream);
+        return memory.readStream(stream, options);
+      },
+    };
+    return { store, reads };
+  };
+
+  test('decides on the known state and appends at its revision without reading the stream', async () => {
+    const memory = memoryEventStore();
+    const first = await handleCommand(memory, 'counter-5', counter, countOnce, ctx);
+    const { store, reads } = countingReads(memory);
+    const known = { state: first.state, revision: first.revision };
+    const result = await handleCommand(store, 'counter-5', counter, countOnce, ctx, { known });
+    expect(reads).toEqual([]);
+    expect(memory.attempts.slice(1).map((a) => [a.expected, a.outcome])).toEqual([[0n, 'appended']]);
+    expect(result).toMatchObject({ revision: 1n, state: 2 });
+  });
+
+  test('a stale known state loses the append, and the stream is read and decided on again at once', async () => {
+    const memory = memoryEventStore();
+    const first = await handleCommand(memory, 'counter-5', counter, countOnce, ctx);
+    await handleCommand(memory, 'counter-5', counter, countOnce, ctx); // someone else moved it on
+    const { store, reads } = countingReads(memory);
+    const wait = jest.fn<Promise<boolean>, []>();
+    const result = await handleCommand(store, 'counter-5', counter, countOnce, ctx, {
+      known: { state: first.state, revision: first.revision },
+      backoff: { wait },
+    });
+    expect(memory.attempts.slice(2).map((a) => [a.expected, a.outcome])).toEqual([
+      [0n, 'conflict'],
+      [1n, 'appended'],
+    ]);
+    expect(reads).toEqual(['counter-5']);
+    expect(result.events).toEqual([{ type: 'Counted', data: { value: 3 } }]);
+    expect(wait).not.toHaveBeenCalled();
+  });
+
+  test('If-Match wins over a known state: checked against the stream as read', async () => {
+    const memory = memoryEventStore();
+    const first = await handleCommand(memory, 'counter-5', counter, countOnce, ctx);
+    await handleCommand(memory, 'counter-5', counter, countOnce, ctx);
+    await expect(
+      handleCommand(memory, 'counter-5', counter, countOnce, ctx, {
+        known: { state: first.state, revision: first.revision },
+        expectedRevision: 0n,
+      }),
+    ).rejects.toBeInstanceOf(ConflictError);
+    expect(memory.attempts).toHaveLength(2);
+  });
+});

@@ -1,4 +1,4 @@
-import { PendingUploads } from '#services/processor/pendingUploads';
+import { PendingUploads, knownStream } from '#services/processor/pendingUploads';
 import { at, uploadEvents } from './support/uploadEvents';
 
 const { event, received, restart } = uploadEvents(10);
@@ -91,4 +91,30 @@ test('uploads held by a lease, running or not fitting are passed over; the earli
   expect(pending.nextDue(new Set(['a-small']), small)).toBe(9000);
   expect(ids(pending.take(9000, new Set(['a-small']), 5, small))).toEqual(['b-small']);
   expect([...pending.waiting(9000, none)].map((u) => u.uploadId)).toEqual(['big', 'a-small', 'b-small']);
+});
+
+test('a claim may decide on the UploadReceived alone while it is the last event of its stream seen', () => {
+  restart();
+  const pending = new PendingUploads(at(10));
+  const withSidecar = event('UploadReceived', {
+    uploadId: 's',
+    blobKey: 'uploads/s',
+    filename: 's.nii',
+    sizeBytes: 1,
+    uploaderId: 1,
+    sidecar: { RepetitionTime: 2 },
+  });
+  pending.observe([received('a'), received('b'), withSidecar]);
+  const [a, b, s] = pending.take(0, none, 10);
+  expect(knownStream(a!)).toEqual({
+    state: expect.objectContaining({ uploadId: 'a', status: 'uploaded', claim: null }),
+    revision: 0n,
+  });
+  // A sidecar (up to 64 KiB) is not kept for a backlog of uploads: that claim reads its stream.
+  expect(knownStream(s!)).toBeUndefined();
+  // Once its stream moved on, the UploadReceived alone no longer tells its state.
+  pending.observe([
+    event('UploadProcessingStarted', { uploadId: 'b', leaseUntil: new Date(5000).toISOString() }),
+  ]);
+  expect(knownStream(b!)).toBeUndefined();
 });
