@@ -1,4 +1,5 @@
-import { type Projection, type ProjectionContext, applyInRuns } from '#shared/projections/projection';
+import type { RecordedEvent } from '#shared/eventStore/eventStore';
+import type { Projection, ProjectionContext } from '#shared/projections/projection';
 import {
   type UploadEvent,
   type UploadReceived,
@@ -55,17 +56,169 @@ export const uploadsProjection: Projection = {
     await client.query(`CREATE INDEX ON ${uploads} (associated_brain_id)`);
   },
 
-  apply: applyInRuns<UploadEvent, UploadReceived>(
-    (event): event is UploadReceived => event.type === 'UploadReceived',
-    (ctx, received, recorded) =>
-      receiveUploads(
-        ctx,
-        received,
-        recorded.map((r) => r.streamRevision),
-      ),
-    (ctx, event, recorded) => applyOne(ctx, event, recorded.streamRevision),
-  ),
+  apply: async (ctx, events) => {
+    const changed: string[] = [];
+    let segment: RecordedEvent[] = [];
+    const flush = async (): Promise<void> => {
+      if (segment.length > 0) changed.push(...(await applySegment(ctx, segment)));
+      segment = [];
+    };
+    for (const recorded of events) {
+      if (SEGMENT_TYPES.has(recorded.type)) {
+        segment.push(recorded);
+        continue;
+      }
+      await flush();
+      const event = { type: recorded.type, data: recorded.data } as UploadEvent;
+      changed.push(...(await applyOne(ctx, event, recorded.streamRevision)));
+    }
+    await flush();
+    return changed;
+  },
 };
+
+/**
+ * What a segment may hold: receipts and processing events, which a batch applies set-based
+ * (applySegment). Attaching and deleting are applied one by one, in order, between segments.
+ */
+const SEGMENT_TYPES: ReadonlySet<string> = new Set(['UploadReceived', ...UPLOAD_PROCESSING_EVENT_TYPES]);
+
+/** A processing column's SQL type, for reading it back from the JSON of a set-based update. */
+const PROCESSING_COLUMN_TYPES: Readonly<Record<ProcessingColumn, string>> = {
+  status: 'text',
+  processing_started: 'timestamptz',
+  processing_completed: 'timestamptz',
+  metadata: 'jsonb',
+  extracted_metadata: 'jsonb',
+  preview_blob_key: 'text',
+  sidecar: 'jsonb',
+  associated_brain_id: 'integer',
+};
+
+/** One upload's processing events of a segment, folded: each column as the last event set it. */
+interface FoldedUpload {
+  revision: bigint;
+  columns: Partial<Record<ProcessingColumn, string | null>>;
+  /** What processing read, when the upload's last outcome is a completion: merged with its sidecar. */
+  completed: Readonly<Record<string, unknown>> | undefined;
+}
+
+/**
+ * A run of receipts and processing events in three statements at most, whatever its length: the
+ * receipts in one INSERT, then every upload's processing events folded into the columns the last
+ * of them set, in one UPDATE, then, for completed uploads that carry a sidecar, their merged
+ * metadata. Receipts go first: an upload's processing events follow its receipt in its stream,
+ * hence in the batch, and rows of different uploads do not interact. The sidecar only changes on a
+ * receipt (applied first) or an attach (never inside a segment), so the merge reads the right one.
+ */
+async function applySegment(ctx: ProjectionContext, recorded: readonly RecordedEvent[]): Promise<string[]> {
+  const changed: string[] = [];
+  const received = recorded.filter((r) => r.type === 'UploadReceived');
+  if (received.length > 0)
+    changed.push(
+      ...(await receiveUploads(
+        ctx,
+        received.map((r) => ({ type: r.type, data: r.data }) as UploadReceived),
+        received.map((r) => r.streamRevision),
+      )),
+    );
+  const folded = new Map<string, FoldedUpload>();
+  const fold = (
+    uploadId: string,
+    revision: bigint,
+    columns: FoldedUpload['columns'],
+    completed?: FoldedUpload['completed'] | null,
+  ): void => {
+    const entry = folded.get(uploadId) ?? { revision, columns: {}, completed: undefined };
+    entry.revision = revision;
+    Object.assign(entry.columns, columns);
+    if (completed !== undefined) entry.completed = completed ?? undefined;
+    folded.set(uploadId, entry);
+    changed.push(`upload:${uploadId}`);
+  };
+  for (const r of recorded) {
+    const event = { type: r.type, data: r.data } as UploadEvent;
+    switch (event.type) {
+      case 'UploadProcessingStarted':
+        fold(event.data.uploadId, r.streamRevision, {
+          status: 'processing',
+          processing_started: event.data.startedAt,
+          processing_completed: null,
+        });
+        break;
+      case 'UploadProcessingCompleted':
+        fold(
+          event.data.uploadId,
+          r.streamRevision,
+          {
+            status: 'completed',
+            processing_completed: event.data.completedAt,
+            metadata: JSON.stringify(event.data.metadata),
+            extracted_metadata: JSON.stringify(event.data.metadata),
+            preview_blob_key: event.data.previewBlobKey,
+          },
+          event.data.metadata,
+        );
+        break;
+      case 'UploadProcessingFailed':
+        fold(
+          event.data.uploadId,
+          r.streamRevision,
+          {
+            status: 'failed',
+            processing_completed: event.data.completedAt,
+            metadata: JSON.stringify({ error: event.data.reason }),
+            preview_blob_key: null,
+          },
+          null,
+        );
+        break;
+      default: // a receipt (above) or a lease renewal (changes no row)
+        break;
+    }
+  }
+  if (folded.size === 0) return changed;
+  const uploads = table(ctx, 'file_uploads');
+  const assignments = (Object.keys(PROCESSING_COLUMN_TYPES) as ProcessingColumn[])
+    .map(
+      (column) =>
+        `${column} = CASE WHEN v.columns ? '${column}' THEN (v.columns->>'${column}')::${PROCESSING_COLUMN_TYPES[column]} ELSE u.${column} END`,
+    )
+    .join(',\n         ');
+  const rows = [...folded].map(([id, entry]) => ({
+    id,
+    revision: entry.revision.toString(),
+    columns: entry.columns,
+    completed: entry.completed !== undefined,
+  }));
+  // The metadata of a completion is what processing read; those with a sidecar are merged next.
+  const { rows: withSidecars } = await ctx.client.query<{ id: string; sidecar: BidsSidecar }>(
+    `UPDATE ${uploads} AS u
+        SET ${assignments},
+            revision = v.revision
+       FROM json_to_recordset($1::json) AS v(id uuid, revision bigint, columns jsonb, completed boolean)
+      WHERE u.id = v.id
+      RETURNING u.id, CASE WHEN v.completed AND u.sidecar IS NOT NULL AND u.sidecar <> '{}'::jsonb
+                           THEN u.sidecar END AS sidecar`,
+    [JSON.stringify(rows)],
+  );
+  const merged = withSidecars
+    .filter((row) => row.sidecar !== null)
+    .map((row) => ({
+      id: row.id,
+      metadata: metadataWithSidecar(folded.get(row.id)!.completed!, row.sidecar),
+    }));
+  if (merged.length > 0)
+    await ctx.client.query(
+      `UPDATE ${uploads} AS u SET metadata = v.metadata
+         FROM json_to_recordset($1::json) AS v(id uuid, metadata jsonb)
+        WHERE u.id = v.id`,
+      [JSON.stringify(merged)],
+    );
+  return changed;
+}
+
+const table = ({ table }: ProjectionContext, name: string): string => table(name);
 
 const RECEIVED_COLUMNS = `id, name, filename, size_bytes, sha256, mime_type, blob_key, uploader_id,
   associated_brain_id, status, date_uploaded, sidecar, revision`;
