@@ -67,7 +67,12 @@ test('one batch of interleaved receipts and processing events ends as applying t
   await claim(withSidecar, 3);
   await decide(done, {
     type: 'CompleteProcessing',
-    data: { attempt: 1, metadata: { dims: [1, 2, 3] }, previewBlobKey: `previews/${done}.png`, now: at(4) },
+    data: {
+      attempt: 1,
+      metadata: { format: 'nifti', dims: [1, 2, 3] },
+      previewBlobKey: `previews/${done}.png`,
+      now: at(4),
+    },
   });
   await receive(deleted, 14);
   await claim(failed, 5);
@@ -82,7 +87,7 @@ test('one batch of interleaved receipts and processing events ends as applying t
   });
   await decide(withSidecar, {
     type: 'CompleteProcessing',
-    data: { attempt: 1, metadata: { dims: [4] }, previewBlobKey: null, now: at(8) },
+    data: { attempt: 1, metadata: { format: 'nifti', dims: [4] }, previewBlobKey: null, now: at(8) },
   });
   await decide(failed, { type: 'FailProcessing', data: { attempt: 1, reason: 'not a NIfTI', now: at(9) } });
   await receive(waiting, 15);
@@ -98,8 +103,8 @@ test('one batch of interleaved receipts and processing events ends as applying t
       status: 'completed',
       processing_started: new Date(at(2)),
       processing_completed: new Date(at(4)),
-      metadata: { dims: [1, 2, 3] },
-      extracted_metadata: { dims: [1, 2, 3] },
+      metadata: { format: 'nifti', dims: [1, 2, 3] },
+      extracted_metadata: { format: 'nifti', dims: [1, 2, 3] },
       preview_blob_key: `previews/${done}.png`,
       revision: '2',
     },
@@ -109,8 +114,8 @@ test('one batch of interleaved receipts and processing events ends as applying t
       processing_started: new Date(at(3)),
       processing_completed: new Date(at(8)),
       // The values read from the file win a clash; the sidecar's keys are listed.
-      metadata: { RepetitionTime: 2, dims: [4], sidecar_keys: ['RepetitionTime', 'dims'] },
-      extracted_metadata: { dims: [4] },
+      metadata: { RepetitionTime: 2, format: 'nifti', dims: [4], sidecar_keys: ['RepetitionTime', 'dims'] },
+      extracted_metadata: { format: 'nifti', dims: [4] },
       preview_blob_key: null,
       revision: '2',
     },

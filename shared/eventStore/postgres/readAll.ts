@@ -1,5 +1,6 @@
 import {
   START,
+  comparePositions,
   type GlobalPosition,
   type ReadAllOptions,
   type RecordedEvent,
@@ -45,25 +46,53 @@ export async function headPosition(db: SqlExecutor, names: SqlNames): Promise<Gl
   return row ? { commit: BigInt(row.transaction_id), prepare: BigInt(row.global_position) } : START;
 }
 
+/** One page of the global order for a subscription, and whether the store holds more past it. */
+export interface SubscriptionPage {
+  readonly events: RecordedEvent[];
+  /**
+   * True when the store holds an event past the page (past `after` when the page is empty): one of
+   * a committed transaction that the page could not return yet because an older one is still open,
+   * or one beyond the page's limit. Judged by position, not by the visibility horizon.
+   */
+  readonly more: boolean;
+}
+
 /**
- * True when the store holds an event past `after` (a position the caller has read up to): one that
- * readAll could not return yet because an older transaction is still open, or one that became
- * readable since. Either way the caller reads again soon: the transaction that held it back may
- * never NOTIFY (it need not be an append). Judged by position, not by the visibility horizon, which
- * a fresh snapshot may already see past after readAll's snapshot did not (the event then waited
- * for the idle poll). One row from the end of the (transaction_id, global_position) index.
+ * A page of readAll and the held-back check in one statement (one snapshot), for a subscription's
+ * every wake-up: the readable events after `after`, and the newest recorded event of all. An event that
+ * commits after this snapshot is announced after its commit (appendNotifier) and wakes the
+ * subscription; one committed before it and still held back by an older transaction is the newest
+ * event here, past the page, so the subscription looks again soon.
  */
-export async function hasHeldBackEvents(
+export async function readSubscriptionPage(
   db: SqlExecutor,
   names: SqlNames,
   after: GlobalPosition,
-): Promise<boolean> {
-  const { rows } = await db.query<{ held_back: boolean }>({
-    name: `heldBack:${names.schema}`,
-    text: `SELECT coalesce((SELECT (e.transaction_id, e.global_position) > ($1::xid8, $2::bigint)
-              FROM ${names.events} e
-             ORDER BY e.transaction_id DESC, e.global_position DESC LIMIT 1), false) AS held_back`,
-    values: positionParameters(after),
+  maxCount: number,
+): Promise<SubscriptionPage> {
+  const { rows } = await db.query<
+    Partial<EventRow> & { readonly newest_transaction_id: string; readonly newest_global_position: string }
+  >({
+    name: `readSubscriptionPage:${names.schema}`,
+    text: `SELECT page.*, newest.transaction_id AS newest_transaction_id,
+                  newest.global_position AS newest_global_position
+             FROM (SELECT transaction_id, global_position FROM ${names.events}
+                    ORDER BY transaction_id DESC, global_position DESC LIMIT 1) AS newest
+             LEFT JOIN LATERAL (
+                   SELECT ${EVENT_COLUMNS} FROM ${names.events}
+                    WHERE ${VISIBLE} AND (transaction_id, global_position) > ($1::xid8, $2::bigint)
+                    ORDER BY transaction_id, global_position
+                    LIMIT $3) AS page ON true
+            ORDER BY page.transaction_id, page.global_position`,
+    values: [...positionParameters(after), maxCount],
   });
-  return rows[0]?.held_back ?? false;
+  const first = rows[0];
+  if (!first) return { events: [], more: false }; // no event at all
+  const events = rows.filter((row) => row.event_id !== null).map((row) => toRecordedEvent(row as EventRow));
+  const last = events[events.length - 1]?.position ?? after;
+  const newest = {
+    commit: BigInt(first.newest_transaction_id),
+    prepare: BigInt(first.newest_global_position),
+  };
+  return { events, more: comparePositions(newest, last) > 0 };
 }

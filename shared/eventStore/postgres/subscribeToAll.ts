@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { START, type RecordedEvent, type SubscribeOptions } from '#shared/eventStore/eventStore';
 import { AppendListener } from './appendListener';
-import { hasHeldBackEvents, readAll } from './readAll';
+import { readSubscriptionPage } from './readAll';
 import type { SqlNames } from './sqlNames';
 
 export const DEFAULT_BATCH_SIZE = 500;
@@ -40,7 +40,13 @@ export async function* subscribeToAll(
     await listener.start();
     while (!signal.aborted) {
       listener.reset();
-      const batch = await readAll(context.pool, context.names, { after, maxCount: batchSize });
+      // The page and whether more is recorded past it, in one statement.
+      const { events: batch, more } = await readSubscriptionPage(
+        context.pool,
+        context.names,
+        after,
+        batchSize,
+      );
       const last = batch[batch.length - 1];
       if (last) {
         after = last.position;
@@ -50,7 +56,7 @@ export async function* subscribeToAll(
       if (batch.length === batchSize || signal.aborted) continue;
       // Events behind a still-open older transaction: it may commit any moment and may never
       // NOTIFY (it need not be an append), so look again soon, backing off while it stays open.
-      const heldBack = await hasHeldBackEvents(context.pool, context.names, after);
+      const heldBack = more;
       await listener.wait(heldBack ? heldBackPollMs : idlePollMs, signal);
       heldBackPollMs = heldBack
         ? Math.min(heldBackPollMs * 2, MAX_HELD_BACK_POLL_MS)
