@@ -1,5 +1,25 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { BATCH_BYTES, OffThreadSha256, directWritable, sharedBatchBytes } from './offThreadSha256';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { waitFor } from '#tests/support/waitFor';
+import {
+  BATCH_BYTES,
+  OffThreadFileWrite,
+  OffThreadSha256,
+  directWritable,
+  sharedBatchBytes,
+} from './offThreadSha256';
 
 const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
 
@@ -111,3 +131,140 @@ test('a whole batch starts on a page and may be written with O_DIRECT; a short o
   expect(directWritable(Buffer.alloc(BATCH_BYTES))).toBe(false);
   hash.abort();
 });
+
+describe('OffThreadFileWrite', () => {
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(path.join(tmpdir(), 'off-thread-write-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** Writes `data` from `from` in batches of `size` bytes (the first `first`), each filled in two parts. */
+  async function writeAll(
+    write: OffThreadFileWrite,
+    data: Buffer,
+    from: number,
+    sizes: number[],
+  ): Promise<void> {
+    let at = 0;
+    for (let i = 0; at < data.length; i += 1) {
+      const part = data.subarray(at, Math.min(data.length, at + (sizes[i] ?? sizes.at(-1)!)));
+      const batch = write.batch();
+      part.copy(batch, 0);
+      await write.write(batch.subarray(0, part.length), from + at);
+      at += part.length;
+    }
+  }
+
+  test.each([true, false])(
+    'writes the batches in order at their positions (O_DIRECT %s) and hashes them into each session',
+    async (withDirect) => {
+      const file = path.join(dir, 'file');
+      const head = randomBytes(3);
+      writeFileSync(file, head);
+      const fd = openSync(file, 'r+');
+      const directFd = withDirect ? openSync(file, constants.O_WRONLY | constants.O_DIRECT) : undefined;
+      try {
+        const data = randomBytes(5 * BATCH_BYTES + 12_345);
+        const [sha, md5] = [new OffThreadSha256(), new OffThreadSha256('md5')];
+        const write = new OffThreadFileWrite(fd, directFd, [sha, md5]);
+        // An unaligned start, then whole batches from an aligned position, then a short last one.
+        await writeAll(write, data, head.length, [4096 - head.length, BATCH_BYTES]);
+        expect(await write.finish()).toBe(data.length);
+        expect(readFileSync(file).equals(Buffer.concat([head, data]))).toBe(true);
+        expect(await sha.digest()).toBe(sha256(data));
+        expect(await md5.digest()).toBe(createHash('md5').update(data).digest('hex'));
+      } finally {
+        closeSync(fd);
+        if (directFd !== undefined) closeSync(directFd);
+      }
+    },
+  );
+
+  test('nothing handed over: finish resolves with 0 and the file is untouched', async () => {
+    const file = path.join(dir, 'empty');
+    writeFileSync(file, 'x');
+    const fd = openSync(file, 'r+');
+    try {
+      const write = new OffThreadFileWrite(fd, undefined);
+      write.batch(); // given, never handed over: free again once finished
+      expect(await write.finish()).toBe(0);
+      expect(readFileSync(file, 'utf8')).toBe('x');
+      expect(() => write.batch()).toThrow('used after finish');
+    } finally {
+      closeSync(fd);
+    }
+  });
+
+  test('a batch of another session is refused', () => {
+    const file = path.join(dir, 'refused');
+    writeFileSync(file, '');
+    const fd = openSync(file, 'r+');
+    const hash = new OffThreadSha256();
+    const write = new OffThreadFileWrite(fd, undefined, [hash]);
+    try {
+      return expect(write.write(hash.batch(), 0)).rejects.toThrow('a batch its session gave, once');
+    } finally {
+      void write.finish().finally(() => closeSync(fd));
+      hash.abort();
+    }
+  });
+
+  (existsSync('/dev/full') ? test : test.skip)(
+    'a write failing midway: the bytes before it stay, nothing after it is written, finish rejects with its error, and the thread goes on',
+    async () => {
+      const file = path.join(dir, 'failing');
+      writeFileSync(file, '');
+      const fd = openSync(file, 'r+');
+      try {
+        const data = randomBytes(2 * BATCH_BYTES);
+        const hash = new OffThreadSha256();
+        const write = new OffThreadFileWrite(fd, undefined, [hash]);
+        await writeAll(write, data, 0, [BATCH_BYTES]);
+        await waitFor('the first batches written', () => statSync(file).size === data.length);
+        // The disk fills up: the descriptor now writes to /dev/full (ENOSPC), as a full disk does.
+        takeDescriptorFor(fd, '/dev/full');
+        const more = write.batch();
+        more.fill(1);
+        await write.write(more, data.length).catch(() => undefined);
+        await expect(write.finish()).rejects.toMatchObject({ code: 'ENOSPC' });
+        expect(statSync(file).size).toBe(data.length);
+        expect(readFileSync(file).equals(data)).toBe(true);
+        hash.abort();
+        // The thread still writes and hashes for others.
+        const other = path.join(dir, 'other');
+        writeFileSync(other, '');
+        const otherFd = openSync(other, 'r+');
+        try {
+          const next = new OffThreadSha256();
+          const ok = new OffThreadFileWrite(otherFd, undefined, [next]);
+          await writeAll(ok, data, 0, [BATCH_BYTES]);
+          expect(await ok.finish()).toBe(data.length);
+          expect(await next.digest()).toBe(sha256(data));
+        } finally {
+          closeSync(otherFd);
+        }
+      } finally {
+        closeSync(fd);
+      }
+    },
+  );
+});
+
+/**
+ * Closes descriptor `fd` and opens `target` under the same number (the lowest free one is always
+ * taken, so lower free ones are taken and let go again): a file that starts failing under a
+ * writer's open descriptor.
+ */
+function takeDescriptorFor(fd: number, target: string): void {
+  closeSync(fd);
+  const lower: number[] = [];
+  try {
+    for (;;) {
+      const next = openSync(target, 'w');
+      if (next === fd) return;
+      lower.push(next);
+      if (next > fd || lower.length > 10_000) throw new Error(`descriptor ${fd} was taken by another open`);
+    }
+  } finally {
+    lower.forEach((each) => closeSync(each));
+  }
+}

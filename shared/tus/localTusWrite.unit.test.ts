@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
@@ -44,7 +44,7 @@ describe.each([true, false])('writeTusBody (O_DIRECT %s)', (directIo) => {
       const hash = hashes.follow('u', from);
       expect(hash).toBeDefined();
       const written = await writeTusBody(body(bytes.subarray(from, to)), file, from, { directIo, hash });
-      expect(written).toBe(to - from);
+      expect(written).toEqual({ bytes: to - from, checksum: undefined });
       expect(statSync(file).size).toBe(to);
     }
     expect(sha256(readFileSync(file))).toBe(sha256(bytes));
@@ -72,7 +72,7 @@ describe.each([true, false])('writeTusBody (O_DIRECT %s)', (directIo) => {
         at += n;
       }
       request.end();
-      expect(await written).toBe(to - from);
+      expect((await written).bytes).toBe(to - from);
       expect(statSync(file).size).toBe(to);
     }
     expect(readFileSync(file).equals(bytes)).toBe(true);
@@ -93,13 +93,60 @@ describe.each([true, false])('writeTusBody (O_DIRECT %s)', (directIo) => {
 
   test('a body that ends early (the client went away) is written to its last byte', async () => {
     const bytes = randomBytes(3 * MiB + 5);
-    const seen: number[] = [];
-    const written = await writeTusBody(body(bytes), file, 0, {
-      directIo,
-      onChunk: (chunk) => seen.push(chunk.length),
-    });
-    expect(written).toBe(bytes.length);
-    expect(seen.reduce((a, b) => a + b, 0)).toBe(bytes.length);
+    const written = await writeTusBody(body(bytes), file, 0, { directIo });
+    expect(written.bytes).toBe(bytes.length);
     expect(readFileSync(file).equals(bytes)).toBe(true);
   });
+
+  test.each(['sha256', 'sha1', 'md5'] as const)(
+    "the body's %s checksum is its digest alone, at any offset, beside the running hash of the whole upload",
+    async (algorithm) => {
+      const hashes = new RunningUploadHashes();
+      const bytes = randomBytes(9 * MiB + 77);
+      const cuts = [0, 3, 4 * MiB + 4096, bytes.length];
+      for (let i = 0; i + 1 < cuts.length; i += 1) {
+        const [from, to] = [cuts[i]!, cuts[i + 1]!];
+        const written = await writeTusBody(body(bytes.subarray(from, to)), file, from, {
+          directIo,
+          hash: hashes.follow('u', from),
+          checksum: algorithm,
+        });
+        expect(written.bytes).toBe(to - from);
+        expect(written.checksum?.toString('hex')).toBe(
+          createHash(algorithm).update(bytes.subarray(from, to)).digest('hex'),
+        );
+      }
+      expect(await hashes.take('u', bytes.length)).toBe(sha256(bytes));
+      expect(readFileSync(file).equals(bytes)).toBe(true);
+    },
+  );
+
+  test('an empty body writes nothing and has the digest of nothing', async () => {
+    const written = await writeTusBody(body(Buffer.alloc(0)), file, 0, { directIo, checksum: 'sha256' });
+    expect(written).toEqual({ bytes: 0, checksum: createHash('sha256').digest() });
+    expect(statSync(file).size).toBe(0);
+  });
+});
+
+describe('writeTusBody when the disk fails', () => {
+  // /dev/full takes the open and refuses every write with ENOSPC, as a full disk does.
+  const full = '/dev/full';
+  const haveFull = existsSync(full);
+
+  (haveFull ? test : test.skip)(
+    'a write that fails rejects the PATCH with its error, after every write handed over has ended',
+    async () => {
+      const hashes = new RunningUploadHashes();
+      const bytes = randomBytes(30 * MiB + 5);
+      await expect(
+        writeTusBody(body(bytes), full, 0, { directIo: true, hash: hashes.follow('u', 0), checksum: 'md5' }),
+      ).rejects.toMatchObject({ code: 'ENOSPC' });
+      hashes.forget('u');
+      // The hashing thread goes on: the next upload is written and hashed.
+      const next = randomBytes(5 * MiB + 3);
+      const written = await writeTusBody(body(next), file, 0, { directIo: true, checksum: 'sha256' });
+      expect(written.checksum?.toString('hex')).toBe(sha256(next));
+      expect(readFileSync(file).equals(next)).toBe(true);
+    },
+  );
 });

@@ -19,19 +19,17 @@ export class RunningHash {
   }
 
   /**
-   * A batch of the hashing thread's memory to fill and hand back with `handOver`, hashed without
-   * a copy (what the local file write does: it writes the batch, then hands it over). Not mixed
-   * with `update` within one write: a batch `update` has partly filled is hashed first.
+   * The hashing thread's session, for a file write there to hash the next bytes of the upload into
+   * (the local disk's writeTusBody), telling `advance` how many. Not mixed with `update` within one
+   * write: what `update` has given is handed over first.
    */
-  async batch(): Promise<Buffer> {
+  async session(): Promise<OffThreadSha256> {
     await this.batches.flush();
-    return this.hash.batch();
+    return this.hash;
   }
 
-  /** Hashes `batch` (or its first bytes), one `batch()` gave, as the next bytes of the upload. */
-  async handOver(batch: Buffer): Promise<void> {
-    this.hashed += batch.length;
-    await this.hash.update(batch);
+  advance(bytes: number): void {
+    this.hashed += bytes;
   }
 
   async digest(): Promise<string> {

@@ -7,7 +7,7 @@ import { type TusChecksum, checksumMismatch, currentTusChecksum } from './tusChe
 import { TusHttpError } from './tusHttpError';
 import type { RunningUploadHashes } from './runningUploadHashes';
 import { tusBlobKey } from './tusKeys';
-import { writeTusBody } from './localTusWrite';
+import { type LocalTusWritten, writeTusBody } from './localTusWrite';
 import { currentTusRequestBody, readRequestBody } from './tusRequestBody';
 
 export interface BlobKeyedDataStoreOptions {
@@ -119,14 +119,13 @@ export class BlobKeyedDataStore extends DataStore {
   ): Promise<number> {
     const file = path.join(files.root, ...tusBlobKey(id).split('/'));
     const checksum = currentTusChecksum();
-    const digest = checksum ? createHash(checksum.algorithm) : undefined;
     const request = currentTusRequestBody();
     const direct = request?.claim();
     // tus ends `stream` (then only a stand-in) when it aborts the request: reading stops there.
     const stop = new AbortController();
     const stopWatching = direct ? finished(stream, () => stop.abort()) : undefined;
     if (direct) stream.resume();
-    let written: number;
+    let written: LocalTusWritten;
     try {
       const room = direct ? await this.roomAt(id, offset, direct) : 0;
       written = await writeTusBody(
@@ -136,7 +135,7 @@ export class BlobKeyedDataStore extends DataStore {
         {
           directIo: files.directIo,
           hash: this.options.hashes?.follow(id, offset),
-          onChunk: digest && ((chunk) => digest.update(chunk)),
+          checksum: checksum?.algorithm,
         },
       );
     } catch (error) {
@@ -146,12 +145,12 @@ export class BlobKeyedDataStore extends DataStore {
       stopWatching?.();
       if (direct) request?.done();
     }
-    if (checksum && digest && !digest.digest().equals(checksum.expected)) {
+    if (checksum && !written.checksum?.equals(checksum.expected)) {
       this.options.hashes?.forget(id);
       await truncate(file, offset);
       throw checksumMismatch();
     }
-    return offset + written;
+    return offset + written.bytes;
   }
 
   /**

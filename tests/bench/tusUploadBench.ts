@@ -1,6 +1,6 @@
 import { benchAccount, removeUpload } from './benchAccount';
 import { createHash, randomBytes } from 'node:crypto';
-import { createWriteStream, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
@@ -109,6 +109,7 @@ export async function measureTusUploads(
       const plainBefore = await plainWrite(plainFile, options.bytes);
       const cpuBefore = cpuSecondsOf(server.pid);
       const faultsBefore = minorFaultsOf(server.pid);
+      const threadsBefore = threadCpuSecondsOf(server.pid);
       const started = process.hrtime.bigint();
       await removeUpload(server.url, token, await tusUpload(server.url, token, options.bytes, []));
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
@@ -116,11 +117,13 @@ export async function measureTusUploads(
       const cpu = (cpuSecondsOf(server.pid) - cpuBefore) / gibibytes;
       // Pages the kernel had to fault in: freshly mapped memory costs this VM dearly.
       const faults = (minorFaultsOf(server.pid) - faultsBefore) / gibibytes;
+      const threads = threadBreakdown(server.pid, threadsBefore, threadCpuSecondsOf(server.pid), gibibytes);
       const plain = (plainBefore + (await plainWrite(plainFile, options.bytes))) / 2;
       rounds.push({ rate: options.bytes / MB / seconds, plain, seconds, cpu, faults });
       printDetail(
         `round ${round + 1}: tus ${(options.bytes / MB / seconds).toFixed(0)} MB/s, plain write ${plain.toFixed(0)} MB/s (mean of before and after), server CPU ${cpu.toFixed(2)} s/GiB, ${faults.toFixed(0)} page faults/GiB, load ${loadAverage()}`,
       );
+      printDetail(`round ${round + 1}: server CPU s/GiB by thread: ${threads}`);
     }
     const wholePeak = sampler.stop();
     const whole = median(rounds.map((r) => r.seconds));
@@ -421,6 +424,47 @@ async function stopGracefully(pid: number): Promise<void> {
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/**
+ * CPU seconds (user and system) so far of each thread of a process, by thread id
+ * (/proc/<pid>/task/<tid>/stat): Node 20 names them all "node"; the event loop's id is the pid.
+ */
+function threadCpuSecondsOf(pid: number): Map<string, number> {
+  const byThread = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      byThread.set(tid, (Number(fields[11]) + Number(fields[12])) / 100);
+    } catch {
+      // the thread ended
+    }
+  }
+  return byThread;
+}
+
+/**
+ * A round's CPU per GiB by thread: the event loop, the three busiest other threads (the hashing
+ * thread, libuv's pool threads doing the writes and fsync, V8's collector), then the rest.
+ */
+function threadBreakdown(
+  pid: number,
+  before: Map<string, number>,
+  after: Map<string, number>,
+  gibibytes: number,
+): string {
+  const spent = [...after]
+    .map(([tid, total]) => ({ tid, perGib: (total - (before.get(tid) ?? 0)) / gibibytes }))
+    .filter((t) => t.perGib > 0);
+  const loop = spent.find((t) => t.tid === String(pid))?.perGib ?? 0;
+  const others = spent.filter((t) => t.tid !== String(pid)).sort((a, b) => b.perGib - a.perGib);
+  const rest = others.slice(3).reduce((sum, t) => sum + t.perGib, 0);
+  return [
+    `event loop ${loop.toFixed(2)}`,
+    ...others.slice(0, 3).map((t) => `thread ${t.tid} ${t.perGib.toFixed(2)}`),
+    `${others.length - Math.min(3, others.length)} others ${rest.toFixed(2)}`,
+  ].join(', ');
 }
 
 /** User and system CPU seconds of a process so far, all its threads (/proc/<pid>/stat, 100 ticks a second). */
