@@ -289,8 +289,6 @@ export function searchSql(
   const where = [...filterConditions(filters, p), ...(visible ? [visible] : [])];
   const text = p.add(search.text);
   const explicit = explicitOrder(query, 'm');
-  // Its parameter exists only where the tier is computed: PostgreSQL refuses a parameter it cannot type.
-  const prefix = explicit ? '' : p.add(`${escapeLike(search.text)}%`);
   const lookups: string[] = [];
   /** A column of `q`: the dictionary's words that meet `condition` (on `w.word`). */
   const wordsWhere = (condition: string): string => {
@@ -331,8 +329,8 @@ export function searchSql(
     ...(facets.length === 0
       ? ['(SELECT count(*) FROM matched) AS total']
       : [
-          `(SELECT c.n FROM counted c WHERE c.facet = ${ALL_MATCHES}) AS total`,
-          ...facets.map((facet) => countedMatchesSelect(facet, facets)),
+          '(SELECT coalesce(sum(c.n), 0) FROM counted c)::bigint AS total',
+          ...facets.map((facet) => countedMatchesSelect(facet)),
         ]),
     ...(layout === 4 ? [v5LiveSelect(sources.documents, p)] : []),
   ];
@@ -340,14 +338,14 @@ export function searchSql(
   return {
     text: `
       WITH RECURSIVE q AS (
-        SELECT ${[tsQuerySql(text), ...lookups, ...hidden].join(',\n               ')}
+        SELECT ${[tsQuerySql(text), ...(explicit ? [] : loweredTextSql(text)), ...lookups, ...hidden].join(',\n               ')}
       ),${expandedQuerySql(text, sources.lexemes)}
       matched AS MATERIALIZED (
         SELECT ${[...kept.map((c) => `t.${c}`), ...(explicit ? [] : ['t.tier', ...relevanceRanks(text)])].join(', ')}
           FROM (
             SELECT ${[
               ...read.map((c) => `d.${c}`),
-              ...(explicit ? [] : [`q.tsq, ${tierSql(text, prefix, idMatch, fullText)} AS tier`]),
+              ...(explicit ? [] : [`q.tsq, ${tierSql(idMatch, fullText)} AS tier`]),
             ].join(', ')}
               FROM ${sources.documents} d CROSS JOIN q CROSS JOIN e
              WHERE ${[...where, matches].join(' AND ')}
@@ -358,34 +356,23 @@ export function searchSql(
   };
 }
 
-/** The `facet` of the `counted` row holding the number of matches (the empty grouping set). */
-const ALL_MATCHES = -1;
-
 /**
- * The total and every facet's counts of the matches in one pass over them (GROUPING SETS: one hash
- * table per facet, filled together), rather than a scan of the matches per facet and one for the
- * total: `counted` rows are (facet, value, n), `facet` the index of the facet in `facets`, or
- * ALL_MATCHES for the total (value NULL).
+ * The total and every facet's counts of the matches in one pass over them: the matches are counted
+ * per combination of the facets' values (one hash table, one lookup per match; a few hundred
+ * combinations whatever the number of matches), and the total and each facet are sums over those
+ * few rows, as the kept counts answer a list without text.
  */
 function matchCountsSql(facets: readonly SearchFacet[]): string {
   const columns = facets.map((facet) => `m.${FACET_COLUMNS[facet]}`);
-  // GROUPING(a, b, …) has a bit set for each column not grouped by in the row's set, first column highest.
-  const all = (1 << columns.length) - 1;
-  const facetOf = columns.map((_, i) => `WHEN ${all ^ (1 << (columns.length - 1 - i))} THEN ${i}`).join(' ');
-  // In a facet's rows every other column reads NULL (not grouped by): the one left is the facet's value.
-  const value = `coalesce(${columns.map((column) => `${column}::integer`).join(', ')})`;
-  return `SELECT CASE grouping(${columns.join(', ')}) ${facetOf} ELSE ${ALL_MATCHES} END AS facet,
-             ${value} AS value, count(*) AS n
-        FROM matched m
-       GROUP BY GROUPING SETS (${[...columns.map((c) => `(${c})`), '()'].join(', ')})`;
+  return `SELECT ${columns.join(', ')}, count(*) AS n FROM matched m GROUP BY ${columns.join(', ')}`;
 }
 
-/** A facet's column of the answer: its values' counts from `counted`, the most frequent first. */
-function countedMatchesSelect(facet: SearchFacet, facets: readonly SearchFacet[]): string {
-  const value = facet === 'verified' ? 'c.value = 1' : 'c.value';
+/** A facet's column of the answer: its values' counts summed from `counted`, the most frequent first. */
+function countedMatchesSelect(facet: SearchFacet): string {
+  const column = FACET_COLUMNS[facet];
   return `(SELECT coalesce(json_agg(json_build_array(s.value, s.n)), '[]'::json) FROM (
-      SELECT ${value} AS value, c.n FROM counted c WHERE c.facet = ${facets.indexOf(facet)} AND c.value IS NOT NULL
-       ORDER BY c.n DESC, c.value LIMIT ${FACET_VALUE_LIMIT}) s) AS "${facet}"`;
+      SELECT c.${column} AS value, sum(c.n) AS n FROM counted c WHERE c.${column} IS NOT NULL
+       GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT ${FACET_VALUE_LIMIT}) s) AS "${facet}"`;
 }
 
 /**
@@ -403,32 +390,42 @@ function matchedColumns(explicit: boolean, facets: readonly SearchFacet[]) {
   return { kept, read: [...new Set([...kept, ...(explicit ? [] : ['name', 'search_vector'])])] };
 }
 
+/** The columns of `q` the tier reads: the text lowercased once, and its length in characters. */
+const loweredTextSql = (text: string): string[] => [
+  `lower(${text}) AS text_lower`,
+  `char_length(${text}) AS text_chars`,
+];
+
 /**
  * The tier of a match (see searchSql): 0 exact, 1 a prefix of the name or readable_id, 2 full
- * text or substring, 3 a typo only. An exact name is a prefix too, so the name is lowercased once
- * for most rows; `lower(x) LIKE lower(pattern)` is what ILIKE computes in a multibyte encoding,
- * where it lowercases both (a copy each) on every call, pattern included.
+ * text or substring, 3 a typo only. It is computed for every match, most of them tier 2, so each
+ * step is the cheapest form of its test: the name's prefix is compared as its first characters
+ * lowercased (lower() maps each character to one character, so this is `lower(name) LIKE
+ * lower(text) || '%'` without lowercasing the whole name or matching a pattern), an exact name is
+ * such a prefix of the text's length, and a readable_id is lowercase already (readableIdFor).
  */
-function tierSql(text: string, prefix: string, idMatch: string, fullText: string): string {
-  return `CASE WHEN ${idMatch} OR d.readable_id = lower(${text}) THEN 0
-                    WHEN lower(d.name) LIKE lower(${prefix})
-                      THEN CASE WHEN lower(d.name) = lower(${text}) THEN 0 ELSE 1 END
-                    WHEN lower(d.readable_id) LIKE lower(${prefix}) THEN 1
+function tierSql(idMatch: string, fullText: string): string {
+  return `CASE WHEN ${idMatch} OR d.readable_id = q.text_lower THEN 0
+                    WHEN lower(left(d.name, q.text_chars)) = q.text_lower
+                      THEN CASE WHEN char_length(d.name) = q.text_chars THEN 0 ELSE 1 END
+                    WHEN starts_with(d.readable_id, q.text_lower) THEN 1
                     WHEN ${fullText} THEN 2
                     ELSE 3 END`;
 }
 
 /**
- * The relevance order's ranks (of the matched rows `t`): the full-text tier by text rank, the typo
- * tier by similarity, the few exact and prefix matches by both; then newest first. Each rank is
- * computed only for the rows whose tier it orders: the full-text tier is most of a common word's
- * matches, and a similarity per row cost as much as the matching. Computed as the matches are
- * (the tier once, in the subquery), only they are kept: not each match's tsvector.
+ * The relevance order's ranks (of the matched rows `t`): the full-text and prefix tiers by text
+ * rank, the typo tier by similarity, the few exact matches by both; then newest first. Each rank
+ * is computed only for the rows whose tier it orders: the full-text tier is most of a common
+ * word's matches, and the prefix tier most of a name's first words' (every "thalamus, …" for
+ * "thala"), where a similarity per row cost as much as the matching and told little: the text
+ * starts each of those names. Computed as the matches are (the tier once, in the subquery), only
+ * they are kept: not each match's tsvector.
  */
 function relevanceRanks(text: string): string[] {
   return [
     'CASE WHEN t.tier < 3 THEN coalesce(ts_rank(t.search_vector, t.tsq), 0) ELSE 0 END AS text_rank',
-    `CASE WHEN t.tier <> 2 THEN word_similarity(${text}, t.name) ELSE 0 END AS similarity`,
+    `CASE WHEN t.tier IN (0, 3) THEN word_similarity(${text}, t.name) ELSE 0 END AS similarity`,
   ];
 }
 
