@@ -63,7 +63,8 @@ export function createSearchProjection(options: SearchProjectionOptions = {}): P
     // and placement columns in one GIN index.
     // v5: visibility, embargo_until and readers (the visibility rule), kept counts of the public
     // documents only.
-    version: 5,
+    // v6: the same columns in the order a search reads them (searchTables DOCUMENT_COLUMNS).
+    version: 6,
     tables: Object.values(TABLES),
     eventTypes: SEARCH_EVENT_TYPES,
 

@@ -66,29 +66,31 @@ export const NAME_WORDS_SQL = (name: string): string =>
 /**
  * Documents with their tombstones (`removed`): a removal must outlive the row so that a replayed
  * older upsert cannot resurrect it. Weights: name and readable_id A, species/atlas/category B,
- * description C. 'simple' (no stemming, no stop words): names and ids are not English prose.
- * The visibility columns (v5) come last: the views over an older generation are replaced by views
- * over a newer one, which may only add columns at the end. `readers`: the uploader and the
- * collaborators (BrainSearchDocument.readers).
+ * description C. 'simple' (no stemming, no stopwords): names and ids are not English prose.
+ * `readers`: the uploader and the collaborators (BrainSearchDocument.readers).
+ * The columns are in the order a search reads them: a text search decodes each of its matches up to
+ * the last column it needs, and a column after a text one is found only by walking every text before
+ * it. So the fixed-width columns every query filters, counts and orders by come first, then the
+ * name, readable_id and the generated text columns the match and its rank read, and last the names
+ * and description that only feed search_vector (about half a row's bytes; v6: a common word's
+ * statement spent about a tenth of its time walking them). Views are repointed by name
+ * (pointViews), so the order of a generation's columns is its own.
  */
 const DOCUMENT_COLUMNS = `
   brain_id integer PRIMARY KEY,
   removed boolean NOT NULL,
-  position_commit bigint NOT NULL,
-  position_prepare bigint NOT NULL,
-  readable_id text,
-  name text,
-  description text,
-  species_id integer,
-  species_name text,
-  scientific_name text,
-  atlas_id integer,
-  atlas_name text,
-  category_id integer,
-  category_name text,
   verified boolean,
+  species_id integer,
+  atlas_id integer,
+  category_id integer,
   uploader_id integer,
   date_uploaded timestamptz,
+  embargo_until timestamptz,
+  position_commit bigint NOT NULL,
+  position_prepare bigint NOT NULL,
+  visibility text,
+  readable_id text,
+  name text,
   search_vector tsvector GENERATED ALWAYS AS (
     setweight(to_tsvector('simple', coalesce(name, '') || ' ' || coalesce(readable_id, '')), 'A') ||
     setweight(to_tsvector('simple', coalesce(species_name, '') || ' ' || coalesce(scientific_name, '')
@@ -96,9 +98,12 @@ const DOCUMENT_COLUMNS = `
     setweight(to_tsvector('simple', coalesce(description, '')), 'C')
   ) STORED,
   name_words text[] GENERATED ALWAYS AS (${NAME_WORDS_SQL('name')}) STORED,
-  visibility text,
-  embargo_until timestamptz,
-  readers integer[]`;
+  readers integer[],
+  description text,
+  species_name text,
+  scientific_name text,
+  atlas_name text,
+  category_name text`;
 
 /**
  * The placement columns the counts are kept per combination of (a cross-tab): any total or facet
@@ -234,9 +239,11 @@ export async function pointViews(
   names: SearchTableNames,
   generation: number,
 ): Promise<void> {
-  await client.query(
-    `CREATE OR REPLACE VIEW ${names.documentsView} AS SELECT * FROM ${names.documents(generation)}`,
-  );
+  // Dropped and created rather than replaced: a generation of another layout may order its columns
+  // otherwise (DOCUMENT_COLUMNS), and CREATE OR REPLACE VIEW keeps the old view's order. The caller's
+  // transaction makes the swap atomic for readers.
+  await client.query(`DROP VIEW IF EXISTS ${names.documentsView}`);
+  await client.query(`CREATE VIEW ${names.documentsView} AS SELECT * FROM ${names.documents(generation)}`);
   await client.query(
     `CREATE OR REPLACE VIEW ${names.countsView} AS SELECT * FROM ${names.counts(generation)}`,
   );
