@@ -104,7 +104,9 @@ export function BrowsePage() {
     setText(urlQuery);
   }, [urlQuery]);
 
-  useEffect(() => {
+  // A layout effect: the question leaves as the new URL renders, not after the next frame is painted
+  // (an effect waits for that paint, up to a frame on every keystroke).
+  useLayoutEffect(() => {
     document.title = urlQuery ? `“${urlQuery}” — Brain catalogue` : 'Brain catalogue';
     const request = ++latest.current;
     const abort = new AbortController();
