@@ -1,4 +1,5 @@
 import { mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { Client as PgClient } from 'pg';
 import path from 'node:path';
 import { niftiBytes } from '#tests/e2e/brains/brainFixtures';
 import { freePort } from '#tests/support/freePort';
@@ -7,7 +8,7 @@ import { benchAccount } from './benchAccount';
 import { BENCH_STAFF, spawnBenchService } from './benchService';
 import type { BenchPostgres } from './benchPostgres';
 import type { Cleanup } from './cleanup';
-import { type Figure, milliseconds, percent, perSecond } from './figure';
+import { type Figure, type Unit, milliseconds, percent, perSecond } from './figure';
 import { type LoadResult, checked, generateLoad, stopLoadGenerators, summarise } from './loadGenerator';
 import { printDetail, printFigure, printLoad, printSection } from './report';
 
@@ -18,6 +19,8 @@ export interface CreateBenchOptions {
 }
 
 const BOUNDARY = '----catalogue-create-bench';
+/** A count per create, to one decimal. */
+const count: Unit = { suffix: 'per create', format: (n) => n.toFixed(1) };
 
 /**
  * Issue 22's row "brains created through the API, 8 clients, small NIfTI, processing on": autocannon
@@ -41,12 +44,17 @@ export async function measureCreates(
   const stopDir = cleanup.defer('create bench data', () => rmSync(dataDir, { recursive: true, force: true }));
   const stopLoad = cleanup.defer('create bench load', stopLoadGenerators);
   // BENCH_CREATE_NODE_OPTIONS: e.g. `--import` of a profiler for the server.
+  const databaseUrl = await pg.createDatabase('create_bench');
   const server = await spawnBenchService(
-    await pg.createDatabase('create_bench'),
+    databaseUrl,
     path.join(dataDir, 'service'),
     process.env.BENCH_CREATE_NODE_OPTIONS,
   );
   const stopServer = cleanup.defer('create bench server', () => server.kill());
+  // The database's own counters: transactions committed and WAL flushes, per create (load-independent).
+  const stats = new PgClient({ connectionString: databaseUrl });
+  await stats.connect();
+  const stopStats = cleanup.defer('create bench statistics', () => stats.end());
   const bareDir = path.join(dataDir, 'bare');
   mkdirSync(bareDir, { recursive: true });
   const bare = await spawnService(`tests/bench/bareStoringServer${path.extname(__filename)}`, {
@@ -77,6 +85,8 @@ export async function measureCreates(
     await load(`${bare.url}/`, 1);
     const creates: number[] = [];
     const cpuPerCreate: number[] = [];
+    const commitsPerCreate: number[] = [];
+    const flushesPerCreate: number[] = [];
     const pgCpuPerCreate: number[] = [];
     const bares: number[] = [];
     const ratios: number[] = [];
@@ -87,12 +97,16 @@ export async function measureCreates(
       const timedCreates = async () => {
         const cpuBefore = cpuSecondsOf(server.pid);
         const pgBefore = postgresCpuSeconds(pg);
+        const countersBefore = await databaseCounters(stats);
         const result = await load(`${server.url}/api/brains/`, options.durationSeconds);
         const cpu = cpuSecondsOf(server.pid) - cpuBefore;
         const pgCpu = postgresCpuSeconds(pg) - pgBefore;
+        const countersAfter = await databaseCounters(stats);
         const created = result.requestsPerSecond * options.durationSeconds;
         cpuPerCreate.push((cpu * 1000) / created);
         pgCpuPerCreate.push((pgCpu * 1000) / created);
+        commitsPerCreate.push((countersAfter.commits - countersBefore.commits) / created);
+        flushesPerCreate.push((countersAfter.walSyncs - countersBefore.walSyncs) / created);
         return result;
       };
       if (round % 2 === 0) {
@@ -106,7 +120,7 @@ export async function measureCreates(
       bares.push(bareRun.requestsPerSecond);
       ratios.push(service.requestsPerSecond / bareRun.requestsPerSecond);
       printDetail(
-        `round ${round + 1}: creates ${summarise(service)}, CPU per create: server ${cpuPerCreate[round]!.toFixed(1)} ms (processing included), PostgreSQL ${pgCpuPerCreate[round]!.toFixed(1)} ms; bare storing server, same bytes ${summarise(bareRun)}`,
+        `round ${round + 1}: creates ${summarise(service)}, CPU per create: server ${cpuPerCreate[round]!.toFixed(1)} ms (processing included), PostgreSQL ${pgCpuPerCreate[round]!.toFixed(1)} ms; per create ${commitsPerCreate[round]!.toFixed(1)} transactions, ${flushesPerCreate[round]!.toFixed(1)} WAL flushes; bare storing server, same bytes ${summarise(bareRun)}`,
       );
     }
     const processed = await countUploads(server.url, token, 'completed');
@@ -129,6 +143,18 @@ export async function measureCreates(
         target: undefined,
       },
       {
+        name: 'creates: transactions committed per create (processing and projection included)',
+        rounds: commitsPerCreate,
+        unit: count,
+        target: undefined,
+      },
+      {
+        name: 'creates: WAL flushes per create (the whole cluster)',
+        rounds: flushesPerCreate,
+        unit: count,
+        target: undefined,
+      },
+      {
         name: 'creates: bare storing server, same multipart bytes',
         rounds: bares,
         unit: perSecond('req'),
@@ -148,6 +174,7 @@ export async function measureCreates(
       process.kill(server.pid, 'SIGTERM'); // a clean exit, for whatever the options write then
       await new Promise((resolve) => setTimeout(resolve, 5000));
     }
+    await stopStats();
     await stopLoad();
     await stopBare();
     await stopServer();
@@ -224,4 +251,20 @@ async function countUploads(baseUrl: string, token: string, status: string): Pro
   });
   if (!response.ok) throw new Error(`GET /api/file-uploads/: ${response.status}`);
   return ((await response.json()) as { count: number }).count;
+}
+
+/**
+ * Transactions committed in the bench's database (read-only ones included: every statement outside
+ * a transaction is one) and WAL flushes of the cluster so far. Statistics are flushed at most once a
+ * second and at a backend's transaction end: forced here for this backend, and read after a pause
+ * long enough for the others'.
+ */
+async function databaseCounters(db: PgClient): Promise<{ commits: number; walSyncs: number }> {
+  await new Promise((resolve) => setTimeout(resolve, 1100));
+  await db.query('SELECT pg_stat_clear_snapshot()');
+  const { rows } = await db.query<{ commits: string; wal_syncs: string }>(
+    `SELECT (SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()) AS commits,
+            (SELECT wal_sync FROM pg_stat_wal) AS wal_syncs`,
+  );
+  return { commits: Number(rows[0]!.commits), walSyncs: Number(rows[0]!.wal_syncs) };
 }
