@@ -94,6 +94,9 @@ export async function searchBrains(
     sort: searchSort(ctx.query.ordering),
   };
   const first = await keptRankingPage(deps, { ...base, ...window, facets }, now, signal);
+  // The facets' names are read beside the page's brains, not after them.
+  const named = first.facets ? brainFacets(deps.readModels, first.facets) : undefined;
+  named?.catch(() => undefined); // awaited below; a failure of the page must not leave it unhandled
   const reply = await listReply(ctx, {
     count: () => Promise.resolve(first.total),
     fetch: async ({ limit, offset }) => {
@@ -106,8 +109,8 @@ export async function searchBrains(
       );
     },
   });
-  if (!first.facets || typeof reply.body !== 'object' || Array.isArray(reply.body)) return reply;
-  return { ...reply, body: { ...reply.body, facets: await brainFacets(deps.readModels, first.facets) } };
+  if (!named || typeof reply.body !== 'object' || Array.isArray(reply.body)) return reply;
+  return { ...reply, body: { ...reply.body, facets: await named } };
 }
 
 /**
