@@ -1,3 +1,4 @@
+import { stat } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 
 /**
@@ -297,6 +298,10 @@ class HashingThread {
   private dead: Error | undefined;
 
   constructor(onDeath: () => void) {
+    // libuv's pool threads, which run every file write of the process (this thread's too), start
+    // at the pool's first use and take the nice value of the thread that made it: this one, never
+    // the hashing thread (whose writes would otherwise start them, at its lower priority).
+    stat('.', () => undefined);
     this.worker.unref();
     this.worker.on('message', (reply: Reply) => this.receive(reply));
     const die = (error: Error): void => {
