@@ -65,3 +65,28 @@ export function databaseUnavailableError(): ServiceUnavailableError {
     UNAVAILABLE_RETRY_AFTER_SECONDS,
   );
 }
+
+/** SQLSTATE 42P01 undefined_table. */
+const UNDEFINED_TABLE = '42P01';
+
+/**
+ * True when a statement named a table or view that does not exist (yet): on a first start, or a
+ * query API started before any projector installed the read models, requests arrive before the
+ * tables they read. Looks through `cause` chains as isDatabaseUnavailable does.
+ */
+export function isRelationMissing(error: unknown, depth = 0): boolean {
+  if (typeof error !== 'object' || error === null || depth > 5) return false;
+  const candidate = error as ErrorLike;
+  if (candidate.code === UNDEFINED_TABLE) return true;
+  return candidate.cause !== undefined && isRelationMissing(candidate.cause, depth + 1);
+}
+
+export const NOT_READY_RETRY_AFTER_SECONDS = 1;
+
+/** The 503 a request gets while the tables it reads are not installed yet. */
+export function readModelsNotReadyError(): ServiceUnavailableError {
+  return new ServiceUnavailableError(
+    'The service is starting: the data this request reads is not ready yet. Try again shortly.',
+    NOT_READY_RETRY_AFTER_SECONDS,
+  );
+}

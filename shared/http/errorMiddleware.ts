@@ -1,5 +1,10 @@
 import type { ErrorRequestHandler } from 'express';
-import { databaseUnavailableError, isDatabaseUnavailable } from '#shared/errors/databaseUnavailable';
+import {
+  databaseUnavailableError,
+  isDatabaseUnavailable,
+  isRelationMissing,
+  readModelsNotReadyError,
+} from '#shared/errors/databaseUnavailable';
 import { HttpError } from '#shared/errors/httpErrors';
 import type { Logger } from '#shared/logging/logger';
 import { DomainError } from '#shared/domain/domainErrors';
@@ -15,8 +20,10 @@ const BODY_HEADERS = ['Content-Disposition', 'Content-Encoding', 'Content-Range'
 /**
  * The one place errors become responses: a domain error → its HTTP error (httpErrorOf), an
  * HttpError → its status, headers and DRF-shaped body; a database that cannot be reached → 503
- * with Retry-After (the request did not happen, retrying later may succeed); anything else → 500
- * with the request id (never a stack trace, never HTML), stack logged.
+ * with Retry-After (the request did not happen, retrying later may succeed); a table that does not
+ * exist yet (a first start: requests arrive before the projector has installed the read models) →
+ * 503 with a short Retry-After, logged with the statement's error so that a wrong name still shows;
+ * anything else → 500 with the request id (never a stack trace, never HTML), stack logged.
  */
 export function errorMiddleware(logger: Logger): ErrorRequestHandler {
   const respond: ErrorRequestHandler = (thrown: unknown, req, res) => {
@@ -26,7 +33,8 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
         ? httpErrorOf(thrown)
         : fromBodyParserError(thrown, req.headers['content-type'] ?? '');
     const unavailable = !(parsed instanceof HttpError) && isDatabaseUnavailable(parsed);
-    const error = unavailable ? databaseUnavailableError() : parsed;
+    const missing = !unavailable && !(parsed instanceof HttpError) && isRelationMissing(parsed);
+    const error = unavailable ? databaseUnavailableError() : missing ? readModelsNotReadyError() : parsed;
     // Answered 408 when its body stalled: that its reading fails next is expected.
     if (wasCutForStalling(res)) return;
     if (res.headersSent) {
@@ -39,11 +47,11 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
     if (error instanceof HttpError) {
       for (const [name, value] of Object.entries(error.headers())) res.setHeader(name, value);
       const body = error.status >= 500 ? { ...error.body(), request_id: requestId } : error.body();
-      if (unavailable)
-        logger.warn('request failed: database unavailable', {
-          request_id: requestId,
-          error: thrown instanceof Error ? thrown.message : String(thrown),
-        });
+      if (unavailable || missing)
+        logger.warn(
+          unavailable ? 'request failed: database unavailable' : 'request failed: a table it reads does not exist',
+          { request_id: requestId, error: thrown instanceof Error ? thrown.message : String(thrown) },
+        );
       else if (error.status >= 500) logger.error('request failed', { request_id: requestId, error });
       sendJson(res, error.status, body);
       return;
