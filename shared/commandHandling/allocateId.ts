@@ -37,6 +37,8 @@ export class IdAllocator {
   ): Promise<{ readonly id: number; readonly results: readonly AppendResult[] }> {
     const appendToStreams = this.store.appendToStreams;
     if (!appendToStreams) throw new Error('nextWith needs a store that appends to several streams at once');
+    // Named `sequence-*`, the stream is locked before the id's streams (m0007): a lost guess retried
+    // inside a unit of work, whose earlier locks stay held, cannot deadlock.
     const stream = `sequence-${sequence}`;
     const turns = streamTurnsOf(this.store);
     const allocate = async () => {

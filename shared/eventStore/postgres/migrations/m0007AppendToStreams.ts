@@ -9,9 +9,15 @@ export const APPEND_TO_STREAMS_ARGUMENTS =
  * its upload's UploadReceived, its BrainCreated) cost one round trip, one commit and one WAL flush
  * instead of one each. Stream i gets the next p_counts[i] events of the arrays, in that order, which
  * is also their global order. Per stream the guarantees of append_events hold:
- * - every stream's advisory lock is taken before the first write, in one order (the lock keys
- *   sorted), so the transaction id, assigned at the first write, is younger than every event already
- *   in those streams (m0003), and two multi-stream appends never wait on each other in a cycle;
+ * - every stream's advisory lock is taken before the first write, in one order, so the transaction
+ *   id, assigned at the first write, is younger than every event already in those streams (m0003),
+ *   and two multi-stream appends never wait on each other in a cycle. The order: an id sequence's
+ *   stream (`sequence-*`, IdAllocator) first, then the lock keys sorted. Inside a longer
+ *   transaction, a lost guess of the sequence's revision keeps the locks it took and the allocator
+ *   tries the next id, locking that id's streams out of order; that is safe only because whoever
+ *   holds such a stream holds, or has held and released, the sequence first. Sorted alone, a try
+ *   that held the new id's stream while it waited for the sequence deadlocked with the retry of the
+ *   sequence's holder (bic import --jobs 6, each create a unit of work for its Idempotency-Key);
  * - inside a longer transaction that already has an id, a stream a younger transaction appended to
  *   meanwhile is refused ('out_of_order', m0004);
  * - every expected revision is checked before anything is written: one wrong revision and nothing
@@ -86,7 +92,10 @@ BEGIN
   END IF;
 
   FOR v_key IN
-    SELECT DISTINCT hashtextextended('event_store:' || s, 0) FROM unnest(p_stream_names) AS s ORDER BY 1
+    SELECT k.key
+      FROM (SELECT DISTINCT s LIKE 'sequence-%' AS sequence, hashtextextended('event_store:' || s, 0) AS key
+              FROM unnest(p_stream_names) AS s) AS k
+     ORDER BY k.sequence DESC, k.key
   LOOP
     PERFORM pg_advisory_xact_lock(v_key);
   END LOOP;
