@@ -98,10 +98,7 @@ export class ProjectionRunner {
     return catchUpInLanes({
       lanes: active.map((a) => [a]),
       start: earliestPosition(active),
-      read: (after) =>
-        comparePositions(after, head) < 0
-          ? this.options.store.readAll({ after, maxCount: batchSize })
-          : Promise.resolve([]),
+      read: (after) => this.readTowards(head, after, batchSize),
       apply: async (lane, batch) => {
         const { changed } = await applyBatch(this.options.pool, lane, batch);
         // What readers may rely on is still the least position of all live projections.
@@ -118,6 +115,25 @@ export class ProjectionRunner {
         onProgress?.(applied, position);
       },
     });
+  }
+
+  /**
+   * The next batch up to `head`, empty once there. Every event up to the head is committed, but
+   * readAll returns only what no transaction still open on the server can precede (m0003), so while
+   * an older transaction is open anywhere (another database's included: transaction ids are the
+   * server's) the rest is held back for a moment: wait for it rather than end short of the head.
+   */
+  private async readTowards(
+    head: GlobalPosition,
+    after: GlobalPosition,
+    batchSize: number,
+  ): Promise<RecordedEvent[]> {
+    for (let waitMs = 5; comparePositions(after, head) < 0; waitMs = Math.min(waitMs * 2, 200)) {
+      const batch = await this.options.store.readAll({ after, maxCount: batchSize });
+      if (batch.length > 0) return batch;
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+    }
+    return [];
   }
 
   /** Catch-up then live, from the checkpoints; ends when the signal aborts, throws on any failure. */
