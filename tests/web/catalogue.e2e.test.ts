@@ -184,7 +184,7 @@ test('search as you type: a burst of keys asks at its first key and once more fo
     if (u.pathname === '/api/brains/' && u.searchParams.has('search'))
       searches.push(u.searchParams.get('search')!);
   });
-  await page.clock.pauseAt(Date.now() + 60_000);
+  await page.clock.pauseAt((await page.evaluate(() => Date.now())) + 60_000);
   const search = page.getByRole('searchbox', { name: 'Search brains' });
   await search.pressSequentially('hipocampus');
   await page.clock.runFor(20);
@@ -196,8 +196,9 @@ test('search as you type: a burst of keys asks at its first key and once more fo
   await page.clock.resume();
   await showsCount('1 brain matching “hipocampus”');
   expect(await results().allTextContents()).toEqual(['Hippocampus sample']);
-  // One key after a pause asks at once, and nothing more after it.
-  await page.clock.pauseAt(Date.now() + 60_000);
+  // One key after a pause asks at once, and nothing more after it. (A minute ahead of the page's
+  // clock, not the test's: the first pause and runFor left the page's about a minute ahead.)
+  await page.clock.pauseAt((await page.evaluate(() => Date.now())) + 60_000);
   await search.press('Backspace');
   await page.clock.runFor(20);
   expect(searches).toEqual(['h', 'hipocampus', 'hipocampu']);
