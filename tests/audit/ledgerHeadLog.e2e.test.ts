@@ -124,7 +124,10 @@ describe('the head log', () => {
   }
 
   beforeAll(async () => {
-    await db.store.appendToStream('notes-1', [noted(), noted(), noted()]);
+    const { position } = await db.store.appendToStream('notes-1', [noted(), noted(), noted()]);
+    // The store's head is its newest readable event, and an open transaction anywhere on the server
+    // (the parallel suite's) can hold new ones back for a moment: start once they are readable.
+    await db.readable(position);
   });
 
   test('waits for the ledger to catch up with the store, logs it, and then at each interval', async () => {
