@@ -19,15 +19,19 @@ export interface RecordedUpload {
   readonly position: GlobalPosition | undefined;
 }
 
+/** What an upload of a stored file is recorded with. */
+export interface UploadToRecord {
+  readonly name: string;
+  readonly associatedBrainId: number | null;
+  readonly sidecar?: BidsSidecar | null;
+  /** A new id unless given. */
+  readonly uploadId?: string;
+}
+
 /** The UploadReceived of a file already durable in the BlobStore (a new upload id unless given). */
 export function uploadReceivedData(
   file: StoredFile,
-  upload: {
-    readonly name: string;
-    readonly associatedBrainId: number | null;
-    readonly sidecar?: BidsSidecar | null;
-    readonly uploadId?: string;
-  },
+  upload: UploadToRecord,
   actor: Actor,
   now: string,
 ): UploadReceivedData {
@@ -54,13 +58,7 @@ export function uploadReceivedData(
 export async function recordUpload(
   deps: CommandDeps,
   file: StoredFile,
-  upload: {
-    readonly name: string;
-    readonly associatedBrainId: number | null;
-    readonly sidecar?: BidsSidecar | null;
-    /** A new id unless given. */
-    readonly uploadId?: string;
-  },
+  upload: UploadToRecord,
   actor: Actor,
   cmd: CommandContext,
   now: string,
