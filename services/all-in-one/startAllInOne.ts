@@ -51,7 +51,7 @@ export async function startAllInOne(
   const metrics = createMetrics('catalogue');
   const infra = await openInfrastructure(config, logger);
   const platform = await createServicePlatform(config, infra, logger, metrics, clock);
-  const search = await openSearchBackend(config, infra.readModels);
+  const search = await openSearchBackend(config, infra.readModels, { logger });
   const projector = startProjector({
     searchMirror: search.mirror,
     store: platform.store,

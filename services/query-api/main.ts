@@ -18,7 +18,7 @@ void runUntilSignal('query-api', async () => {
   const metrics = createMetrics('query-api');
   const infra = await openInfrastructure(config, logger);
   const platform = await createServicePlatform(config, infra, logger, metrics);
-  const search = await openSearchBackend(config, infra.readModels);
+  const search = await openSearchBackend(config, infra.readModels, { logger });
   // It documents the whole service (the gateway sends /api/schema/ here) from the generated document.
   const app = createQueryApp(
     { ...platform.apiOptions, knownRoutes: routeKeysOf(API_DOCUMENT), openApiDocument: API_DOCUMENT },

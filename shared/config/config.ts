@@ -35,6 +35,8 @@ export interface Config {
   /** ELASTICSEARCH_URL, SEARCH_BACKEND */
   readonly elasticsearchUrl: string | undefined;
   readonly searchBackend: 'postgres' | 'elasticsearch';
+  /** SEARCH_IN_MEMORY: text searches answered from a copy of the search projection in each query API. */
+  readonly searchInMemory: boolean;
   /** UPLOADER_EMAIL_VISIBILITY */
   readonly uploaderEmailVisibility: 'everyone' | 'owner';
   /** LIST_CACHE_MB, in bytes */
@@ -236,6 +238,7 @@ function toConfig(v: EnvValues, cwd: string): Config {
     },
     elasticsearchUrl: v.ELASTICSEARCH_URL,
     searchBackend: v.SEARCH_BACKEND,
+    searchInMemory: v.SEARCH_IN_MEMORY,
     uploaderEmailVisibility: v.UPLOADER_EMAIL_VISIBILITY,
     listCacheBytes: v.LIST_CACHE_MB * MIB,
     kafka:

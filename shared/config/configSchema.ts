@@ -142,6 +142,11 @@ export const envSchema = z.object({
   SEARCH_BACKEND: oneOf(['postgres', 'elasticsearch'], {
     description: 'where brains are searched: `postgres` (the search projection) or `elasticsearch`',
   }),
+  SEARCH_IN_MEMORY: flag({
+    default: true,
+    description:
+      'whether each query API keeps the search projection in memory and answers text searches from it (docs/search.md, "The in-memory index"); `false`: every search is a PostgreSQL statement',
+  }),
   ELASTICSEARCH_URL: url({
     description: 'Elasticsearch for `SEARCH_BACKEND=elasticsearch` (alias `catalogue-brains`)',
   }),

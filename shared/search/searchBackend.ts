@@ -2,7 +2,9 @@ import { Client } from '@elastic/elasticsearch';
 import type { Pool } from 'pg';
 import type { Config } from '#shared/config/config';
 import { createElasticsearchSearchIndex } from './elasticsearch/elasticsearchSearchIndex';
+import type { Logger } from '#shared/logging/logger';
 import { createPostgresSearchReader } from './postgres/postgresSearchIndex';
+import { MemorySearchIndex } from './memory/memorySearchIndex';
 import type { SearchReader, SearchRebuild, SearchWriter } from './searchIndex';
 
 /** The alias queries and live writes go through in Elasticsearch. */
@@ -31,16 +33,28 @@ export interface SearchBackend {
  * a moment ago may not be found yet.
  */
 export async function openSearchBackend(
-  config: Pick<Config, 'searchBackend' | 'elasticsearchUrl'>,
+  config: Pick<Config, 'searchBackend' | 'elasticsearchUrl' | 'searchInMemory'>,
   pool: Pool,
+  queries?: { readonly logger: Logger },
 ): Promise<SearchBackend> {
-  if (config.searchBackend === 'postgres')
+  if (config.searchBackend === 'postgres') {
+    const statements = createPostgresSearchReader({ pool });
+    // Only a process that answers queries keeps the documents in memory (SEARCH_IN_MEMORY).
+    const memory =
+      queries && config.searchInMemory
+        ? new MemorySearchIndex({ pool, fallback: statements, logger: queries.logger })
+        : undefined;
+    memory?.start();
     return {
-      reader: createPostgresSearchReader({ pool }),
+      reader: memory ?? statements,
       mirror: undefined,
       beginRebuild: undefined,
-      close: () => Promise.resolve(),
+      close: () => {
+        memory?.close();
+        return Promise.resolve();
+      },
     };
+  }
   if (!config.elasticsearchUrl) throw new Error('SEARCH_BACKEND=elasticsearch needs ELASTICSEARCH_URL');
   const client = new Client({ node: config.elasticsearchUrl });
   try {

@@ -64,7 +64,8 @@ export function createSearchProjection(options: SearchProjectionOptions = {}): P
     // v5: visibility, embargo_until and readers (the visibility rule), kept counts of the public
     // documents only.
     // v6: the same columns in the order a search reads them (searchTables DOCUMENT_COLUMNS).
-    version: 6,
+    // v7: an index of the documents by position (the in-memory index reads what was written since).
+    version: 7,
     tables: Object.values(TABLES),
     eventTypes: SEARCH_EVENT_TYPES,
 

@@ -242,7 +242,7 @@ export interface SearchSources {
  * documents' words their documents. Other texts (a space, punctuation, shorter) are looked for in
  * the name itself.
  */
-const WORD_TEXT = /^[a-z0-9]{3,}$/i;
+export const WORD_TEXT = /^[a-z0-9]{3,}$/i;
 
 /**
  * A word prefix starting more lexemes than this is matched as a prefix (a one-letter word must not
@@ -434,10 +434,13 @@ const quotedLexeme = (lexeme: string): string =>
   `'''' || replace(replace(${lexeme}, '\\', '\\\\'), '''', '''''') || ''''`;
 
 /** Every word of the text as a word prefix, all of them required: `tsq`, NULL for no word. */
-function tsQuerySql(text: string): string {
+const tsQuerySql = (text: string): string => `${tsQueryExpression(text)} AS tsq`;
+
+/** The text's query (see tsQuerySql) as an expression. */
+export function tsQueryExpression(text: string): string {
   return `to_tsquery('simple', nullif(array_to_string(ARRAY(
           SELECT ${quotedLexeme('lexeme')} || ':*'
-            FROM unnest(tsvector_to_array(to_tsvector('simple', ${text}))) AS lexeme), ' & '), '')) AS tsq`;
+            FROM unnest(tsvector_to_array(to_tsvector('simple', ${text}))) AS lexeme), ' & '), ''))`;
 }
 
 /**

@@ -214,6 +214,8 @@ export async function createSearchIndexes(
   await client.query(`CREATE INDEX ON ${documents} USING gin (name gin_trgm_ops)`);
   await client.query(`CREATE INDEX ON ${words} USING gin (word gin_trgm_ops)`);
   await client.query(`CREATE INDEX ON ${documents} (readable_id)`);
+  // What was written since a position: the in-memory index's catch-up (shared/search/memory).
+  await client.query(`CREATE INDEX ON ${documents} (position_commit, position_prepare)`);
   await client.query(
     `CREATE INDEX ON ${documents} (date_uploaded DESC, brain_id DESC) INCLUDE (visibility) ${live}`,
   );

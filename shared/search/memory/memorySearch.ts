@@ -1,0 +1,484 @@
+import { orderFacetCounts } from '#shared/search/facetOrder';
+import type {
+  FacetCount,
+  SearchFacet,
+  SearchFacets,
+  SearchFilters,
+  SearchQuery,
+  SearchResult,
+} from '#shared/search/searchIndex';
+import {
+  VISIBILITY_CODES,
+  type DenseValues,
+  type MemoryDocuments,
+  type VectorEntry,
+} from './memoryDocuments';
+import { TopK } from './topK';
+
+/**
+ * What PostgreSQL says of a text (memorySearchReader asks it, against the search projection's own
+ * dictionaries), so that the index matches exactly what the statement of searchQuerySql.ts does.
+ */
+export interface TextAnalysis {
+  readonly text: string;
+  readonly numericId: number | undefined;
+  /** lower(text) and char_length(text). */
+  readonly textLower: string;
+  readonly textChars: number;
+  /** The prefix operands of q.tsq (every lexeme of the text), ANDed; empty: q.tsq is NULL. */
+  readonly operands: readonly string[];
+  /**
+   * The dictionary's name words containing the text (a text of three or more letters and digits);
+   * undefined: the name is matched with ILIKE (lower(name) contains lower(text)).
+   */
+  readonly substringWords: readonly string[] | undefined;
+  /** Per word of the text (searchWords), the dictionary's name words like it (`%>`). */
+  readonly typoWords: readonly (readonly string[])[];
+}
+
+/** PostgreSQL's ranking functions, as the in-memory index computes them (bit for bit). */
+export interface Ranking {
+  /** What calc_rank_or adds for one vector entry whose positions have these weights, in order. */
+  contribution(weights: readonly number[]): number;
+  /** ts_rank(vector, the AND of these prefix operands), as float4. */
+  rank(vector: readonly VectorEntry[], operands: readonly string[]): number;
+  /** word_similarity(text, name): the name as lower(name) (pg_trgm lowercases both). */
+  similarity(text: string, nameLower: string): number;
+}
+
+const PUBLIC = VISIBILITY_CODES.public;
+const PRIVATE = VISIBILITY_CODES.private;
+const EMBARGOED = VISIBILITY_CODES.embargoed;
+
+/**
+ * Scratch space per slot, reused by every search (a search runs to its end without yielding):
+ * a stamp array tells which slots the current search has touched, without clearing it.
+ */
+class Scratch {
+  marks = new Int32Array(0);
+  counts = new Int32Array(0);
+  ranks = new Float64Array(0);
+  similarities = new Float64Array(0);
+  tiers = new Uint8Array(0);
+  private stamp = 0;
+
+  /** `width` fresh stamp values for this search, each above every value the marks hold. */
+  begin(slots: number, width: number): number {
+    if (this.marks.length < slots) {
+      const length = Math.max(slots, this.marks.length * 2);
+      this.marks = new Int32Array(length);
+      this.counts = new Int32Array(length);
+      this.ranks = new Float64Array(length);
+      this.similarities = new Float64Array(length);
+      this.tiers = new Uint8Array(length);
+      this.stamp = 0;
+    }
+    if (this.stamp + width + 1 >= 0x7fffffff) {
+      this.marks.fill(0);
+      this.counts.fill(0);
+      this.stamp = 0;
+    }
+    const base = this.stamp + 1;
+    this.stamp += width + 1;
+    return base;
+  }
+}
+
+const scratch = new Scratch();
+
+/**
+ * A text search over the in-memory documents, with exactly the matches, tiers, ranks, order,
+ * total and facets of searchSql (searchQuerySql.ts) over the same documents: see that function for
+ * what each part means. Orders by date_uploaded or id only (an explicit name or readable_id order
+ * sorts by the database's collation: the caller sends those to PostgreSQL).
+ */
+export function searchMemory(
+  documents: MemoryDocuments,
+  analysis: TextAnalysis,
+  query: SearchQuery,
+  nowMicros: number,
+  ranking: Ranking,
+): SearchResult {
+  const filters = query.filters ?? {};
+  const candidates = matchCandidates(documents, analysis, ranking);
+  const accepts = acceptor(documents, filters, nowMicros);
+  const matches: number[] = [];
+  for (const slot of candidates.slots) if (accepts(slot)) matches.push(slot);
+  const facets = query.facets ? countFacets(documents, matches, query.facets) : undefined;
+  const ids = query.sort?.length
+    ? explicitPage(documents, matches, query)
+    : relevancePage(documents, analysis, candidates, matches, query, ranking);
+  return { total: matches.length, ids, ...(facets ? { facets } : {}) };
+}
+
+interface Candidates {
+  /** Every slot matched by some way (duplicates removed); not yet filtered. */
+  readonly slots: number[];
+  /** The stamp marking the full-text matches (q.tsq) in scratch.marks. */
+  readonly fullTextStamp: number;
+  /** The stamp marking the name's substring matches in scratch.counts. */
+  readonly substringStamp: number;
+  /** With one operand, the full-text matches' ranks are in scratch.ranks. */
+  readonly ranked: boolean;
+}
+
+/**
+ * The union of every way of matching (`matches` in searchSql): full text, the name's words
+ * (substring and typos), the exact readable_id and id. The full-text and substring matches are
+ * marked for the tiers.
+ */
+function matchCandidates(documents: MemoryDocuments, analysis: TextAnalysis, ranking: Ranking): Candidates {
+  const operands = analysis.operands;
+  const base = scratch.begin(documents.slotCount, operands.length + 3);
+  const fullTextStamp = base + Math.max(operands.length, 1) - 1;
+  const unionStamp = base + operands.length + 1;
+  const substringStamp = base + operands.length + 2;
+  const slots: number[] = [];
+  const { marks, counts } = scratch;
+  const add = (slot: number): void => {
+    if (counts[slot] !== unionStamp && counts[slot] !== substringStamp) {
+      counts[slot] = unionStamp;
+      slots.push(slot);
+    }
+  };
+  const ranked = operands.length === 1;
+  if (ranked) markOneOperand(documents, operands[0]!, base, ranking);
+  else markAllOperands(documents, operands, base);
+  // Full-text matches: every slot whose mark reached the last operand's stamp.
+  if (operands.length > 0)
+    for (const lexeme of documents.lexemesStartingWith(operands[0]!)) {
+      const postings = documents.lexemePostings[lexeme]!;
+      for (let i = 0; i < postings.length; i++) {
+        const slot = postings.slots[i]!;
+        if (marks[slot] === fullTextStamp) add(slot);
+      }
+    }
+  for (const slot of substringSlots(documents, analysis)) {
+    if (counts[slot] !== unionStamp && counts[slot] !== substringStamp) slots.push(slot);
+    counts[slot] = substringStamp;
+  }
+  for (const slot of typoSlots(documents, analysis.typoWords)) add(slot);
+  const byReadableId = documents.slotOfReadableId.get(analysis.textLower);
+  if (byReadableId !== undefined) add(byReadableId);
+  const byId = analysis.numericId === undefined ? undefined : documents.slotOf.get(analysis.numericId);
+  if (byId !== undefined) add(byId);
+  return { slots, fullTextStamp, substringStamp, ranked };
+}
+
+/**
+ * One operand: marks its documents (stamp `base`) and sums each one's rank as calc_rank_or does,
+ * entry after entry in the vector's order (the lexemes' code point order), each sum stored as float4.
+ */
+function markOneOperand(documents: MemoryDocuments, operand: string, base: number, ranking: Ranking): void {
+  const { marks, ranks } = scratch;
+  const contributions = documents.patternWeights.map((weights) => ranking.contribution(weights));
+  for (const lexeme of documents.lexemesStartingWith(operand)) {
+    const postings = documents.lexemePostings[lexeme]!;
+    for (let i = 0; i < postings.length; i++) {
+      const slot = postings.slots[i]!;
+      if (marks[slot] !== base) {
+        marks[slot] = base;
+        ranks[slot] = 0;
+      }
+      ranks[slot] = Math.fround(ranks[slot]! + contributions[postings.patterns[i]!]!);
+    }
+  }
+}
+
+/**
+ * Several operands (ANDed): operand i advances a slot's mark from base + i - 1 to base + i, so a
+ * slot is at base + n - 1 once every operand has found it. Several lexemes of one prefix finding
+ * the same slot advance it once.
+ */
+function markAllOperands(documents: MemoryDocuments, operands: readonly string[], base: number): void {
+  const { marks } = scratch;
+  operands.forEach((operand, i) => {
+    const from = base + i - 1;
+    const to = base + i;
+    for (const lexeme of documents.lexemesStartingWith(operand)) {
+      const postings = documents.lexemePostings[lexeme]!;
+      for (let j = 0; j < postings.length; j++) {
+        const slot = postings.slots[j]!;
+        if (i === 0 ? marks[slot] !== to : marks[slot] === from) marks[slot] = to;
+      }
+    }
+  });
+}
+
+/**
+ * The name contains the text: through the dictionary's words (a text of letters and digits occurs
+ * in a name exactly when it occurs in one of its words), or lower(name) containing lower(text),
+ * looked for among the documents having a word that contains the text's longest run of ASCII letters
+ * and digits (such a run cannot span a separator), or among all of them.
+ */
+function substringSlots(documents: MemoryDocuments, analysis: TextAnalysis): Iterable<number> {
+  if (analysis.substringWords) return wordSlots(documents, analysis.substringWords);
+  const text = analysis.textLower;
+  const run = longestAsciiRun(text);
+  const within = run.length > 0 ? wordSlots(documents, wordsContaining(documents, run)) : allSlots(documents);
+  const found: number[] = [];
+  for (const slot of within) if (documents.nameLower[slot]?.includes(text)) found.push(slot);
+  return found;
+}
+
+function longestAsciiRun(text: string): string {
+  let longest = '';
+  for (const run of text.match(/[a-z0-9]+/g) ?? []) if (run.length > longest.length) longest = run;
+  return longest;
+}
+
+function wordsContaining(documents: MemoryDocuments, run: string): string[] {
+  return documents.words.filter((word) => word.includes(run));
+}
+
+function* allSlots(documents: MemoryDocuments): Iterable<number> {
+  for (let slot = 0; slot < documents.slotCount; slot++) if (documents.columns.alive[slot]) yield slot;
+}
+
+/** The slots of the documents having any of these name words (each once). */
+function wordSlots(documents: MemoryDocuments, words: readonly string[]): number[] {
+  if (words.length === 1) {
+    const id = documents.wordId(words[0]!);
+    if (id === undefined) return [];
+    const postings = documents.wordPostings[id]!;
+    return Array.from(postings.slots.subarray(0, postings.length));
+  }
+  const seen = new Set<number>();
+  for (const word of words) {
+    const id = documents.wordId(word);
+    if (id === undefined) continue;
+    const postings = documents.wordPostings[id]!;
+    for (let i = 0; i < postings.length; i++) seen.add(postings.slots[i]!);
+  }
+  return [...seen];
+}
+
+/** Documents having, for every word of the text, a name word like it (the typo condition). */
+function typoSlots(documents: MemoryDocuments, typoWords: readonly (readonly string[])[]): number[] {
+  if (typoWords.length === 0) return [];
+  let slots = wordSlots(documents, typoWords[0]!);
+  for (const words of typoWords.slice(1)) {
+    const next = new Set(wordSlots(documents, words));
+    slots = slots.filter((slot) => next.has(slot));
+    if (slots.length === 0) break;
+  }
+  return slots;
+}
+
+/** The filters and the visibility rule, as one test of a slot (filterConditions, visibilityRule). */
+function acceptor(
+  documents: MemoryDocuments,
+  filters: SearchFilters,
+  nowMicros: number,
+): (slot: number) => boolean {
+  const c = documents.columns;
+  const species = denseSet(documents.speciesValues, filters.speciesIds);
+  const atlases = denseSet(documents.atlasValues, filters.atlasIds);
+  const categories = denseSet(documents.categoryValues, filters.categoryIds);
+  const verified = filters.verified === undefined ? undefined : filters.verified ? 1 : 0;
+  const uploader = filters.uploaderId;
+  const visible = visibilityTest(documents, filters, nowMicros);
+  return (slot) =>
+    c.alive[slot] === 1 &&
+    (species === undefined || species.has(c.species[slot]!)) &&
+    (atlases === undefined || atlases.has(c.atlases[slot]!)) &&
+    (categories === undefined || categories.has(c.categories[slot]!)) &&
+    (verified === undefined || c.verified[slot] === verified) &&
+    (uploader === undefined || c.uploaders[slot] === uploader) &&
+    visible(slot);
+}
+
+function denseSet(values: DenseValues, ids: readonly number[] | undefined): Set<number> | undefined {
+  if (ids === undefined) return undefined;
+  const dense = new Set<number>();
+  for (const id of ids) {
+    const value = values.denseFor(id);
+    if (value !== undefined) dense.add(value);
+  }
+  return dense;
+}
+
+/**
+ * The visibility rule of searchQuerySql.ts (visibilityRule, visibleCondition): public documents
+ * as stored, plus the non-public ones the viewer may see (an embargo ended by now, or a reader;
+ * all for staff and for a caller without viewer), then the effective `visibility` filter.
+ */
+function visibilityTest(
+  documents: MemoryDocuments,
+  filters: SearchFilters,
+  nowMicros: number,
+): (slot: number) => boolean {
+  const viewer = filters.viewer;
+  const unruled = viewer === undefined || viewer.isStaff;
+  const publicToo = filters.visibility === undefined || filters.visibility === 'public';
+  if (unruled && filters.visibility === undefined) return () => true;
+  const c = documents.columns;
+  const embargoEnded = (slot: number): boolean =>
+    c.visibility[slot] === EMBARGOED && c.embargoes[slot]! <= nowMicros;
+  const seen = (slot: number): boolean =>
+    unruled ||
+    embargoEnded(slot) ||
+    (viewer.userId !== null && (documents.readers[slot]?.includes(viewer.userId) ?? false));
+  const effective = ((): ((slot: number) => boolean) => {
+    switch (filters.visibility) {
+      case undefined:
+        return () => true;
+      case 'public':
+        return embargoEnded;
+      case 'private':
+        return (slot) => c.visibility[slot] === PRIVATE;
+      case 'embargoed':
+        return (slot) => c.visibility[slot] === EMBARGOED && !(c.embargoes[slot]! <= nowMicros);
+    }
+  })();
+  return (slot) => {
+    const visibility = c.visibility[slot];
+    if (visibility === PUBLIC) return publicToo;
+    // A NULL visibility is neither public nor `<> 'public'`: no condition holds for it.
+    if (visibility !== PRIVATE && visibility !== EMBARGOED) return false;
+    return seen(slot) && effective(slot);
+  };
+}
+
+/** Counts per facet value over the matches (NULL values not counted), in the adapters' one order. */
+function countFacets(
+  documents: MemoryDocuments,
+  matches: readonly number[],
+  facets: readonly SearchFacet[],
+): SearchFacets {
+  const c = documents.columns;
+  const result: Partial<Record<SearchFacet, FacetCount[]>> = {};
+  const dense = (column: Int32Array, values: DenseValues): FacetCount[] => {
+    const counts = new Int32Array(values.values.length);
+    for (const slot of matches) {
+      const value = column[slot]!;
+      if (value >= 0) counts[value]!++;
+    }
+    const found: FacetCount[] = [];
+    counts.forEach((count, value) => {
+      if (count > 0) found.push({ value: values.values[value]!, count });
+    });
+    return orderFacetCounts(found);
+  };
+  for (const facet of facets) {
+    if (facet === 'species') result.species = dense(c.species, documents.speciesValues);
+    else if (facet === 'atlas') result.atlas = dense(c.atlases, documents.atlasValues);
+    else if (facet === 'category') result.category = dense(c.categories, documents.categoryValues);
+    else {
+      let no = 0;
+      let yes = 0;
+      for (const slot of matches) {
+        const value = c.verified[slot];
+        if (value === 1) yes++;
+        else if (value === 0) no++;
+      }
+      const found: FacetCount[] = [];
+      if (no > 0) found.push({ value: false, count: no });
+      if (yes > 0) found.push({ value: true, count: yes });
+      result.verified = orderFacetCounts(found);
+    }
+  }
+  return result;
+}
+
+/** An explicit order by date_uploaded or id (then the highest id), as explicitOrder does. */
+function explicitPage(documents: MemoryDocuments, matches: readonly number[], query: SearchQuery): number[] {
+  const c = documents.columns;
+  const keys = (query.sort ?? []).map((s) => {
+    if (s.field !== 'date_uploaded' && s.field !== 'id')
+      throw new Error(`the in-memory search index cannot order by ${s.field}`);
+    const column = s.field === 'id' ? c.brainIds : c.dates;
+    const direction = s.descending ? -1 : 1;
+    return (a: number, b: number): number => direction * compareNumbers(column[a]!, column[b]!);
+  });
+  const compare = (a: number, b: number): number => {
+    for (const key of keys) {
+      const order = key(a, b);
+      if (order !== 0) return order;
+    }
+    return c.brainIds[b]! - c.brainIds[a]!;
+  };
+  return pageOf(documents, matches, query, compare);
+}
+
+const compareNumbers = (a: number, b: number): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * The relevance order: tier, then text rank (full text and prefix tiers), similarity (exact and
+ * typo tiers), newest, highest id. Ranks are computed for the matches whose tier reads them.
+ */
+function relevancePage(
+  documents: MemoryDocuments,
+  analysis: TextAnalysis,
+  candidates: Candidates,
+  matches: readonly number[],
+  query: SearchQuery,
+  ranking: Ranking,
+): number[] {
+  const c = documents.columns;
+  const { marks, counts, ranks, similarities, tiers } = scratch;
+  const operands = analysis.operands;
+  let ranked = 0;
+  for (const slot of matches) {
+    const fullText = marks[slot] === candidates.fullTextStamp && operands.length > 0;
+    const tier = tierOf(documents, slot, analysis, fullText || counts[slot] === candidates.substringStamp);
+    tiers[slot] = tier;
+    if (tier < 3) ranked++;
+    ranks[slot] =
+      tier === 3 || operands.length === 0
+        ? 0
+        : candidates.ranked
+          ? fullText
+            ? ranks[slot]!
+            : 0
+          : ranking.rank(documents.vectors[slot]!, operands);
+  }
+  // Similarity orders the exact tier (a few) and the typo tier, which a page reaches only when the
+  // tiers before it are shorter than the page's end.
+  const typosReached = ranked < query.offset + query.limit;
+  const similarityOf = new Map<string, number>();
+  for (const slot of matches) {
+    const tier = tiers[slot];
+    if (tier === 0 || (tier === 3 && typosReached)) {
+      const name = documents.nameLower[slot]!;
+      let similarity = similarityOf.get(name);
+      if (similarity === undefined) {
+        similarity = ranking.similarity(analysis.text, name);
+        similarityOf.set(name, similarity);
+      }
+      similarities[slot] = similarity;
+    } else similarities[slot] = 0;
+  }
+  const compare = (a: number, b: number): number =>
+    tiers[a]! - tiers[b]! ||
+    compareNumbers(ranks[b]!, ranks[a]!) ||
+    compareNumbers(similarities[b]!, similarities[a]!) ||
+    compareNumbers(c.dates[b]!, c.dates[a]!) ||
+    c.brainIds[b]! - c.brainIds[a]!;
+  return pageOf(documents, matches, query, compare);
+}
+
+/**
+ * The tier (tierSql): 0 exact id, readable_id or name; 1 a prefix of the name or readable_id;
+ * 2 full text or substring; 3 a typo only.
+ */
+function tierOf(documents: MemoryDocuments, slot: number, analysis: TextAnalysis, fullText: boolean): number {
+  const c = documents.columns;
+  const text = analysis.textLower;
+  const readableId = documents.readableIds[slot];
+  if (c.brainIds[slot] === analysis.numericId || readableId === text) return 0;
+  if (documents.nameLower[slot]!.startsWith(text)) return c.nameChars[slot] === analysis.textChars ? 0 : 1;
+  if (readableId?.startsWith(text)) return 1;
+  return fullText ? 2 : 3;
+}
+
+/** The page's brain ids: the first offset + limit in `compare`'s order, without sorting them all. */
+function pageOf(
+  documents: MemoryDocuments,
+  matches: readonly number[],
+  query: SearchQuery,
+  compare: (a: number, b: number) => number,
+): number[] {
+  const best = TopK.of(matches, query.offset + query.limit, compare);
+  return best.slice(query.offset).map((slot) => documents.columns.brainIds[slot]!);
+}
