@@ -92,11 +92,11 @@ export async function searchIndexDifferences(db: Client): Promise<string[]> {
                 WHEN b.id IS NULL THEN 'document of a deleted brain'
                 ELSE 'document differs from the brain' END AS issue
       FROM brains b
-      FULL JOIN brain_search d ON d.brain_id = b.id
+      FULL JOIN (SELECT * FROM brain_search WHERE NOT removed) d ON d.brain_id = b.id
       LEFT JOIN species s ON s.id = b.species_id
       LEFT JOIN atlases a ON a.id = b.atlas_id
       LEFT JOIN categories c ON c.id = b.category_id
-     WHERE b.id IS NULL OR d.brain_id IS NULL OR d.removed
+     WHERE b.id IS NULL OR d.brain_id IS NULL
         OR (d.readable_id, d.name, d.description, d.verified, d.uploader_id, d.date_uploaded, d.category_id,
             d.category_name)
            IS DISTINCT FROM (b.readable_id, b.name, b.description, b.verified, b.uploader_id, b.date_uploaded,

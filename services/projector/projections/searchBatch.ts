@@ -90,7 +90,7 @@ function ids(values: Iterable<number | null | undefined>): number[] {
  * One batch of the search projection, applied in memory and written with a few statements (a
  * statement per event would fire the count triggers and the GIN updates per event: a rebuild would
  * crawl). It loads the documents the batch changes and the names it needs, applies the events in
- * order, then upserts the final documents and deletes the removed ones. Names are the projection's
+ * order, then upserts the final documents and the removed ones' tombstones. Names are the projection's
  * own lookups, as they were at each event.
  */
 export class SearchBatch {
@@ -129,7 +129,7 @@ export class SearchBatch {
     if (existing.length > 0) {
       const { rows } = await client.query<
         DocumentRow & { position_commit: string; position_prepare: string }
-      >(`SELECT * FROM ${t.documents} WHERE brain_id = ANY($1::integer[])`, [existing]);
+      >(`SELECT * FROM ${t.documents} WHERE brain_id = ANY($1::integer[]) AND NOT removed`, [existing]);
       for (const row of rows)
         batch.documents.set(row.brain_id, {
           document: toDocument(row),
@@ -293,10 +293,13 @@ export class SearchBatch {
       this.t.documents,
       upserts.map(({ document, position }) => ({ brainId: document.brainId, document, position })),
     );
-    if (removals.length > 0)
-      await this.client.query(`DELETE FROM ${this.t.documents} WHERE brain_id = ANY($1::integer[])`, [
-        removals.map((r) => r.brainId),
-      ]);
+    // A removal is a tombstone at its position rather than a deleted row: whoever follows the
+    // documents by position (the in-memory index of each query API) sees it go.
+    await writeDocuments(
+      this.client,
+      this.t.documents,
+      removals.map(({ brainId, position }) => ({ brainId, document: null, position })),
+    );
     return { upserts, removals };
   }
 }

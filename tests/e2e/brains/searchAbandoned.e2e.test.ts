@@ -9,7 +9,9 @@ import { waitFor } from '#tests/support/waitFor';
  * as the test likes, on a lock the test holds on the search index, so the statement is certainly
  * running when the client goes.
  */
-const { api, service } = testServiceForFile();
+// The PostgreSQL statement's cancellation: with the in-memory index off, as while it loads (the
+// index's own statements are a shared catch-up and a small analysis of the text, cancelled the same way).
+const { api, service } = testServiceForFile({ SEARCH_IN_MEMORY: 'false' });
 let db: pg.Pool;
 
 beforeAll(async () => {
