@@ -6,10 +6,16 @@
  * (SEARCH_BENCH_ONLY=bench runs only the kinds whose name contains "bench").
  * SEARCH_BENCH_DIR=<dir> keeps the cluster there: a later run with as many documents reuses them
  * instead of loading them again (a million take minutes).
+ * SEARCH_BENCH_MEMORY=1 asks the in-memory index (shared/search/memory) over the same tables, as a
+ * query API does by default, and prints its load time and memory.
  */
 import pg from 'pg';
 import { createPostgresSearchIndex } from '#shared/search/postgres/postgresSearchIndex';
-import type { BrainSearchDocument, SearchIndex, SearchQuery } from '#shared/search/searchIndex';
+import type { BrainSearchDocument, SearchIndex, SearchQuery, SearchReader } from '#shared/search/searchIndex';
+import { MemorySearchIndex } from '#shared/search/memory/memorySearchIndex';
+import { createSilentLogger } from '#shared/logging/logger';
+import { migrateCheckpoints } from '#shared/projections/checkpointStore';
+import { READ_MODEL_SCHEMA } from '#shared/projections/projection';
 import type { BrainCreated } from '#shared/domain/brains/events';
 import { startEmbeddedPostgres } from '#shared/infra/postgres/embeddedPostgres';
 import { startBenchPostgres } from './benchPostgres';
@@ -235,6 +241,42 @@ function inMemoryBaseline(count: number, perKind: number): void {
   );
 }
 
+/**
+ * The in-memory index over the bench's tables, loaded: a checkpoint row stands for the search
+ * projection's (the documents were written at positions up to the last brain id).
+ */
+async function memoryReader(pool: pg.Pool, index: SearchIndex, cleanup: Cleanup): Promise<SearchReader> {
+  await migrateCheckpoints(pool);
+  await pool.query(`DELETE FROM ${READ_MODEL_SCHEMA}.projection_checkpoints WHERE projection = 'search_bench'`);
+  await pool.query(
+    `INSERT INTO ${READ_MODEL_SCHEMA}.projection_checkpoints (projection, version, status, commit_position, prepare_position)
+     SELECT 'search_bench', 1, 'live', coalesce(max(position_commit), 0), 0 FROM public.brain_search`,
+  );
+  const before = process.memoryUsage();
+  const started = performance.now();
+  const memory = new MemorySearchIndex({
+    pool,
+    fallback: index,
+    logger: createSilentLogger(),
+    projection: 'search_bench',
+  });
+  cleanup.defer('in-memory index', () => memory.close());
+  await memory.loaded();
+  const loadMs = performance.now() - started;
+  global.gc?.();
+  const after = process.memoryUsage();
+  const mb = (bytes: number): string => (bytes / 2 ** 20).toFixed(0);
+  console.log(
+    `in-memory index: ${memory.size ?? 0} documents loaded in ${(loadMs / 1000).toFixed(1)} s; heap +${mb(after.heapUsed - before.heapUsed)} MB, RSS +${mb(after.rss - before.rss)} MB (RSS ${mb(after.rss)} MB)`,
+  );
+  return {
+    async query(query, options) {
+      const result = await memory.query(query, options);
+      return result;
+    },
+  };
+}
+
 /** SEARCH_BENCH_ONLY=<words>: only the kinds whose name contains one of them. */
 function selectedKinds(): [string, Kind][] {
   const only = process.env.SEARCH_BENCH_ONLY?.split(',').filter(Boolean);
@@ -261,17 +303,18 @@ async function main(): Promise<void> {
         `${postgres.version}; ${count} documents loaded (rebuild + indexes + swap) in ${(loadMs / 1000).toFixed(1)} s`,
       );
     }
+    const reader = process.env.SEARCH_BENCH_MEMORY === '1' ? await memoryReader(pool, index, cleanup) : index;
     const sizes = await sizesOf(index);
     vocabulary = searchVocabulary(count);
     if (selectedKinds().some(([kind]) => kind.startsWith('vocabulary'))) inMemoryBaseline(count, perKind);
     const random = generator(11);
     for (const [kind, make] of selectedKinds()) {
-      for (let i = 0; i < 20; i++) await index.query(make(random, sizes)); // warm-up
+      for (let i = 0; i < 20; i++) await reader.query(make(random, sizes)); // warm-up
       const timings: number[] = [];
       let matched = 0;
       for (let i = 0; i < perKind; i++) {
         const started = performance.now();
-        const result = await index.query(make(random, sizes));
+        const result = await reader.query(make(random, sizes));
         timings.push(performance.now() - started);
         matched += result.total;
       }

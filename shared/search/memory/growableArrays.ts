@@ -60,3 +60,63 @@ export class LexemePostings extends SlotList {
     this.length = kept;
   }
 }
+
+/**
+ * Many posting lists, by id. Most lexemes and words of a catalogue are in one document only (a
+ * brain's number, its readable_id), so a list of one entry is kept in two array elements rather
+ * than in an object with two typed arrays of its own (a few hundred bytes each): at a million
+ * documents that is most of the memory.
+ */
+export class PostingLists {
+  private singles = new Int32Array(16);
+  private singlePatterns = new Uint16Array(16);
+  private readonly lists: (LexemePostings | undefined)[] = [];
+  private readonly view = new LexemePostings();
+  private readonly empty = new LexemePostings();
+  length = 0;
+
+  /** A new empty list; its id. */
+  add(): number {
+    this.singles = ensureCapacity(this.singles, this.length + 1, Int32Array);
+    this.singlePatterns = ensureCapacity(this.singlePatterns, this.length + 1, Uint16Array);
+    this.singles[this.length] = -1;
+    this.lists.push(undefined);
+    return this.length++;
+  }
+
+  push(id: number, slot: number, pattern = 0): void {
+    const list = this.lists[id];
+    if (list) return list.pushWith(slot, pattern);
+    const single = this.singles[id]!;
+    if (single < 0) {
+      this.singles[id] = slot;
+      this.singlePatterns[id] = pattern;
+      return;
+    }
+    const grown = new LexemePostings();
+    grown.pushWith(single, this.singlePatterns[id]!);
+    grown.pushWith(slot, pattern);
+    this.lists[id] = grown;
+    this.singles[id] = -1;
+  }
+
+  /** List `id`'s entries; a list of one is lent in a shared view, valid until the next call. */
+  entries(id: number): LexemePostings {
+    const list = this.lists[id];
+    if (list) return list;
+    const single = this.singles[id]!;
+    if (single < 0) return this.empty;
+    this.view.length = 0;
+    this.view.pushWith(single, this.singlePatterns[id]!);
+    return this.view;
+  }
+
+  retain(keep: (slot: number) => boolean, renumber: (slot: number) => number): void {
+    for (let id = 0; id < this.length; id++) {
+      const list = this.lists[id];
+      if (list) list.retain(keep, renumber);
+      else if (this.singles[id]! >= 0)
+        this.singles[id] = keep(this.singles[id]!) ? renumber(this.singles[id]!) : -1;
+    }
+  }
+}

@@ -1,5 +1,5 @@
 import type { Visibility } from '#shared/domain/brains/visibility';
-import { ensureCapacity, LexemePostings, SlotList } from './growableArrays';
+import { ensureCapacity, PostingLists } from './growableArrays';
 
 /**
  * One live document of the search projection as the in-memory index keeps it: what a search
@@ -24,15 +24,49 @@ export interface MemoryDocument {
   readonly nameChars: number;
   /** name_words (NAME_WORDS_SQL). */
   readonly nameWords: readonly string[];
-  /** The full-text vector's entries, in the vector's order. */
-  readonly vector: readonly VectorEntry[];
+  /** The full-text vector as PostgreSQL writes it (search_vector::text). */
+  readonly vectorText: string;
   readonly readers: readonly number[];
 }
 
-/** A lexeme of a vector and its positions as PostgreSQL packs them (WordEntryPos: weight << 14 | position). */
-export interface VectorEntry {
-  readonly lexeme: string;
-  readonly positions: readonly number[];
+/**
+ * A document's vector, packed: per entry in the vector's order, its lexeme's id, its number of
+ * positions, then the positions as PostgreSQL packs them (WordEntryPos: weight << 14 | position).
+ * Every document's lies in one shared array (MemoryDocuments.arena, from `start` to `end`) rather
+ * than in objects per entry or a typed array per document: a million documents fit in memory.
+ */
+export interface PackedVector {
+  readonly arena: Int32Array;
+  readonly start: number;
+  readonly end: number;
+}
+
+const WEIGHT_OF_LETTER: Readonly<Record<string, number>> = { A: 3, B: 2, C: 1, D: 0 };
+
+/** A quoted lexeme of tsvectorout at `start` (quotes doubled, backslashes doubled) and where it ends. */
+function quoted(text: string, start: number): [lexeme: string, end: number] {
+  if (text[start] !== "'")
+    throw new Error(`unexpected tsvector text at ${start}: ${text.slice(start, start + 20)}`);
+  const close = text.indexOf("'", start + 1);
+  const plain = text.slice(start + 1, close);
+  if (text[close + 1] !== "'" && !plain.includes('\\')) return [plain, close + 1];
+  let lexeme = '';
+  let i = start + 1;
+  for (;;) {
+    const c = text[i];
+    if (c === undefined) throw new Error('unterminated lexeme in tsvector text');
+    if (c === '\\') {
+      lexeme += text[i + 1] ?? '';
+      i += 2;
+    } else if (c === "'") {
+      if (text[i + 1] !== "'") return [lexeme, i + 1];
+      lexeme += "'";
+      i += 2;
+    } else {
+      lexeme += c;
+      i++;
+    }
+  }
 }
 
 export const VISIBILITY_CODES: Readonly<Record<Visibility, number>> = { public: 0, private: 1, embargoed: 2 };
@@ -89,6 +123,9 @@ class Columns {
   embargoes = new Float64Array(16);
   visibility = new Uint8Array(16);
   nameChars = new Int32Array(16);
+  /** Where each slot's packed vector lies in the arena. */
+  vectorStarts = new Int32Array(16);
+  vectorEnds = new Int32Array(16);
 
   grow(needed: number): void {
     this.brainIds = ensureCapacity(this.brainIds, needed, Int32Array);
@@ -102,6 +139,8 @@ class Columns {
     this.embargoes = ensureCapacity(this.embargoes, needed, Float64Array);
     this.visibility = ensureCapacity(this.visibility, needed, Uint8Array);
     this.nameChars = ensureCapacity(this.nameChars, needed, Int32Array);
+    this.vectorStarts = ensureCapacity(this.vectorStarts, needed, Int32Array);
+    this.vectorEnds = ensureCapacity(this.vectorEnds, needed, Int32Array);
   }
 }
 
@@ -120,8 +159,12 @@ export class MemoryDocuments {
   readonly slotOfReadableId = new Map<string, number>();
   nameLower: (string | null)[] = [];
   readableIds: (string | null)[] = [];
+  /** Kept for the non-public documents only: the rule reads a public one's readers never. */
   readers: (readonly number[] | null)[] = [];
-  vectors: (readonly VectorEntry[] | null)[] = [];
+  /** The packed vectors of every slot, one after the other (a dead slot's stay until a compaction). */
+  arena = new Int32Array(1024);
+  arenaLength = 0;
+  private readonly packing: number[] = [];
 
   readonly speciesValues = new DenseValues();
   readonly atlasValues = new DenseValues();
@@ -129,13 +172,13 @@ export class MemoryDocuments {
 
   private readonly lexemeIds = new Map<string, number>();
   readonly lexemes: string[] = [];
-  readonly lexemePostings: LexemePostings[] = [];
+  readonly lexemePostings = new PostingLists();
   private sortedLexemes: number[] = [];
   private sortedUpTo = 0;
 
   private readonly wordIds = new Map<string, number>();
   readonly words: string[] = [];
-  readonly wordPostings: SlotList[] = [];
+  readonly wordPostings = new PostingLists();
 
   /** Weight patterns of a vector entry (its positions' weights in order), interned. */
   private readonly patternIds = new Map<string, number>();
@@ -164,13 +207,17 @@ export class MemoryDocuments {
     c.nameChars[slot] = document.nameChars;
     this.nameLower[slot] = document.nameLower;
     this.readableIds[slot] = document.readableId;
-    this.readers[slot] = document.readers;
-    this.vectors[slot] = document.vector;
+    this.readers[slot] = document.visibility === 'public' ? null : document.readers;
+    c.vectorStarts[slot] = this.arenaLength;
+    this.pack(document.vectorText);
+    c.vectorEnds[slot] = this.arenaLength;
     this.slotOf.set(document.brainId, slot);
     if (document.readableId !== null) this.slotOfReadableId.set(document.readableId, slot);
-    for (const entry of document.vector)
-      this.postingsOfLexeme(entry.lexeme).pushWith(slot, this.patternOf(entry.positions));
-    for (const word of new Set(document.nameWords)) if (word !== '') this.postingsOfWord(word).push(slot);
+    const arena = this.arena;
+    for (let i = c.vectorStarts[slot]!; i < c.vectorEnds[slot]!; i += 2 + arena[i + 1]!)
+      this.lexemePostings.push(arena[i]!, slot, this.patternOf(arena, i + 2, arena[i + 1]!));
+    for (const word of new Set(document.nameWords))
+      if (word !== '') this.wordPostings.push(this.wordIdFor(word), slot);
     this.liveCount++;
   }
 
@@ -186,7 +233,6 @@ export class MemoryDocuments {
     this.nameLower[slot] = null;
     this.readableIds[slot] = null;
     this.readers[slot] = null;
-    this.vectors[slot] = null;
     this.liveCount--;
   }
 
@@ -230,7 +276,6 @@ export class MemoryDocuments {
     this.nameLower = move(this.nameLower);
     this.readableIds = move(this.readableIds);
     this.readers = move(this.readers);
-    this.vectors = move(this.vectors);
     const columns = [
       c.brainIds,
       c.alive,
@@ -243,6 +288,8 @@ export class MemoryDocuments {
       c.embargoes,
       c.visibility,
       c.nameChars,
+      c.vectorStarts,
+      c.vectorEnds,
     ];
     for (const column of columns) {
       for (let slot = 0; slot < this.slotCount; slot++) {
@@ -251,10 +298,11 @@ export class MemoryDocuments {
       }
       column.fill(0, next);
     }
+    this.compactArena(next);
     const keep = (slot: number): boolean => renumbered[slot]! >= 0;
     const renumber = (slot: number): number => renumbered[slot]!;
-    for (const postings of this.lexemePostings) postings.retain(keep, renumber);
-    for (const postings of this.wordPostings) postings.retain(keep, renumber);
+    this.lexemePostings.retain(keep, renumber);
+    this.wordPostings.retain(keep, renumber);
     for (const [brainId, slot] of this.slotOf) this.slotOf.set(brainId, renumbered[slot]!);
     for (const [readableId, slot] of this.slotOfReadableId)
       this.slotOfReadableId.set(readableId, renumbered[slot]!);
@@ -270,30 +318,92 @@ export class MemoryDocuments {
     return this.sortedLexemes;
   }
 
-  private postingsOfLexeme(lexeme: string): LexemePostings {
-    let id = this.lexemeIds.get(lexeme);
-    if (id === undefined) {
-      id = this.lexemes.length;
-      this.lexemes.push(lexeme);
-      this.lexemePostings.push(new LexemePostings());
-      this.lexemeIds.set(lexeme, id);
-    }
-    return this.lexemePostings[id]!;
+  /** The packed vector of a live slot. */
+  vectorOf(slot: number): PackedVector {
+    return {
+      arena: this.arena,
+      start: this.columns.vectorStarts[slot]!,
+      end: this.columns.vectorEnds[slot]!,
+    };
   }
 
-  private postingsOfWord(word: string): SlotList {
+  /** The live slots' vectors moved together, in slot order (after the columns moved: `slots` live). */
+  private compactArena(slots: number): void {
+    const c = this.columns;
+    let live = 0;
+    for (let slot = 0; slot < slots; slot++) live += c.vectorEnds[slot]! - c.vectorStarts[slot]!;
+    const arena = new Int32Array(Math.max(1024, Math.ceil(live * 1.25)));
+    let length = 0;
+    for (let to = 0; to < slots; to++) {
+      const start = c.vectorStarts[to]!;
+      const end = c.vectorEnds[to]!;
+      arena.set(this.arena.subarray(start, end), length);
+      c.vectorStarts[to] = length;
+      length += end - start;
+      c.vectorEnds[to] = length;
+    }
+    this.arena = arena;
+    this.arenaLength = length;
+  }
+
+  /**
+   * Parses PostgreSQL's text of a vector (tsvectorout: sorted, each lexeme once) into its packed
+   * form at the arena's end.
+   */
+  private pack(text: string): void {
+    const packed = this.packing;
+    packed.length = 0;
+    let i = 0;
+    while (i < text.length) {
+      if (text[i] === ' ') {
+        i++;
+        continue;
+      }
+      const [lexeme, end] = quoted(text, i);
+      packed.push(this.lexemeId(lexeme), 0);
+      const countAt = packed.length - 1;
+      i = end;
+      if (text[i] === ':') {
+        do {
+          i++;
+          let position = 0;
+          while (i < text.length && text.charCodeAt(i) >= 48 && text.charCodeAt(i) <= 57)
+            position = position * 10 + text.charCodeAt(i++) - 48;
+          const weight = WEIGHT_OF_LETTER[text[i] ?? ''];
+          if (weight !== undefined) i++;
+          packed.push(((weight ?? 0) << 14) | position);
+          packed[countAt]!++;
+        } while (text[i] === ',');
+      }
+    }
+    this.arena = ensureCapacity(this.arena, this.arenaLength + packed.length, Int32Array);
+    this.arena.set(packed, this.arenaLength);
+    this.arenaLength += packed.length;
+  }
+
+  private lexemeId(lexeme: string): number {
+    return this.lexemeIds.get(lexeme) ?? this.newLexeme(lexeme);
+  }
+
+  private newLexeme(lexeme: string): number {
+    const id = this.lexemePostings.add();
+    this.lexemes.push(lexeme);
+    this.lexemeIds.set(lexeme, id);
+    return id;
+  }
+
+  private wordIdFor(word: string): number {
     let id = this.wordIds.get(word);
     if (id === undefined) {
-      id = this.words.length;
+      id = this.wordPostings.add();
       this.words.push(word);
-      this.wordPostings.push(new SlotList());
       this.wordIds.set(word, id);
     }
-    return this.wordPostings[id]!;
+    return id;
   }
 
-  private patternOf(positions: readonly number[]): number {
-    const weights = positions.map((p) => p >> 14);
+  private patternOf(arena: Int32Array, from: number, count: number): number {
+    const weights = Array.from(arena.subarray(from, from + count), (p) => p >> 14);
     const key = weights.join('');
     let id = this.patternIds.get(key);
     if (id === undefined) {

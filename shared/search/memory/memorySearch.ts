@@ -11,12 +11,13 @@ import {
   VISIBILITY_CODES,
   type DenseValues,
   type MemoryDocuments,
-  type VectorEntry,
+  type PackedVector,
 } from './memoryDocuments';
 import { TopK } from './topK';
+import type { TsVectorEntry } from './tsRank';
 
 /**
- * What PostgreSQL says of a text (memorySearchReader asks it, against the search projection's own
+ * What PostgreSQL says of a text (MemorySearchIndex asks it, against the search projection's own
  * dictionaries), so that the index matches exactly what the statement of searchQuerySql.ts does.
  */
 export interface TextAnalysis {
@@ -40,8 +41,11 @@ export interface TextAnalysis {
 export interface Ranking {
   /** What calc_rank_or adds for one vector entry whose positions have these weights, in order. */
   contribution(weights: readonly number[]): number;
-  /** ts_rank(vector, the AND of these prefix operands), as float4. */
-  rank(vector: readonly VectorEntry[], operands: readonly string[]): number;
+  /**
+   * ts_rank(vector, the AND of these prefix operands), as float4, given the vector's entries that
+   * some operand starts (in the vector's order; ts_rank reads no other) and never none of them.
+   */
+  rank(entries: readonly TsVectorEntry[], operands: readonly string[]): number;
   /** word_similarity(text, name): the name as lower(name) (pg_trgm lowercases both). */
   similarity(text: string, nameLower: string): number;
 }
@@ -147,7 +151,7 @@ function matchCandidates(documents: MemoryDocuments, analysis: TextAnalysis, ran
   // Full-text matches: every slot whose mark reached the last operand's stamp.
   if (operands.length > 0)
     for (const lexeme of documents.lexemesStartingWith(operands[0]!)) {
-      const postings = documents.lexemePostings[lexeme]!;
+      const postings = documents.lexemePostings.entries(lexeme);
       for (let i = 0; i < postings.length; i++) {
         const slot = postings.slots[i]!;
         if (marks[slot] === fullTextStamp) add(slot);
@@ -173,7 +177,7 @@ function markOneOperand(documents: MemoryDocuments, operand: string, base: numbe
   const { marks, ranks } = scratch;
   const contributions = documents.patternWeights.map((weights) => ranking.contribution(weights));
   for (const lexeme of documents.lexemesStartingWith(operand)) {
-    const postings = documents.lexemePostings[lexeme]!;
+    const postings = documents.lexemePostings.entries(lexeme);
     for (let i = 0; i < postings.length; i++) {
       const slot = postings.slots[i]!;
       if (marks[slot] !== base) {
@@ -196,7 +200,7 @@ function markAllOperands(documents: MemoryDocuments, operands: readonly string[]
     const from = base + i - 1;
     const to = base + i;
     for (const lexeme of documents.lexemesStartingWith(operand)) {
-      const postings = documents.lexemePostings[lexeme]!;
+      const postings = documents.lexemePostings.entries(lexeme);
       for (let j = 0; j < postings.length; j++) {
         const slot = postings.slots[j]!;
         if (i === 0 ? marks[slot] !== to : marks[slot] === from) marks[slot] = to;
@@ -240,14 +244,14 @@ function wordSlots(documents: MemoryDocuments, words: readonly string[]): number
   if (words.length === 1) {
     const id = documents.wordId(words[0]!);
     if (id === undefined) return [];
-    const postings = documents.wordPostings[id]!;
+    const postings = documents.wordPostings.entries(id);
     return Array.from(postings.slots.subarray(0, postings.length));
   }
   const seen = new Set<number>();
   for (const word of words) {
     const id = documents.wordId(word);
     if (id === undefined) continue;
-    const postings = documents.wordPostings[id]!;
+    const postings = documents.wordPostings.entries(id);
     for (let i = 0; i < postings.length; i++) seen.add(postings.slots[i]!);
   }
   return [...seen];
@@ -431,16 +435,17 @@ function relevancePage(
           ? fullText
             ? ranks[slot]!
             : 0
-          : ranking.rank(documents.vectors[slot]!, operands);
+          : rankOfAll(documents, documents.vectorOf(slot), operands, ranking);
   }
   // Similarity orders the exact tier (a few) and the typo tier, which a page reaches only when the
   // tiers before it are shorter than the page's end.
   const typosReached = ranked < query.offset + query.limit;
   const similarityOf = new Map<string, number>();
+  const keyOf = similarityKey(analysis.text);
   for (const slot of matches) {
     const tier = tiers[slot];
     if (tier === 0 || (tier === 3 && typosReached)) {
-      const name = documents.nameLower[slot]!;
+      const name = keyOf(documents.nameLower[slot]!);
       let similarity = similarityOf.get(name);
       if (similarity === undefined) {
         similarity = ranking.similarity(analysis.text, name);
@@ -456,6 +461,43 @@ function relevancePage(
     compareNumbers(c.dates[b]!, c.dates[a]!) ||
     c.brainIds[b]! - c.brainIds[a]!;
   return pageOf(documents, matches, query, compare);
+}
+
+/**
+ * Trailing words of digits alone and separators: pg_trgm makes trigrams of words of ASCII letters
+ * and digits only (the database's ctype is C), and word_similarity's scan moves only at a trigram
+ * of the text, so trigrams after the last one the text has change nothing. A text without digits
+ * has none of a number's trigrams: "visual cortex, mouse 123" and "…, mouse 124" are one computation.
+ */
+const TRAILING_NUMBERS = /(?:(?<![a-z0-9])[0-9]+|[^a-z0-9]+)+$/;
+
+/** The part of a name word_similarity with this text depends on (the name itself if it has digits). */
+function similarityKey(text: string): (nameLower: string) => string {
+  return /[0-9]/.test(text) ? (name) => name : (name) => name.replace(TRAILING_NUMBERS, '');
+}
+
+/** No pair of positions: calc_rank_and's -1, which calc_rank makes 1e-20 (as float4). */
+const NO_PAIR = Math.fround(1e-20);
+
+/**
+ * ts_rank of several operands from a packed vector: the entries some operand starts are unpacked
+ * (only they take part); a vector none of whose entries match ranks 1e-20, an empty one 0.
+ */
+function rankOfAll(
+  documents: MemoryDocuments,
+  vector: PackedVector,
+  operands: readonly string[],
+  ranking: Ranking,
+): number {
+  const { arena, start, end } = vector;
+  if (start === end) return 0;
+  const entries: TsVectorEntry[] = [];
+  for (let i = start; i < end; i += 2 + arena[i + 1]!) {
+    const lexeme = documents.lexemes[arena[i]!]!;
+    if (operands.some((operand) => lexeme.startsWith(operand)))
+      entries.push({ lexeme, positions: Array.from(arena.subarray(i + 2, i + 2 + arena[i + 1]!)) });
+  }
+  return entries.length === 0 ? NO_PAIR : ranking.rank(entries, operands);
 }
 
 /**

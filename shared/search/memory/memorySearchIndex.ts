@@ -9,7 +9,7 @@ import { parseSearchText, searchWords, type SearchText } from '#shared/search/se
 import { isVisibility } from '#shared/domain/brains/visibility';
 import { MemoryDocuments, type MemoryDocument } from './memoryDocuments';
 import { searchMemory, type Ranking, type TextAnalysis } from './memorySearch';
-import { entryContribution, parseTsvectorText, tsRank, wordEntryPos } from './tsRank';
+import { entryContribution, tsRank, wordEntryPos } from './tsRank';
 import { wordSimilarity } from './wordSimilarity';
 
 export interface MemorySearchIndexOptions {
@@ -161,8 +161,8 @@ export class MemorySearchIndex implements SearchReader {
     if (!search || !this.answers(query)) return this.delegate(query, options);
     this.ensureLoading();
     if (!this.documents) return this.delegate(query, options);
-    await this.sync();
-    const analysis = await this.analyse(search, options?.signal);
+    // The text's analysis does not depend on the documents: both round trips at once.
+    const [analysis] = await Promise.all([this.analyse(search, options?.signal), this.sync()]);
     const documents = this.documents;
     if (!analysis || !documents) return this.delegate(query, options);
     this.counts.inMemory++;
@@ -381,7 +381,7 @@ function documentOf(row: DocumentRow): MemoryDocument {
     nameLower: row.name_lower,
     nameChars: row.name_chars,
     nameWords: row.name_words ?? [],
-    vector: row.vector === null ? [] : parseTsvectorText(row.vector),
+    vectorText: row.vector ?? '',
     readers: row.readers ?? [],
   };
 }
