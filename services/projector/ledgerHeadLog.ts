@@ -56,7 +56,8 @@ export function startLedgerHeadLog(deps: {
     let target: GlobalPosition | undefined;
     const caughtUp = async (): Promise<boolean> => {
       if (!deps.leading()) return false;
-      target ??= await deps.store.headPosition();
+      // The newest committed event: at start the readable head may still lag it (held-back events).
+      target ??= await (deps.store.newestPosition ? deps.store.newestPosition() : deps.store.headPosition());
       const head = await readLedgerHead(deps.pool);
       const at = head.position === null ? START : (parsePosition(head.position) ?? START);
       if (comparePositions(at, target) < 0) return false;

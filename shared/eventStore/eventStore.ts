@@ -140,6 +140,12 @@ export interface EventStore {
   subscribeToAll(options?: SubscribeOptions): AsyncIterable<readonly RecordedEvent[]>;
   /** The position of the latest event that readAll can return (START when empty). */
   headPosition(): Promise<GlobalPosition>;
+  /**
+   * The position of the latest committed event, whether or not readAll returns it yet (PostgreSQL
+   * holds an event back while a transaction that could precede it is open anywhere on the server):
+   * what "everything appended so far" ends at. Absent where the two are the same (EventStoreDB).
+   */
+  newestPosition?(): Promise<GlobalPosition>;
   close(): Promise<void>;
   /** Present only where the store can make several writes atomic (PostgreSQL; not EventStoreDB). */
   readonly unitOfWork?: UnitOfWork;

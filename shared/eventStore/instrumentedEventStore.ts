@@ -41,6 +41,7 @@ export function instrumentEventStore(
     readAll: (options) => store.readAll(options),
     subscribeToAll: (options) => store.subscribeToAll(options),
     headPosition: () => store.headPosition(),
+    ...(store.newestPosition ? { newestPosition: () => store.newestPosition!() } : {}),
     close: () => store.close(),
     unitOfWork: store.unitOfWork,
   };

@@ -31,6 +31,7 @@ export function upcastingEventStore(
       for await (const batch of store.subscribeToAll(options)) yield batch.map(upcast);
     },
     headPosition: () => store.headPosition(),
+    ...(store.newestPosition ? { newestPosition: () => store.newestPosition!() } : {}),
     close: () => store.close(),
   };
 }

@@ -92,7 +92,9 @@ export class ProjectionRunner {
   async catchUp(onProgress?: (applied: number, position: GlobalPosition) => void): Promise<number> {
     // Tables created now are filled from the events: their reader indexes are built at the end.
     const active = await this.load({ deferReaderIndexes: true });
-    const head = await this.options.store.headPosition();
+    // Everything committed before this call, held back from readAll for a moment or not.
+    const store = this.options.store;
+    const head = await (store.newestPosition ? store.newestPosition() : store.headPosition());
     const batchSize = this.options.batchSize ?? 1000;
     let reported = 0;
     return catchUpInLanes({

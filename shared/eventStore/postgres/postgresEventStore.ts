@@ -5,7 +5,7 @@ import type { AppendListener } from './appendListener';
 import { AppendNotifier, notifyAtCommit } from './appendNotifier';
 import { migrate } from './migrate';
 import { PostgresUnitOfWork } from './postgresUnitOfWork';
-import { headPosition, readAll } from './readAll';
+import { headPosition, newestPosition, readAll } from './readAll';
 import { readStream } from './readStream';
 import type { SqlExecutor } from './sqlExecutor';
 import { DEFAULT_SCHEMA, sqlNames, type SqlNames } from './sqlNames';
@@ -121,6 +121,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Po
     readAll: (readOptions) => readAll(pool, names, readOptions),
     subscribeToAll: (subscribeOptions) => subscribeToAll(subscriptionContext, subscribeOptions),
     headPosition: () => headPosition(pool, names),
+    newestPosition: () => newestPosition(pool, names),
     close: async () => {
       if (closing.signal.aborted) return;
       closing.abort();

@@ -46,6 +46,18 @@ export async function headPosition(db: SqlExecutor, names: SqlNames): Promise<Gl
   return row ? { commit: BigInt(row.transaction_id), prepare: BigInt(row.global_position) } : START;
 }
 
+/** The newest committed event's position, held back from readAll or not (EventStore.newestPosition). */
+export async function newestPosition(db: SqlExecutor, names: SqlNames): Promise<GlobalPosition> {
+  const { rows } = await db.query<{ transaction_id: string; global_position: string }>({
+    name: `newestPosition:${names.schema}`,
+    text: `SELECT transaction_id, global_position FROM ${names.events}
+            ORDER BY transaction_id DESC, global_position DESC
+            LIMIT 1`,
+  });
+  const row = rows[0];
+  return row ? { commit: BigInt(row.transaction_id), prepare: BigInt(row.global_position) } : START;
+}
+
 /** One page of the global order for a subscription, and whether the store holds more past it. */
 export interface SubscriptionPage {
   readonly events: RecordedEvent[];
