@@ -311,13 +311,21 @@ async function main(): Promise<void> {
     for (const [kind, make] of selectedKinds()) {
       for (let i = 0; i < 20; i++) await reader.query(make(random, sizes)); // warm-up
       const timings: number[] = [];
+      const slowest: [ms: number, text: string, total: number][] = [];
       let matched = 0;
       for (let i = 0; i < perKind; i++) {
+        const query = make(random, sizes);
         const started = performance.now();
-        const result = await reader.query(make(random, sizes));
-        timings.push(performance.now() - started);
+        const result = await reader.query(query);
+        const ms = performance.now() - started;
+        timings.push(ms);
+        slowest.push([ms, query.text ?? '', result.total]);
         matched += result.total;
       }
+      // SEARCH_BENCH_SLOWEST=n: the n slowest texts of each kind, to see what the tail is made of.
+      const show = Number(process.env.SEARCH_BENCH_SLOWEST ?? 0);
+      for (const [ms, text, total] of slowest.sort((a, b) => b[0] - a[0]).slice(0, show))
+        console.log(`  ${ms.toFixed(1)} ms  ${JSON.stringify(text)}  (${total} matches)`);
       const p50 = percentile(timings, 50).toFixed(1);
       const p99 = percentile(timings, 99).toFixed(1);
       console.log(

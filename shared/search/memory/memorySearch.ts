@@ -15,6 +15,7 @@ import {
 } from './memoryDocuments';
 import { TopK } from './topK';
 import type { TsVectorEntry } from './tsRank';
+import { MAX_PACKED_OPERANDS, rankAndPacked } from './packedRank';
 
 /**
  * What PostgreSQL says of a text (MemorySearchIndex asks it, against the search projection's own
@@ -64,7 +65,21 @@ class Scratch {
   ranks = new Float64Array(0);
   similarities = new Float64Array(0);
   tiers = new Uint8Array(0);
+  /** Marks of the name words' lookups (wordSlots, typoSlots), stamped apart from `marks`. */
+  wordMarks = new Int32Array(0);
   private stamp = 0;
+  private wordStamp = 0;
+
+  /** `width` fresh stamp values for the word marks. */
+  wordStamps(width: number): number {
+    if (this.wordStamp + width + 1 >= 0x7fffffff) {
+      this.wordMarks.fill(0);
+      this.wordStamp = 0;
+    }
+    const base = this.wordStamp + 1;
+    this.wordStamp += width + 1;
+    return base;
+  }
 
   /** `width` fresh stamp values for this search, each above every value the marks hold. */
   begin(slots: number, width: number): number {
@@ -75,7 +90,9 @@ class Scratch {
       this.ranks = new Float64Array(length);
       this.similarities = new Float64Array(length);
       this.tiers = new Uint8Array(length);
+      this.wordMarks = new Int32Array(length);
       this.stamp = 0;
+      this.wordStamp = 0;
     }
     if (this.stamp + width + 1 >= 0x7fffffff) {
       this.marks.fill(0);
@@ -241,31 +258,47 @@ function* allSlots(documents: MemoryDocuments): Iterable<number> {
 
 /** The slots of the documents having any of these name words (each once). */
 function wordSlots(documents: MemoryDocuments, words: readonly string[]): number[] {
-  if (words.length === 1) {
-    const id = documents.wordId(words[0]!);
-    if (id === undefined) return [];
-    const postings = documents.wordPostings.entries(id);
-    return Array.from(postings.slots.subarray(0, postings.length));
-  }
-  const seen = new Set<number>();
+  const stamp = scratch.wordStamps(1);
+  const marks = scratch.wordMarks;
+  const slots: number[] = [];
   for (const word of words) {
     const id = documents.wordId(word);
     if (id === undefined) continue;
     const postings = documents.wordPostings.entries(id);
-    for (let i = 0; i < postings.length; i++) seen.add(postings.slots[i]!);
+    for (let i = 0; i < postings.length; i++) {
+      const slot = postings.slots[i]!;
+      if (marks[slot] !== stamp) {
+        marks[slot] = stamp;
+        slots.push(slot);
+      }
+    }
   }
-  return [...seen];
+  return slots;
 }
 
-/** Documents having, for every word of the text, a name word like it (the typo condition). */
+/**
+ * Documents having, for every word of the text, a name word like it (the typo condition): word i
+ * advances a slot's mark from stamp i - 1 to stamp i, so the last word's stamp marks the answer.
+ */
 function typoSlots(documents: MemoryDocuments, typoWords: readonly (readonly string[])[]): number[] {
   if (typoWords.length === 0) return [];
-  let slots = wordSlots(documents, typoWords[0]!);
-  for (const words of typoWords.slice(1)) {
-    const next = new Set(wordSlots(documents, words));
-    slots = slots.filter((slot) => next.has(slot));
-    if (slots.length === 0) break;
-  }
+  const base = scratch.wordStamps(typoWords.length);
+  const marks = scratch.wordMarks;
+  const slots: number[] = [];
+  typoWords.forEach((words, i) => {
+    const last = i === typoWords.length - 1;
+    for (const word of words) {
+      const id = documents.wordId(word);
+      if (id === undefined) continue;
+      const postings = documents.wordPostings.entries(id);
+      for (let j = 0; j < postings.length; j++) {
+        const slot = postings.slots[j]!;
+        if (i === 0 ? marks[slot] === base + i : marks[slot] !== base + i - 1) continue;
+        marks[slot] = base + i;
+        if (last) slots.push(slot);
+      }
+    }
+  });
   return slots;
 }
 
@@ -423,6 +456,7 @@ function relevancePage(
   const { marks, counts, ranks, similarities, tiers } = scratch;
   const operands = analysis.operands;
   let ranked = 0;
+  const masks = operands.length > 1 && !candidates.ranked ? operandMasks(documents, operands) : undefined;
   for (const slot of matches) {
     const fullText = marks[slot] === candidates.fullTextStamp && operands.length > 0;
     const tier = tierOf(documents, slot, analysis, fullText || counts[slot] === candidates.substringStamp);
@@ -435,7 +469,7 @@ function relevancePage(
           ? fullText
             ? ranks[slot]!
             : 0
-          : rankOfAll(documents, documents.vectorOf(slot), operands, ranking);
+          : rankOfAll(documents, documents.vectorOf(slot), operands, ranking, masks);
   }
   // Similarity orders the exact tier (a few) and the typo tier, which a page reaches only when the
   // tiers before it are shorter than the page's end.
@@ -480,17 +514,21 @@ function similarityKey(text: string): (nameLower: string) => string {
 const NO_PAIR = Math.fround(1e-20);
 
 /**
- * ts_rank of several operands from a packed vector: the entries some operand starts are unpacked
- * (only they take part); a vector none of whose entries match ranks 1e-20, an empty one 0.
+ * ts_rank of several operands from a packed vector (rankAndPacked, with the operands each lexeme
+ * matches marked for this search); a vector none of whose entries match ranks 1e-20, an empty one 0.
+ * More operands than a mask holds, or an entry without positions: unpacked and ranked by tsRank.
  */
 function rankOfAll(
   documents: MemoryDocuments,
   vector: PackedVector,
   operands: readonly string[],
   ranking: Ranking,
+  operandsOf: ((lexemeId: number) => number) | undefined,
 ): number {
   const { arena, start, end } = vector;
   if (start === end) return 0;
+  const packed = operandsOf && rankAndPacked(arena, start, end, operands.length, operandsOf);
+  if (packed !== undefined) return packed < 0 ? NO_PAIR : packed;
   const entries: TsVectorEntry[] = [];
   for (let i = start; i < end; i += 2 + arena[i + 1]!) {
     const lexeme = documents.lexemes[arena[i]!]!;
@@ -498,6 +536,22 @@ function rankOfAll(
       entries.push({ lexeme, positions: Array.from(arena.subarray(i + 2, i + 2 + arena[i + 1]!)) });
   }
   return entries.length === 0 ? NO_PAIR : ranking.rank(entries, operands);
+}
+
+/**
+ * For this search, the mask of the operands that start each lexeme (bit i: operand i), or
+ * undefined when there are more operands than a mask holds.
+ */
+function operandMasks(
+  documents: MemoryDocuments,
+  operands: readonly string[],
+): ((lexemeId: number) => number) | undefined {
+  if (operands.length > MAX_PACKED_OPERANDS) return undefined;
+  const masks = new Map<number, number>();
+  operands.forEach((operand, i) => {
+    for (const id of documents.lexemesStartingWith(operand)) masks.set(id, (masks.get(id) ?? 0) | (1 << i));
+  });
+  return (id) => masks.get(id) ?? 0;
 }
 
 /**
