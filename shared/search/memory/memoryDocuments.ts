@@ -1,5 +1,6 @@
 import type { Visibility } from '#shared/domain/brains/visibility';
 import { ensureCapacity, PostingLists } from './growableArrays';
+import { minSharedTrigrams, prepareIsWordSimilar, textTrigrams } from './wordSimilarity';
 
 /**
  * One live document of the search projection as the in-memory index keeps it: what a search
@@ -179,6 +180,13 @@ export class MemoryDocuments {
   private readonly wordIds = new Map<string, number>();
   readonly words: string[] = [];
   readonly wordPostings = new PostingLists();
+  /**
+   * The name words holding a letter, and their trigrams' words: a text of letters finds the words
+   * containing it or like it (`%>`) among these alone (a word of digits shares no trigram with it).
+   */
+  private readonly letterWords: number[] = [];
+  private readonly trigramWords = new Map<number, number[]>();
+  private sharedTrigrams = new Int32Array(0);
 
   /** Weight patterns of a vector entry (its positions' weights in order), interned. */
   private readonly patternIds = new Map<string, number>();
@@ -214,7 +222,7 @@ export class MemoryDocuments {
     this.slotOf.set(document.brainId, slot);
     if (document.readableId !== null) this.slotOfReadableId.set(document.readableId, slot);
     const arena = this.arena;
-    for (let i = c.vectorStarts[slot]!; i < c.vectorEnds[slot]!; i += 2 + arena[i + 1]!)
+    for (let i = c.vectorStarts[slot]; i < c.vectorEnds[slot]; i += 2 + arena[i + 1]!)
       this.lexemePostings.push(arena[i]!, slot, this.patternOf(arena, i + 2, arena[i + 1]!));
     for (const word of new Set(document.nameWords))
       if (word !== '') this.wordPostings.push(this.wordIdFor(word), slot);
@@ -398,8 +406,48 @@ export class MemoryDocuments {
       id = this.wordPostings.add();
       this.words.push(word);
       this.wordIds.set(word, id);
+      if (/[a-z]/.test(word)) this.indexLetterWord(word, id);
     }
     return id;
+  }
+
+  private indexLetterWord(word: string, id: number): void {
+    this.letterWords.push(id);
+    for (const trigram of new Set(textTrigrams(word))) {
+      const words = this.trigramWords.get(trigram);
+      if (words) words.push(id);
+      else this.trigramWords.set(trigram, [id]);
+    }
+  }
+
+  /** The name words holding a letter that contain `text` (`word LIKE '%text%'`, text of letters). */
+  letterWordsContaining(text: string): string[] {
+    const found: string[] = [];
+    for (const id of this.letterWords) if (this.words[id]!.includes(text)) found.push(this.words[id]!);
+    return found;
+  }
+
+  /**
+   * The name words like `query` (`word %> query`, pg_trgm at its default threshold), for a query of
+   * letters: those sharing enough of its trigrams (minSharedTrigrams), then checked one by one.
+   */
+  wordsLike(query: string): string[] {
+    const trigrams = [...new Set(textTrigrams(query))];
+    if (trigrams.length === 0) return [];
+    if (this.sharedTrigrams.length < this.words.length)
+      this.sharedTrigrams = new Int32Array(Math.max(1024, this.words.length * 2));
+    const shared = this.sharedTrigrams;
+    const touched: number[] = [];
+    for (const trigram of trigrams)
+      for (const id of this.trigramWords.get(trigram) ?? []) if (shared[id]!++ === 0) touched.push(id);
+    const needed = minSharedTrigrams(trigrams.length);
+    const similar = prepareIsWordSimilar(query);
+    const found: string[] = [];
+    for (const id of touched) {
+      if (shared[id]! >= needed && similar(this.words[id]!)) found.push(this.words[id]!);
+      shared[id] = 0;
+    }
+    return found;
   }
 
   private patternOf(arena: Int32Array, from: number, count: number): number {

@@ -122,9 +122,7 @@ export function searchMemory(
 ): SearchResult {
   const filters = query.filters ?? {};
   const candidates = matchCandidates(documents, analysis, ranking);
-  const accepts = acceptor(documents, filters, nowMicros);
-  const matches: number[] = [];
-  for (const slot of candidates.slots) if (accepts(slot)) matches.push(slot);
+  const matches = accepted(documents, filters, nowMicros, candidates.slots);
   const facets = query.facets ? countFacets(documents, matches, query.facets) : undefined;
   const ids = query.sort?.length
     ? explicitPage(documents, matches, query)
@@ -156,33 +154,37 @@ function matchCandidates(documents: MemoryDocuments, analysis: TextAnalysis, ran
   const substringStamp = base + operands.length + 2;
   const slots: number[] = [];
   const { marks, counts } = scratch;
-  const add = (slot: number): void => {
-    if (counts[slot] !== unionStamp && counts[slot] !== substringStamp) {
-      counts[slot] = unionStamp;
-      slots.push(slot);
-    }
-  };
   const ranked = operands.length === 1;
-  if (ranked) markOneOperand(documents, operands[0]!, base, ranking);
-  else markAllOperands(documents, operands, base);
-  // Full-text matches: every slot whose mark reached the last operand's stamp.
-  if (operands.length > 0)
-    for (const lexeme of documents.lexemesStartingWith(operands[0]!)) {
-      const postings = documents.lexemePostings.entries(lexeme);
-      for (let i = 0; i < postings.length; i++) {
-        const slot = postings.slots[i]!;
-        if (marks[slot] === fullTextStamp) add(slot);
+  if (ranked) markOneOperand(documents, operands[0]!, base, ranking, slots, unionStamp);
+  else {
+    markAllOperands(documents, operands, base);
+    // Full-text matches: every slot whose mark reached the last operand's stamp.
+    if (operands.length > 0)
+      for (const lexeme of documents.lexemesStartingWith(operands[0]!)) {
+        const postings = documents.lexemePostings.entries(lexeme);
+        for (let i = 0; i < postings.length; i++) {
+          const slot = postings.slots[i]!;
+          if (marks[slot] === fullTextStamp && counts[slot] !== unionStamp) {
+            counts[slot] = unionStamp;
+            slots.push(slot);
+          }
+        }
       }
-    }
+  }
   for (const slot of substringSlots(documents, analysis)) {
     if (counts[slot] !== unionStamp && counts[slot] !== substringStamp) slots.push(slot);
     counts[slot] = substringStamp;
   }
-  for (const slot of typoSlots(documents, analysis.typoWords)) add(slot);
+  const others = typoSlots(documents, analysis.typoWords);
   const byReadableId = documents.slotOfReadableId.get(analysis.textLower);
-  if (byReadableId !== undefined) add(byReadableId);
+  if (byReadableId !== undefined) others.push(byReadableId);
   const byId = analysis.numericId === undefined ? undefined : documents.slotOf.get(analysis.numericId);
-  if (byId !== undefined) add(byId);
+  if (byId !== undefined) others.push(byId);
+  for (const slot of others)
+    if (counts[slot] !== unionStamp && counts[slot] !== substringStamp) {
+      counts[slot] = unionStamp;
+      slots.push(slot);
+    }
   return { slots, fullTextStamp, substringStamp, ranked };
 }
 
@@ -190,8 +192,15 @@ function matchCandidates(documents: MemoryDocuments, analysis: TextAnalysis, ran
  * One operand: marks its documents (stamp `base`) and sums each one's rank as calc_rank_or does,
  * entry after entry in the vector's order (the lexemes' code point order), each sum stored as float4.
  */
-function markOneOperand(documents: MemoryDocuments, operand: string, base: number, ranking: Ranking): void {
-  const { marks, ranks } = scratch;
+function markOneOperand(
+  documents: MemoryDocuments,
+  operand: string,
+  base: number,
+  ranking: Ranking,
+  slots: number[],
+  unionStamp: number,
+): void {
+  const { marks, ranks, counts } = scratch;
   const contributions = documents.patternWeights.map((weights) => ranking.contribution(weights));
   for (const lexeme of documents.lexemesStartingWith(operand)) {
     const postings = documents.lexemePostings.entries(lexeme);
@@ -200,6 +209,8 @@ function markOneOperand(documents: MemoryDocuments, operand: string, base: numbe
       if (marks[slot] !== base) {
         marks[slot] = base;
         ranks[slot] = 0;
+        counts[slot] = unionStamp;
+        slots.push(slot);
       }
       ranks[slot] = Math.fround(ranks[slot]! + contributions[postings.patterns[i]!]!);
     }
@@ -302,37 +313,51 @@ function typoSlots(documents: MemoryDocuments, typoWords: readonly (readonly str
   return slots;
 }
 
-/** The filters and the visibility rule, as one test of a slot (filterConditions, visibilityRule). */
-function acceptor(
+/**
+ * The candidates that pass the filters and the visibility rule (filterConditions, visibilityRule):
+ * one loop over typed columns, each filter a lookup, the rule's slow part (a non-public document)
+ * asked only for the few that are not public.
+ */
+function accepted(
   documents: MemoryDocuments,
   filters: SearchFilters,
   nowMicros: number,
-): (slot: number) => boolean {
+  candidates: readonly number[],
+): number[] {
   const c = documents.columns;
-  const species = denseSet(documents.speciesValues, filters.speciesIds);
-  const atlases = denseSet(documents.atlasValues, filters.atlasIds);
-  const categories = denseSet(documents.categoryValues, filters.categoryIds);
-  const verified = filters.verified === undefined ? undefined : filters.verified ? 1 : 0;
-  const uploader = filters.uploaderId;
-  const visible = visibilityTest(documents, filters, nowMicros);
-  return (slot) =>
-    c.alive[slot] === 1 &&
-    (species === undefined || species.has(c.species[slot]!)) &&
-    (atlases === undefined || atlases.has(c.atlases[slot]!)) &&
-    (categories === undefined || categories.has(c.categories[slot]!)) &&
-    (verified === undefined || c.verified[slot] === verified) &&
-    (uploader === undefined || c.uploaders[slot] === uploader) &&
-    visible(slot);
+  const species = denseMask(documents.speciesValues, filters.speciesIds);
+  const atlases = denseMask(documents.atlasValues, filters.atlasIds);
+  const categories = denseMask(documents.categoryValues, filters.categoryIds);
+  const verified = filters.verified === undefined ? -2 : filters.verified ? 1 : 0;
+  const uploader = filters.uploaderId ?? -2;
+  const everything =
+    (filters.viewer === undefined || filters.viewer.isStaff) && filters.visibility === undefined;
+  const publicToo = filters.visibility === undefined || filters.visibility === 'public';
+  const hiddenVisible = visibilityTest(documents, filters, nowMicros);
+  const matches: number[] = [];
+  for (let i = 0; i < candidates.length; i++) {
+    const slot = candidates[i]!;
+    if (c.alive[slot] !== 1) continue;
+    if (species !== undefined && species[c.species[slot]! + 1] !== 1) continue;
+    if (atlases !== undefined && atlases[c.atlases[slot]! + 1] !== 1) continue;
+    if (categories !== undefined && categories[c.categories[slot]! + 1] !== 1) continue;
+    if (verified !== -2 && c.verified[slot] !== verified) continue;
+    if (uploader !== -2 && c.uploaders[slot] !== uploader) continue;
+    if (!everything && (c.visibility[slot] === PUBLIC ? !publicToo : !hiddenVisible(slot))) continue;
+    matches.push(slot);
+  }
+  return matches;
 }
 
-function denseSet(values: DenseValues, ids: readonly number[] | undefined): Set<number> | undefined {
+/** The dense values of `ids` as a mask indexed by dense value + 1 (0: no value, never asked for). */
+function denseMask(values: DenseValues, ids: readonly number[] | undefined): Uint8Array | undefined {
   if (ids === undefined) return undefined;
-  const dense = new Set<number>();
+  const mask = new Uint8Array(values.values.length + 1);
   for (const id of ids) {
     const value = values.denseFor(id);
-    if (value !== undefined) dense.add(value);
+    if (value !== undefined) mask[value + 1] = 1;
   }
-  return dense;
+  return mask;
 }
 
 /**

@@ -161,9 +161,15 @@ export class MemorySearchIndex implements SearchReader {
     if (!search || !this.answers(query)) return this.delegate(query, options);
     this.ensureLoading();
     if (!this.documents) return this.delegate(query, options);
-    // The text's analysis does not depend on the documents: both round trips at once.
-    const [analysis] = await Promise.all([this.analyse(search, options?.signal), this.sync()]);
+    // A text of letters is analysed here, against the documents once caught up; any other by
+    // PostgreSQL, which does not depend on them: both round trips at once.
+    const inMemory = LETTERS_ONLY.test(search.text);
+    const [analysed] = await Promise.all([
+      inMemory ? undefined : this.analyse(search, options?.signal),
+      this.sync(),
+    ]);
     const documents = this.documents;
+    const analysis = documents && inMemory ? analyseLetters(documents, search) : analysed;
     if (!analysis || !documents) return this.delegate(query, options);
     this.counts.inMemory++;
     return searchMemory(documents, analysis, query, Date.now() * 1000, RANKING);
@@ -350,6 +356,29 @@ export class MemorySearchIndex implements SearchReader {
       typoWords: words.map((_, i) => row[`typo${i}`] ?? []),
     };
   }
+}
+
+/**
+ * Texts whose analysis is done in memory: ASCII letters and spaces. PostgreSQL's parser makes each
+ * run of letters an asciiword and the 'simple' dictionary lowercases it, so the lexemes are the
+ * lowercased words; lower() and char_length() are JavaScript's for ASCII; and no word of digits
+ * can contain such a text or share a trigram with its words (memoryDocuments letterWordsContaining,
+ * wordsLike). Held to PostgreSQL's own analysis by the equivalence test.
+ */
+const LETTERS_ONLY = /^[A-Za-z ]{1,1000}$/;
+
+function analyseLetters(documents: MemoryDocuments, search: SearchText): TextAnalysis {
+  const textLower = search.text.toLowerCase();
+  const words = searchWords(search.text);
+  return {
+    text: search.text,
+    numericId: undefined,
+    textLower,
+    textChars: search.text.length,
+    operands: [...new Set(textLower.split(' ').filter(Boolean))].sort(),
+    substringWords: WORD_TEXT.test(search.text) ? documents.letterWordsContaining(textLower) : undefined,
+    typoWords: words.map((word) => documents.wordsLike(word)),
+  };
 }
 
 interface AnalysisRow {
