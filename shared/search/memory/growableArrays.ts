@@ -120,3 +120,19 @@ export class PostingLists {
     }
   }
 }
+
+/** A list of slots reused from one search to the next: no garbage however many it holds. */
+export class SlotBuffer {
+  data = new Int32Array(1024);
+  length = 0;
+
+  clear(): this {
+    this.length = 0;
+    return this;
+  }
+
+  push(slot: number): void {
+    if (this.length === this.data.length) this.data = ensureCapacity(this.data, this.length + 1, Int32Array);
+    this.data[this.length++] = slot;
+  }
+}

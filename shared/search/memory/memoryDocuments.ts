@@ -70,6 +70,20 @@ function quoted(text: string, start: number): [lexeme: string, end: number] {
   }
 }
 
+/**
+ * A string's first two UTF-16 units as one number (0 past its end: PostgreSQL text holds no NUL),
+ * for prefix tests that rarely need the string (prefixMayMatch).
+ */
+export const textPrefix = (text: string): number =>
+  ((text.length > 0 ? text.charCodeAt(0) : 0) << 16) | (text.length > 1 ? text.charCodeAt(1) : 0);
+
+/**
+ * Whether a string whose textPrefix is `prefix` may start with a text of `length` units whose
+ * textPrefix is `textPrefixValue` (false: it certainly does not).
+ */
+export const prefixMayMatch = (prefix: number, textPrefixValue: number, length: number): boolean =>
+  length >= 2 ? prefix === textPrefixValue : prefix >>> 16 === textPrefixValue >>> 16;
+
 export const VISIBILITY_CODES: Readonly<Record<Visibility, number>> = { public: 0, private: 1, embargoed: 2 };
 const NO_VISIBILITY = 3;
 
@@ -124,6 +138,13 @@ class Columns {
   embargoes = new Float64Array(16);
   visibility = new Uint8Array(16);
   nameChars = new Int32Array(16);
+  /**
+   * The first UTF-16 units of lower(name) and of readable_id (textPrefix): a tier's prefix test
+   * compares these numbers first and reads the string only when they agree, which is rare; the
+   * strings themselves lie all over the heap, one cache miss each.
+   */
+  namePrefixes = new Int32Array(16);
+  readablePrefixes = new Int32Array(16);
   /** Where each slot's packed vector lies in the arena. */
   vectorStarts = new Int32Array(16);
   vectorEnds = new Int32Array(16);
@@ -140,6 +161,8 @@ class Columns {
     this.embargoes = ensureCapacity(this.embargoes, needed, Float64Array);
     this.visibility = ensureCapacity(this.visibility, needed, Uint8Array);
     this.nameChars = ensureCapacity(this.nameChars, needed, Int32Array);
+    this.namePrefixes = ensureCapacity(this.namePrefixes, needed, Int32Array);
+    this.readablePrefixes = ensureCapacity(this.readablePrefixes, needed, Int32Array);
     this.vectorStarts = ensureCapacity(this.vectorStarts, needed, Int32Array);
     this.vectorEnds = ensureCapacity(this.vectorEnds, needed, Int32Array);
   }
@@ -213,6 +236,8 @@ export class MemoryDocuments {
     c.embargoes[slot] = document.embargoMicros ?? Number.NaN;
     c.visibility[slot] = document.visibility === null ? NO_VISIBILITY : VISIBILITY_CODES[document.visibility];
     c.nameChars[slot] = document.nameChars;
+    c.namePrefixes[slot] = textPrefix(document.nameLower);
+    c.readablePrefixes[slot] = document.readableId === null ? -1 : textPrefix(document.readableId);
     this.nameLower[slot] = document.nameLower;
     this.readableIds[slot] = document.readableId;
     this.readers[slot] = document.visibility === 'public' ? null : document.readers;
@@ -296,6 +321,8 @@ export class MemoryDocuments {
       c.embargoes,
       c.visibility,
       c.nameChars,
+      c.namePrefixes,
+      c.readablePrefixes,
       c.vectorStarts,
       c.vectorEnds,
     ];

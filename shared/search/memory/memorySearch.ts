@@ -12,10 +12,13 @@ import {
   type DenseValues,
   type MemoryDocuments,
   type PackedVector,
+  prefixMayMatch,
+  textPrefix,
 } from './memoryDocuments';
+import { SlotBuffer } from './growableArrays';
 import { TopK } from './topK';
 import type { TsVectorEntry } from './tsRank';
-import { MAX_PACKED_OPERANDS, rankAndPacked } from './packedRank';
+import { MAX_PACKED_OPERANDS, rankAndPacked, type OperandMasks } from './packedRank';
 
 /**
  * What PostgreSQL says of a text (MemorySearchIndex asks it, against the search projection's own
@@ -65,10 +68,35 @@ class Scratch {
   ranks = new Float64Array(0);
   similarities = new Float64Array(0);
   tiers = new Uint8Array(0);
+  /** The lists of slots a search builds, reused by the next. */
+  readonly candidates = new SlotBuffer();
+  readonly matches = new SlotBuffer();
+  readonly wordMatches = new SlotBuffer();
+  readonly substrings = new SlotBuffer();
+  readonly typos = new SlotBuffer();
+  /** The operands each lexeme is started by, for the current search (stamped by lexeme id). */
+  lexemeMasks = new Uint32Array(0);
+  lexemeStamps = new Int32Array(0);
+  private lexemeStamp = 0;
   /** Marks of the name words' lookups (wordSlots, typoSlots), stamped apart from `marks`. */
   wordMarks = new Int32Array(0);
   private stamp = 0;
   private wordStamp = 0;
+
+  /** A fresh stamp for the lexeme masks, sized for `lexemes`. */
+  lexemeMaskStamp(lexemes: number): number {
+    if (this.lexemeStamps.length < lexemes) {
+      const length = Math.max(1024, lexemes * 2);
+      this.lexemeMasks = new Uint32Array(length);
+      this.lexemeStamps = new Int32Array(length);
+      this.lexemeStamp = 0;
+    }
+    if (this.lexemeStamp + 1 >= 0x7fffffff) {
+      this.lexemeStamps.fill(0);
+      this.lexemeStamp = 0;
+    }
+    return ++this.lexemeStamp;
+  }
 
   /** `width` fresh stamp values for the word marks. */
   wordStamps(width: number): number {
@@ -132,7 +160,7 @@ export function searchMemory(
 
 interface Candidates {
   /** Every slot matched by some way (duplicates removed); not yet filtered. */
-  readonly slots: number[];
+  readonly slots: SlotBuffer;
   /** The stamp marking the full-text matches (q.tsq) in scratch.marks. */
   readonly fullTextStamp: number;
   /** The stamp marking the name's substring matches in scratch.counts. */
@@ -152,7 +180,7 @@ function matchCandidates(documents: MemoryDocuments, analysis: TextAnalysis, ran
   const fullTextStamp = base + Math.max(operands.length, 1) - 1;
   const unionStamp = base + operands.length + 1;
   const substringStamp = base + operands.length + 2;
-  const slots: number[] = [];
+  const slots = scratch.candidates.clear();
   const { marks, counts } = scratch;
   const ranked = operands.length === 1;
   if (ranked) markOneOperand(documents, operands[0]!, base, ranking, slots, unionStamp);
@@ -171,7 +199,9 @@ function matchCandidates(documents: MemoryDocuments, analysis: TextAnalysis, ran
         }
       }
   }
-  for (const slot of substringSlots(documents, analysis)) {
+  const substrings = substringSlots(documents, analysis);
+  for (let i = 0; i < substrings.length; i++) {
+    const slot = substrings.data[i]!;
     if (counts[slot] !== unionStamp && counts[slot] !== substringStamp) slots.push(slot);
     counts[slot] = substringStamp;
   }
@@ -180,11 +210,13 @@ function matchCandidates(documents: MemoryDocuments, analysis: TextAnalysis, ran
   if (byReadableId !== undefined) others.push(byReadableId);
   const byId = analysis.numericId === undefined ? undefined : documents.slotOf.get(analysis.numericId);
   if (byId !== undefined) others.push(byId);
-  for (const slot of others)
+  for (let i = 0; i < others.length; i++) {
+    const slot = others.data[i]!;
     if (counts[slot] !== unionStamp && counts[slot] !== substringStamp) {
       counts[slot] = unionStamp;
       slots.push(slot);
     }
+  }
   return { slots, fullTextStamp, substringStamp, ranked };
 }
 
@@ -197,7 +229,7 @@ function markOneOperand(
   operand: string,
   base: number,
   ranking: Ranking,
-  slots: number[],
+  slots: SlotBuffer,
   unionStamp: number,
 ): void {
   const { marks, ranks, counts } = scratch;
@@ -243,13 +275,21 @@ function markAllOperands(documents: MemoryDocuments, operands: readonly string[]
  * looked for among the documents having a word that contains the text's longest run of ASCII letters
  * and digits (such a run cannot span a separator), or among all of them.
  */
-function substringSlots(documents: MemoryDocuments, analysis: TextAnalysis): Iterable<number> {
-  if (analysis.substringWords) return wordSlots(documents, analysis.substringWords);
+function substringSlots(documents: MemoryDocuments, analysis: TextAnalysis): SlotBuffer {
+  if (analysis.substringWords)
+    return wordSlots(documents, analysis.substringWords, scratch.substrings.clear());
   const text = analysis.textLower;
   const run = longestAsciiRun(text);
-  const within = run.length > 0 ? wordSlots(documents, wordsContaining(documents, run)) : allSlots(documents);
-  const found: number[] = [];
-  for (const slot of within) if (documents.nameLower[slot]?.includes(text)) found.push(slot);
+  const found = scratch.substrings.clear();
+  const check = (slot: number): void => {
+    if (documents.nameLower[slot]?.includes(text)) found.push(slot);
+  };
+  if (run.length === 0) {
+    for (let slot = 0; slot < documents.slotCount; slot++) if (documents.columns.alive[slot]) check(slot);
+    return found;
+  }
+  const within = wordSlots(documents, wordsContaining(documents, run), scratch.wordMatches.clear());
+  for (let i = 0; i < within.length; i++) check(within.data[i]!);
   return found;
 }
 
@@ -259,19 +299,17 @@ function longestAsciiRun(text: string): string {
   return longest;
 }
 
+/** The name words containing `run` (a word of digits alone cannot contain a run holding a letter). */
 function wordsContaining(documents: MemoryDocuments, run: string): string[] {
-  return documents.words.filter((word) => word.includes(run));
-}
-
-function* allSlots(documents: MemoryDocuments): Iterable<number> {
-  for (let slot = 0; slot < documents.slotCount; slot++) if (documents.columns.alive[slot]) yield slot;
+  return /[a-z]/.test(run)
+    ? documents.letterWordsContaining(run)
+    : documents.words.filter((word) => word.includes(run));
 }
 
 /** The slots of the documents having any of these name words (each once). */
-function wordSlots(documents: MemoryDocuments, words: readonly string[]): number[] {
+function wordSlots(documents: MemoryDocuments, words: readonly string[], slots: SlotBuffer): SlotBuffer {
   const stamp = scratch.wordStamps(1);
   const marks = scratch.wordMarks;
-  const slots: number[] = [];
   for (const word of words) {
     const id = documents.wordId(word);
     if (id === undefined) continue;
@@ -291,11 +329,11 @@ function wordSlots(documents: MemoryDocuments, words: readonly string[]): number
  * Documents having, for every word of the text, a name word like it (the typo condition): word i
  * advances a slot's mark from stamp i - 1 to stamp i, so the last word's stamp marks the answer.
  */
-function typoSlots(documents: MemoryDocuments, typoWords: readonly (readonly string[])[]): number[] {
-  if (typoWords.length === 0) return [];
+function typoSlots(documents: MemoryDocuments, typoWords: readonly (readonly string[])[]): SlotBuffer {
+  const slots = scratch.typos.clear();
+  if (typoWords.length === 0) return slots;
   const base = scratch.wordStamps(typoWords.length);
   const marks = scratch.wordMarks;
-  const slots: number[] = [];
   typoWords.forEach((words, i) => {
     const last = i === typoWords.length - 1;
     for (const word of words) {
@@ -322,8 +360,8 @@ function accepted(
   documents: MemoryDocuments,
   filters: SearchFilters,
   nowMicros: number,
-  candidates: readonly number[],
-): number[] {
+  candidates: SlotBuffer,
+): SlotBuffer {
   const c = documents.columns;
   const species = denseMask(documents.speciesValues, filters.speciesIds);
   const atlases = denseMask(documents.atlasValues, filters.atlasIds);
@@ -334,9 +372,9 @@ function accepted(
     (filters.viewer === undefined || filters.viewer.isStaff) && filters.visibility === undefined;
   const publicToo = filters.visibility === undefined || filters.visibility === 'public';
   const hiddenVisible = visibilityTest(documents, filters, nowMicros);
-  const matches: number[] = [];
+  const matches = scratch.matches.clear();
   for (let i = 0; i < candidates.length; i++) {
-    const slot = candidates[i]!;
+    const slot = candidates.data[i]!;
     if (c.alive[slot] !== 1) continue;
     if (species !== undefined && species[c.species[slot]! + 1] !== 1) continue;
     if (atlases !== undefined && atlases[c.atlases[slot]! + 1] !== 1) continue;
@@ -405,14 +443,15 @@ function visibilityTest(
 /** Counts per facet value over the matches (NULL values not counted), in the adapters' one order. */
 function countFacets(
   documents: MemoryDocuments,
-  matches: readonly number[],
+  matches: SlotBuffer,
   facets: readonly SearchFacet[],
 ): SearchFacets {
   const c = documents.columns;
   const result: Partial<Record<SearchFacet, FacetCount[]>> = {};
   const dense = (column: Int32Array, values: DenseValues): FacetCount[] => {
     const counts = new Int32Array(values.values.length);
-    for (const slot of matches) {
+    for (let m = 0; m < matches.length; m++) {
+      const slot = matches.data[m]!;
       const value = column[slot]!;
       if (value >= 0) counts[value]!++;
     }
@@ -429,7 +468,8 @@ function countFacets(
     else {
       let no = 0;
       let yes = 0;
-      for (const slot of matches) {
+      for (let m = 0; m < matches.length; m++) {
+        const slot = matches.data[m]!;
         const value = c.verified[slot];
         if (value === 1) yes++;
         else if (value === 0) no++;
@@ -444,7 +484,7 @@ function countFacets(
 }
 
 /** An explicit order by date_uploaded or id (then the highest id), as explicitOrder does. */
-function explicitPage(documents: MemoryDocuments, matches: readonly number[], query: SearchQuery): number[] {
+function explicitPage(documents: MemoryDocuments, matches: SlotBuffer, query: SearchQuery): number[] {
   const c = documents.columns;
   const keys = (query.sort ?? []).map((s) => {
     if (s.field !== 'date_uploaded' && s.field !== 'id')
@@ -473,7 +513,7 @@ function relevancePage(
   documents: MemoryDocuments,
   analysis: TextAnalysis,
   candidates: Candidates,
-  matches: readonly number[],
+  matches: SlotBuffer,
   query: SearchQuery,
   ranking: Ranking,
 ): number[] {
@@ -481,10 +521,18 @@ function relevancePage(
   const { marks, counts, ranks, similarities, tiers } = scratch;
   const operands = analysis.operands;
   let ranked = 0;
+  const prefix = textPrefix(analysis.textLower);
   const masks = operands.length > 1 && !candidates.ranked ? operandMasks(documents, operands) : undefined;
-  for (const slot of matches) {
+  for (let m = 0; m < matches.length; m++) {
+    const slot = matches.data[m]!;
     const fullText = marks[slot] === candidates.fullTextStamp && operands.length > 0;
-    const tier = tierOf(documents, slot, analysis, fullText || counts[slot] === candidates.substringStamp);
+    const tier = tierOf(
+      documents,
+      slot,
+      analysis,
+      fullText || counts[slot] === candidates.substringStamp,
+      prefix,
+    );
     tiers[slot] = tier;
     if (tier < 3) ranked++;
     ranks[slot] =
@@ -501,7 +549,8 @@ function relevancePage(
   const typosReached = ranked < query.offset + query.limit;
   const similarityOf = new Map<string, number>();
   const keyOf = similarityKey(analysis.text);
-  for (const slot of matches) {
+  for (let m = 0; m < matches.length; m++) {
+    const slot = matches.data[m]!;
     const tier = tiers[slot];
     if (tier === 0 || (tier === 3 && typosReached)) {
       const name = keyOf(documents.nameLower[slot]!);
@@ -548,7 +597,7 @@ function rankOfAll(
   vector: PackedVector,
   operands: readonly string[],
   ranking: Ranking,
-  operandsOf: ((lexemeId: number) => number) | undefined,
+  operandsOf: OperandMasks | undefined,
 ): number {
   const { arena, start, end } = vector;
   if (start === end) return 0;
@@ -564,42 +613,57 @@ function rankOfAll(
 }
 
 /**
- * For this search, the mask of the operands that start each lexeme (bit i: operand i), or
- * undefined when there are more operands than a mask holds.
+ * For this search, the operands that start each lexeme (bit i: operand i), or undefined when there
+ * are more operands than a mask holds.
  */
-function operandMasks(
-  documents: MemoryDocuments,
-  operands: readonly string[],
-): ((lexemeId: number) => number) | undefined {
+function operandMasks(documents: MemoryDocuments, operands: readonly string[]): OperandMasks | undefined {
   if (operands.length > MAX_PACKED_OPERANDS) return undefined;
-  const masks = new Map<number, number>();
+  const stamp = scratch.lexemeMaskStamp(documents.lexemes.length);
+  const { lexemeMasks: masks, lexemeStamps: stamps } = scratch;
   operands.forEach((operand, i) => {
-    for (const id of documents.lexemesStartingWith(operand)) masks.set(id, (masks.get(id) ?? 0) | (1 << i));
+    for (const id of documents.lexemesStartingWith(operand)) {
+      if (stamps[id] !== stamp) {
+        stamps[id] = stamp;
+        masks[id] = 0;
+      }
+      masks[id]! |= 1 << i;
+    }
   });
-  return (id) => masks.get(id) ?? 0;
+  return { masks, stamps, stamp };
 }
 
 /**
  * The tier (tierSql): 0 exact id, readable_id or name; 1 a prefix of the name or readable_id;
  * 2 full text or substring; 3 a typo only.
  */
-function tierOf(documents: MemoryDocuments, slot: number, analysis: TextAnalysis, fullText: boolean): number {
+function tierOf(
+  documents: MemoryDocuments,
+  slot: number,
+  analysis: TextAnalysis,
+  fullText: boolean,
+  prefix: number,
+): number {
   const c = documents.columns;
   const text = analysis.textLower;
-  const readableId = documents.readableIds[slot];
-  if (c.brainIds[slot] === analysis.numericId || readableId === text) return 0;
-  if (documents.nameLower[slot]!.startsWith(text)) return c.nameChars[slot] === analysis.textChars ? 0 : 1;
-  if (readableId?.startsWith(text)) return 1;
+  if (c.brainIds[slot] === analysis.numericId) return 0;
+  const readableMay = prefixMayMatch(c.readablePrefixes[slot]!, prefix, text.length);
+  if (readableMay && documents.readableIds[slot] === text) return 0;
+  if (
+    prefixMayMatch(c.namePrefixes[slot]!, prefix, text.length) &&
+    documents.nameLower[slot]!.startsWith(text)
+  )
+    return c.nameChars[slot] === analysis.textChars ? 0 : 1;
+  if (readableMay && documents.readableIds[slot]?.startsWith(text)) return 1;
   return fullText ? 2 : 3;
 }
 
 /** The page's brain ids: the first offset + limit in `compare`'s order, without sorting them all. */
 function pageOf(
   documents: MemoryDocuments,
-  matches: readonly number[],
+  matches: SlotBuffer,
   query: SearchQuery,
   compare: (a: number, b: number) => number,
 ): number[] {
-  const best = TopK.of(matches, query.offset + query.limit, compare);
+  const best = TopK.of(matches.data, matches.length, query.offset + query.limit, compare);
   return best.slice(query.offset).map((slot) => documents.columns.brainIds[slot]!);
 }

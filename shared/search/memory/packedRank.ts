@@ -19,24 +19,34 @@ const lastFrom = new Int32Array(MAX_PACKED_OPERANDS);
 const lastTo = new Int32Array(MAX_PACKED_OPERANDS);
 
 /**
+ * Which operands start each lexeme, for one search: `masks[id]` (bit i: operand i) where
+ * `stamps[id] === stamp`, none elsewhere (arrays reused from search to search).
+ */
+export interface OperandMasks {
+  readonly masks: Uint32Array;
+  readonly stamps: Int32Array;
+  readonly stamp: number;
+}
+
+/**
  * calc_rank_and of the vector in `arena[start, end)` for operands 0..n-1 in PostgreSQL's order
- * (sorted, distinct): `operandsOf(lexemeId)` is the mask of the operands that start the lexeme.
- * -1 when no pair counts (calc_rank makes it 1e-20); undefined for an entry without positions,
- * which the caller ranks with tsRank itself (search_vector has none).
+ * (sorted, distinct). -1 when no pair counts (calc_rank makes it 1e-20); undefined for an entry
+ * without positions, which the caller ranks with tsRank itself (search_vector has none).
  */
 export function rankAndPacked(
   arena: Int32Array,
   start: number,
   end: number,
   operands: number,
-  operandsOf: (lexemeId: number) => number,
+  { masks, stamps, stamp }: OperandMasks,
 ): number | undefined {
   lastFrom.fill(-1, 0, operands);
   let res = Math.fround(-1);
   for (let i = 0; i < operands; i++) {
     const bit = 1 << i;
     for (let e = start; e < end; e += 2 + arena[e + 1]!) {
-      if ((operandsOf(arena[e]!) & bit) === 0) continue;
+      const id = arena[e]!;
+      if (stamps[id] !== stamp || (masks[id]! & bit) === 0) continue;
       const count = arena[e + 1]!;
       if (count === 0) return undefined;
       const from = e + 2;

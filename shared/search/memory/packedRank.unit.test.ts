@@ -38,12 +38,15 @@ test('calc_rank_and over a packed vector equals tsRank (held to PostgreSQL) on 2
     if (operands.length < 2) continue;
     const arena: number[] = [];
     for (const [id, entry] of entries.entries()) arena.push(id, entry.positions.length, ...entry.positions);
-    const mask = (id: number): number =>
-      operands.reduce(
-        (bits, operand, i) => (entries[id]!.lexeme.startsWith(operand) ? bits | (1 << i) : bits),
-        0,
-      );
-    const packed = rankAndPacked(Int32Array.from(arena), 0, arena.length, operands.length, mask);
+    const masks = Uint32Array.from(entries, (entry) =>
+      operands.reduce((bits, operand, i) => (entry.lexeme.startsWith(operand) ? bits | (1 << i) : bits), 0),
+    );
+    const stamps = new Int32Array(entries.length).fill(7);
+    const packed = rankAndPacked(Int32Array.from(arena), 0, arena.length, operands.length, {
+      masks,
+      stamps,
+      stamp: 7,
+    });
     const expected = tsRank(
       entries,
       operands.map((lexeme) => ({ lexeme, prefix: true })),

@@ -3,13 +3,20 @@
  * far whose root is the worst of them, so most items cost one comparison with the root.
  */
 export class TopK {
-  static of(items: readonly number[], k: number, compare: (a: number, b: number) => number): number[] {
+  /** The first k of `items[0, length)`. */
+  static of(
+    items: Int32Array,
+    length: number,
+    k: number,
+    compare: (a: number, b: number) => number,
+  ): number[] {
     if (k <= 0) return [];
-    if (items.length <= k * 4) return [...items].sort(compare).slice(0, k);
+    if (length <= k * 4) return Array.from(items.subarray(0, length)).sort(compare).slice(0, k);
     const heap: number[] = [];
     // The root is the worst kept item: `worse(a, b)` when a comes after b.
     const worse = (a: number, b: number): boolean => compare(a, b) > 0;
-    for (const item of items) {
+    for (let i = 0; i < length; i++) {
+      const item = items[i]!;
       if (heap.length < k) {
         heap.push(item);
         siftUp(heap, heap.length - 1, worse);
