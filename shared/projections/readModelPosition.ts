@@ -1,5 +1,6 @@
 import type { Pool } from 'pg';
 import { type GlobalPosition, START } from '#shared/eventStore/eventStore';
+import { FreshRun } from '#shared/runtime/freshRun';
 import { readLivePosition } from './checkpointStore';
 
 /**
@@ -10,26 +11,14 @@ import { readLivePosition } from './checkpointStore';
  * one in flight, one queued), which keeps this cheap under load.
  */
 export class ReadModelPosition {
-  private inFlight: Promise<GlobalPosition> | undefined;
-  private queued: Promise<GlobalPosition> | undefined;
+  private readonly reads: FreshRun<GlobalPosition>;
 
-  constructor(private readonly pool: Pool) {}
+  constructor(private readonly pool: Pool) {
+    this.reads = new FreshRun(() => this.query());
+  }
 
   read(): Promise<GlobalPosition> {
-    if (!this.inFlight) {
-      const read = this.query().finally(() => {
-        if (this.inFlight === read) this.inFlight = undefined;
-      });
-      this.inFlight = read;
-      return read;
-    }
-    this.queued ??= this.inFlight
-      .catch(() => undefined)
-      .then(() => {
-        this.queued = undefined;
-        return this.read();
-      });
-    return this.queued;
+    return this.reads.ask();
   }
 
   private async query(): Promise<GlobalPosition> {

@@ -1,5 +1,6 @@
 import type { Pool } from 'pg';
 import { cancellableQuery } from '#shared/infra/postgres/cancellableQuery';
+import { FreshRun } from '#shared/runtime/freshRun';
 import type { Logger } from '#shared/logging/logger';
 import { READ_MODEL_SCHEMA } from '#shared/projections/projection';
 import { WORD_TEXT, tsQueryExpression } from '#shared/search/postgres/searchQuerySql';
@@ -116,8 +117,7 @@ export class MemorySearchIndex implements SearchReader {
   private version: number | undefined;
   private position: Position | undefined;
   private loading: Promise<void> | undefined;
-  private inFlight: Promise<void> | undefined;
-  private queued: Promise<void> | undefined;
+  private readonly catchUps = new FreshRun(() => this.catchUp());
   private closed = false;
 
   constructor(options: MemorySearchIndexOptions) {
@@ -250,20 +250,7 @@ export class MemorySearchIndex implements SearchReader {
    * committed before it); askers share them.
    */
   private sync(): Promise<void> {
-    if (!this.inFlight) {
-      const run = this.catchUp().finally(() => {
-        if (this.inFlight === run) this.inFlight = undefined;
-      });
-      this.inFlight = run;
-      return run;
-    }
-    this.queued ??= this.inFlight
-      .catch(() => undefined)
-      .then(() => {
-        this.queued = undefined;
-        return this.sync();
-      });
-    return this.queued;
+    return this.catchUps.ask();
   }
 
   /**
