@@ -184,12 +184,18 @@ test('documents carry the names of their species, atlas and category, and follow
   expect((await reader.query({ text: 'varolii', limit: 10, offset: 0 })).ids).toEqual([2]);
   expect((await reader.query({ text: 'retina', limit: 10, offset: 0 })).ids).toEqual([]);
   const { rows } = await pool.query<{ category_name: string; atlas_name: string | null }>(
-    'SELECT category_name, atlas_name FROM brain_search ORDER BY brain_id',
+    'SELECT category_name, atlas_name FROM brain_search WHERE NOT removed ORDER BY brain_id',
   );
   expect(rows).toEqual([
     { category_name: 'primates', atlas_name: 'NMT macaque template' },
     { category_name: 'primates', atlas_name: null },
   ]);
+  // The deleted brain is a tombstone at its position (whoever follows the documents by position
+  // sees it go): nothing of it is left but its id.
+  const tombstones = await pool.query<{ removed: boolean; name: string | null }>(
+    'SELECT removed, name FROM brain_search WHERE removed',
+  );
+  expect(tombstones.rows).toEqual([{ removed: true, name: null }]);
   // Atlas 100, species 10 and category 1 lost all their brains: no rows of zero are left behind,
   // so the counts are the same whatever batches built them.
   const counts = await pool.query(
