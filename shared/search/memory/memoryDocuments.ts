@@ -1,5 +1,6 @@
 import type { Visibility } from '#shared/domain/brains/visibility';
 import { ensureCapacity, PostingLists } from './growableArrays';
+import { compareLexemes } from './tsRank';
 import { minSharedTrigrams, prepareIsWordSimilar, textTrigrams } from './wordSimilarity';
 
 /**
@@ -106,22 +107,6 @@ export class DenseValues {
   denseFor(value: number): number | undefined {
     return this.denseOf.get(value);
   }
-}
-
-/** Code point order, which is UTF-8 byte order: PostgreSQL's order of a vector's lexemes ("C"). */
-export function compareCodePoints(a: string, b: string): number {
-  const length = Math.min(a.length, b.length);
-  for (let i = 0; i < length; i++) {
-    const x = a.charCodeAt(i);
-    const y = b.charCodeAt(i);
-    if (x === y) continue;
-    // A surrogate (a code point above U+FFFF) sorts after every BMP unit in code point order.
-    const sx = x >= 0xd800 && x <= 0xdfff;
-    const sy = y >= 0xd800 && y <= 0xdfff;
-    if (sx !== sy) return sx ? 1 : -1;
-    return x - y;
-  }
-  return a.length - b.length;
 }
 
 /** Growable columns of the documents, one element per slot. */
@@ -276,7 +261,7 @@ export class MemoryDocuments {
     let high = sorted.length;
     while (low < high) {
       const middle = (low + high) >>> 1;
-      if (compareCodePoints(this.lexemes[sorted[middle]!]!, prefix) < 0) low = middle + 1;
+      if (compareLexemes(this.lexemes[sorted[middle]!]!, prefix) < 0) low = middle + 1;
       else high = middle;
     }
     const ids: number[] = [];
@@ -347,7 +332,7 @@ export class MemoryDocuments {
   private sorted(): number[] {
     if (this.sortedUpTo !== this.lexemes.length) {
       this.sortedLexemes = this.lexemes.map((_, id) => id);
-      this.sortedLexemes.sort((a, b) => compareCodePoints(this.lexemes[a]!, this.lexemes[b]!));
+      this.sortedLexemes.sort((a, b) => compareLexemes(this.lexemes[a]!, this.lexemes[b]!));
       this.sortedUpTo = this.lexemes.length;
     }
     return this.sortedLexemes;

@@ -368,10 +368,9 @@ function accepted(
   const categories = denseMask(documents.categoryValues, filters.categoryIds);
   const verified = filters.verified === undefined ? -2 : filters.verified ? 1 : 0;
   const uploader = filters.uploaderId ?? -2;
-  const everything =
-    (filters.viewer === undefined || filters.viewer.isStaff) && filters.visibility === undefined;
-  const publicToo = filters.visibility === undefined || filters.visibility === 'public';
   const hiddenVisible = visibilityTest(documents, filters, nowMicros);
+  const everything = hiddenVisible === undefined;
+  const publicToo = filters.visibility === undefined || filters.visibility === 'public';
   const matches = scratch.matches.clear();
   for (let i = 0; i < candidates.length; i++) {
     const slot = candidates.data[i]!;
@@ -399,19 +398,19 @@ function denseMask(values: DenseValues, ids: readonly number[] | undefined): Uin
 }
 
 /**
- * The visibility rule of searchQuerySql.ts (visibilityRule, visibleCondition): public documents
- * as stored, plus the non-public ones the viewer may see (an embargo ended by now, or a reader;
- * all for staff and for a caller without viewer), then the effective `visibility` filter.
+ * The visibility rule of searchQuerySql.ts (visibilityRule, visibleCondition) for the documents
+ * that are not public as stored (accepted() takes the public ones): those the viewer may see (an
+ * embargo ended by now, or a reader; all for staff and for a caller without viewer), then the
+ * effective `visibility` filter. Undefined when there is no rule (everything is in the answer).
  */
 function visibilityTest(
   documents: MemoryDocuments,
   filters: SearchFilters,
   nowMicros: number,
-): (slot: number) => boolean {
+): ((slot: number) => boolean) | undefined {
   const viewer = filters.viewer;
   const unruled = viewer === undefined || viewer.isStaff;
-  const publicToo = filters.visibility === undefined || filters.visibility === 'public';
-  if (unruled && filters.visibility === undefined) return () => true;
+  if (unruled && filters.visibility === undefined) return undefined;
   const c = documents.columns;
   const embargoEnded = (slot: number): boolean =>
     c.visibility[slot] === EMBARGOED && c.embargoes[slot]! <= nowMicros;
@@ -433,7 +432,6 @@ function visibilityTest(
   })();
   return (slot) => {
     const visibility = c.visibility[slot];
-    if (visibility === PUBLIC) return publicToo;
     // A NULL visibility is neither public nor `<> 'public'`: no condition holds for it.
     if (visibility !== PRIVATE && visibility !== EMBARGOED) return false;
     return seen(slot) && effective(slot);
