@@ -94,12 +94,20 @@ export function BrowsePage() {
   const lastTyped = useRef(0);
   const search = params.toString();
 
-  /** The search the box itself last put in the URL: its arrival must not undo keys typed since. */
-  const typedQuery = useRef<string | undefined>(undefined);
+  /**
+   * The searches the box itself put in the URL that have not arrived yet, oldest first: their
+   * arrival must not undo keys typed since. Several can be on the way: one typed, then the box
+   * cleared before the first one rendered (a busy machine), must not bring the first text back.
+   */
+  const typedQueries = useRef<string[]>([]);
   // Back/forward (or a link) changed the search: the box shows it.
   useEffect(() => {
-    if (urlQuery === typedQuery.current) return;
-    typedQuery.current = undefined;
+    const own = typedQueries.current.indexOf(urlQuery);
+    if (own >= 0) {
+      typedQueries.current = typedQueries.current.slice(own + 1);
+      return;
+    }
+    typedQueries.current = [];
     stopDebounce();
     setText(urlQuery);
   }, [urlQuery]);
@@ -152,7 +160,9 @@ export function BrowsePage() {
       // One history entry per search typed, not per keystroke.
       const replace = performance.now() - lastTyped.current < TYPING_BURST_MS;
       lastTyped.current = performance.now();
-      typedQuery.current = typed.trim();
+      // A text the URL holds already changes nothing there: nothing will arrive for it.
+      const inUrl = new URLSearchParams(window.location.search).get('q') ?? '';
+      if (typed.trim() !== inUrl) typedQueries.current.push(typed.trim());
       navigate(withParams(params, { q: typed.trim(), page: null }), { replace });
     };
     const burst = debounce.current;
