@@ -1,15 +1,11 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import pg from 'pg';
-import { createPostgresEventStore } from '#shared/eventStore/postgres/postgresEventStore';
-import { upcastingEventStore } from '#shared/eventStore/upcastingEventStore';
-import { UPCASTERS } from '#shared/domain/upcasters';
-import { EVENT_TEXTS_CONNECTION_OPTIONS, readEventTexts } from './ledgerEventTexts';
-import { type EventTextSource, checkLinks, eventTextsOf } from './ledgerLinks';
+import { checkLinksByCopy } from './ledgerCopyLinks';
 
 /**
  * Worker-thread entry of the parallel verify-ledger (parallelLedgerCheck.ts): checks the links of one
- * segment of the ledger (ledgerLinks.ts) over its own two connections, the store read as the service
- * reads it (upcast), and posts its progress after each page and its outcome once.
+ * segment of the ledger straight from the tables (ledgerCopyLinks.ts; only for a store read without
+ * upcasting) over its own two connections, and posts its progress after each page and its outcome once.
  */
 export interface SegmentWorkerData {
   readonly connectionString: string;
@@ -44,28 +40,12 @@ const position = ([commit, prepare]: readonly [string, string]) => ({
 });
 
 async function run(): Promise<void> {
-  const raw = createPostgresEventStore({
-    connectionString: data.connectionString,
-    poolSize: 2,
-    ...(data.schema ? { schema: data.schema } : {}),
-  });
-  const store = upcastingEventStore(raw);
-  // Its times printed as readEventTexts reads them.
-  const pool = new pg.Pool({
-    connectionString: data.connectionString,
-    max: 2,
-    options: EVENT_TEXTS_CONNECTION_OPTIONS,
-  });
+  // Events and ledger rows in one database (the PostgreSQL adapter): one connection for each.
+  const pool = new pg.Pool({ connectionString: data.connectionString, max: 2 });
   pool.on('error', () => undefined);
-  // Straight from the table, unless an upcaster could change what the store's read gives.
-  const events: EventTextSource =
-    UPCASTERS.size === 0
-      ? (after, upTo, pageSize) => readEventTexts(pool, data.schema, after, upTo, pageSize)
-      : eventTextsOf(store);
   try {
-    const outcome = await checkLinks(
-      events,
-      pool,
+    const outcome = await checkLinksByCopy(
+      { events: pool, ledger: pool, schema: data.schema },
       {
         fromSeq: data.fromSeq,
         toSeq: data.toSeq,
@@ -84,7 +64,6 @@ async function run(): Promise<void> {
       message: error instanceof Error ? error.message : String(error),
     } satisfies SegmentMessage);
   } finally {
-    await store.close().catch(() => undefined);
     await pool.end().catch(() => undefined);
     port.close();
   }

@@ -1,3 +1,5 @@
+import pg from 'pg';
+import { UPCASTERS } from '#shared/domain/upcasters';
 import type { EventStore, GlobalPosition, RecordedEvent } from '#shared/eventStore/eventStore';
 import { START, formatPosition } from '#shared/eventStore/eventStore';
 import { GENESIS_HASH, chainHash } from '#shared/audit/ledgerChain';
@@ -5,11 +7,12 @@ import { type LedgerHead, type Queryable, readLedgerHead } from '#shared/audit/l
 import { type LedgerRow, type LinkSegment, readEvents, readRows } from './ledgerLinks';
 import { PagedLookahead } from './ledgerPages';
 import {
-  DEFAULT_MIN_PARALLEL_EVENTS,
-  type ParallelVerification,
+  DEFAULT_MIN_DIRECT_EVENTS,
+  type DirectVerification,
   firstBrokenLink,
   verifyWorkers,
 } from './parallelLedgerCheck';
+import { checkLinksByCopy } from './ledgerCopyLinks';
 
 /**
  * What verify-ledger found first, when the events and the ledger disagree:
@@ -65,10 +68,12 @@ export interface VerifyLedgerOptions {
   /** After each page: ledger rows checked so far, of `total`. */
   readonly onProgress?: (checked: number, total: number) => void;
   /**
-   * Check the links in segments, in parallel, one worker thread each (PostgreSQL event store only):
-   * the outcome, message and first fault named are those of the one-thread walk.
+   * Read the PostgreSQL tables directly (the PostgreSQL event store, no upcaster registered): every
+   * link is checked from the tables first, in this thread or in segments by worker threads
+   * (ledgerCopyLinks.ts), and the walk only names the first broken one. The outcome, message and
+   * fault named are the walk's.
    */
-  readonly parallel?: ParallelVerification;
+  readonly direct?: DirectVerification;
 }
 
 export const DEFAULT_VERIFY_PAGE_SIZE = 10_000;
@@ -108,19 +113,24 @@ export async function verifyLedger(options: VerifyLedgerOptions): Promise<Ledger
     finishedAt: new Date(),
   });
 
-  const { parallel, onProgress } = options;
+  const { direct, onProgress } = options;
   if (
-    parallel &&
-    total >= (parallel.minEvents ?? DEFAULT_MIN_PARALLEL_EVENTS) &&
-    Math.min(verifyWorkers(parallel), total) > 1
+    direct &&
+    UPCASTERS.size === 0 &&
+    total > 0 &&
+    total >= (direct.minEvents ?? DEFAULT_MIN_DIRECT_EVENTS)
   ) {
     const segments = await planSegments(options.pool, fromSeq, head.count, {
-      count: Math.min(verifyWorkers(parallel), total),
+      count: Math.min(verifyWorkers(direct), total),
       storeHead,
       pageSize,
     });
     onProgress?.(0, total);
-    const broken = await firstBrokenLink(parallel, segments, (checked) => onProgress?.(checked, total));
+    const report = (checked: number) => onProgress?.(checked, total);
+    const broken =
+      segments.length > 1
+        ? await firstBrokenLink(direct, segments, report)
+        : await firstBrokenLinkHere(direct, segments[0]!, report);
     if (broken === undefined) {
       const last = await ledgerPoint(options.pool, head.count);
       if (last) {
@@ -142,6 +152,26 @@ export async function verifyLedger(options: VerifyLedgerOptions): Promise<Ledger
     onProgress?.(checked, total),
   );
   return finish(walked.fault, walked.checked, walked.newerEvents);
+}
+
+/** The whole ledger's links checked in this thread, over two connections of its own. */
+async function firstBrokenLinkHere(
+  direct: DirectVerification,
+  segment: LinkSegment,
+  onProgress: (checked: number) => void,
+): Promise<number | undefined> {
+  const pool = new pg.Pool({ connectionString: direct.connectionString, max: 2 });
+  pool.on('error', () => undefined);
+  try {
+    const { firstBroken } = await checkLinksByCopy(
+      { events: pool, ledger: pool, schema: direct.schema },
+      segment,
+      onProgress,
+    );
+    return firstBroken;
+  } finally {
+    await pool.end().catch(() => undefined);
+  }
 }
 
 interface Walked {

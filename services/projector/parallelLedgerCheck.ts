@@ -4,28 +4,30 @@ import { Worker } from 'node:worker_threads';
 import type { LinkSegment } from './ledgerLinks';
 import type { SegmentCommand, SegmentMessage, SegmentWorkerData } from './ledgerSegmentWorker';
 
-/** How verify-ledger reaches the PostgreSQL event store from its worker threads. */
-export interface ParallelVerification {
+/**
+ * How verify-ledger reads the PostgreSQL tables directly (ledgerCopyLinks.ts): only for the PostgreSQL
+ * event store read without upcasting (no upcaster registered).
+ */
+export interface DirectVerification {
   /** The database of the event store and the ledger (the PostgreSQL adapter: one database). */
   readonly connectionString: string;
   /** The event store's schema (default event_store). */
   readonly schema?: string;
   /**
-   * Worker threads, each checking one segment. Default: half the cores available (each worker keeps a
-   * PostgreSQL backend about as busy as itself), at most 8; one or none (two cores) is the walk in
-   * the calling thread. Measured on 2 cores, 2 workers ran at half the walk's rate: the same CPU per
-   * event, and no core left for the backends.
+   * Segments checked at once, one worker thread each; one: the whole ledger checked in the calling
+   * thread. Default: one thread per two cores available (each keeps a PostgreSQL backend about half
+   * as busy as itself), at most 8.
    */
   readonly workers?: number;
-  /** Fewer ledger rows than this to verify: one thread, no workers (default 50,000). */
+  /** Fewer ledger rows than this to verify: the walk alone (default 10,000). */
   readonly minEvents?: number;
 }
 
+export const DEFAULT_MIN_DIRECT_EVENTS = 10_000;
 export const MAX_VERIFY_WORKERS = 8;
-export const DEFAULT_MIN_PARALLEL_EVENTS = 50_000;
 
-export function verifyWorkers(parallel: ParallelVerification): number {
-  const workers = parallel.workers ?? Math.floor(availableParallelism() / 2);
+export function verifyWorkers(direct: DirectVerification): number {
+  const workers = direct.workers ?? Math.floor(availableParallelism() / 2);
   return Math.max(1, Math.min(workers, MAX_VERIFY_WORKERS));
 }
 
@@ -47,7 +49,7 @@ const positionText = (p: LinkSegment['startPosition']): [string, string] => [
  * `onProgress` hears the links checked so far over all segments. A worker that fails makes it throw.
  */
 export async function firstBrokenLink(
-  parallel: ParallelVerification,
+  direct: DirectVerification,
   segments: readonly LinkSegment[],
   onProgress?: (checked: number) => void,
 ): Promise<number | undefined> {
@@ -66,8 +68,8 @@ export async function firstBrokenLink(
     (segment, index) =>
       new Promise<number | undefined>((resolve, reject) => {
         const data: SegmentWorkerData = {
-          connectionString: parallel.connectionString,
-          schema: parallel.schema,
+          connectionString: direct.connectionString,
+          schema: direct.schema,
           fromSeq: segment.fromSeq,
           toSeq: segment.toSeq,
           previousHash: new Uint8Array(segment.previousHash),

@@ -42,8 +42,8 @@ async function main(args: readonly string[]): Promise<number> {
       store: db.store,
       pool: db.pool,
       fromSeq,
-      // Segments checked in worker threads, each reading the PostgreSQL event store itself.
-      parallel: config.eventStoreConnectionString ? undefined : { connectionString: db.databaseUrl },
+      // The links checked straight from the PostgreSQL tables (in worker threads where there are cores).
+      direct: config.eventStoreConnectionString ? undefined : { connectionString: db.databaseUrl },
       onProgress: showProgress
         ? (done, total) => process.stderr.write(`\rverifying ${done}/${total} events`)
         : undefined,

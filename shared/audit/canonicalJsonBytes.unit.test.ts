@@ -1,6 +1,31 @@
-import { canonicalFromJsonText } from './canonicalFromJsonText';
+import { ByteSink, CanonicalJsonWriter } from './canonicalJsonBytes';
 import { canonicalJson } from './ledgerCanonicalJson';
 import { seededRandom } from '#tests/support/seededRandom';
+
+/**
+ * One writer and one sink for every text, as verify-ledger uses them (member records and the sink
+ * reused from text to text; the sink starts small so that it grows), each text written after a prefix
+ * already in the sink (as an event's bytes follow the chain's hash).
+ */
+const writer = new CanonicalJsonWriter();
+const sink = new ByteSink(8);
+const PREFIX = Buffer.from('prefix:');
+
+function canonicalFromJsonText(text: string, replace?: readonly [name: string, value: string]): string {
+  const source = Buffer.from(text, 'utf8');
+  sink.length = 0;
+  sink.bytes(PREFIX, 0, PREFIX.length);
+  writer.write(
+    sink,
+    source,
+    0,
+    source.length,
+    replace && { name: Buffer.from(replace[0]), value: Buffer.from(replace[1]) },
+  );
+  const out = sink.view();
+  expect(out.subarray(0, PREFIX.length).equals(PREFIX)).toBe(true);
+  return out.toString('utf8', PREFIX.length);
+}
 
 /** What it must equal: the canonical form of what JSON.parse makes of the text. */
 const expected = (text: string): string | undefined => canonicalJson(JSON.parse(text));
@@ -24,6 +49,7 @@ const STRINGS = [
   'b',
   '/',
   '\u007f',
+  'a description long enough to be copied by the native copy rather than byte by byte, é and 😀 in it',
 ];
 /** Number texts, as PostgreSQL's numeric prints them and as other writers may. */
 const NUMBERS = [
@@ -123,4 +149,20 @@ test('malformed text throws', () => {
     '"\u0001"',
   ])
     expect(() => canonicalFromJsonText(text)).toThrow();
+});
+
+test('a text in the middle of a larger buffer: only its bytes are read', () => {
+  const text = '{"b": [1.0, "x"], "a": {"d": 1, "c": 2}}';
+  const source = Buffer.from(`]]"{${text}}"[[`, 'utf8');
+  sink.length = 0;
+  writer.write(sink, source, 4, 4 + Buffer.byteLength(text));
+  expect(sink.view().toString('utf8')).toBe('{"a":{"c":2,"d":1},"b":[1,"x"]}');
+  expect(() => writer.write(sink, source, 4, 4 + Buffer.byteLength(text) - 1)).toThrow();
+});
+
+test('objects nested deeper than any before, after a shallow one: member records per depth', () => {
+  let deep = '1';
+  for (let i = 0; i < 40; i++) deep = `{"z${i}": ${deep}, "a${i}": ${i}}`;
+  expect(canonicalFromJsonText('{"b": 1, "a": 2}')).toBe('{"a":2,"b":1}');
+  expect(canonicalFromJsonText(deep)).toBe(expected(deep));
 });
