@@ -29,6 +29,8 @@ export interface RunningService {
   readonly server: http.Server;
   /** The supervised embedded PostgreSQL (no DATABASE_URL): state() / isRunning() for /health/. */
   readonly embeddedPostgres: RunningPostgres | undefined;
+  /** Resolves once the query side's in-memory search index is loaded (SearchBackend.loaded). */
+  searchLoaded(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -113,6 +115,7 @@ export async function startAllInOne(
     url,
     server,
     embeddedPostgres: infra.embeddedPostgres,
+    searchLoaded: () => search.loaded(),
     async close() {
       await closeInOrder(logger, [
         ['http server', () => closeHttpServer(server)],

@@ -23,6 +23,11 @@ export interface SearchBackend {
    * (Elasticsearch); undefined when the projection's own tables are the index.
    */
   readonly beginRebuild: (() => Promise<SearchRebuild>) | undefined;
+  /**
+   * Resolves once the documents this process keeps in memory (SEARCH_IN_MEMORY) are loaded, or
+   * their first load has failed (searches then go to PostgreSQL); at once when none are kept.
+   */
+  loaded(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -49,6 +54,7 @@ export async function openSearchBackend(
       reader: memory ?? statements,
       mirror: undefined,
       beginRebuild: undefined,
+      loaded: () => memory?.loaded() ?? Promise.resolve(),
       close: () => {
         memory?.close();
         return Promise.resolve();
@@ -64,6 +70,7 @@ export async function openSearchBackend(
       reader: index,
       mirror: index,
       beginRebuild: () => index.beginRebuild(),
+      loaded: () => Promise.resolve(),
       close: () => client.close(),
     };
   } catch (error) {
