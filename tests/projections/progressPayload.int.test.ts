@@ -33,6 +33,14 @@ test('a batch whose changed keys would not fit in a NOTIFY is applied and announ
   await listener.query(`LISTEN ${PROGRESS_CHANNEL}`);
   try {
     const appended = await appendCounted(db.store, 150);
+    // All of them readable first, so that the catch-up reads them as one batch of 150: under the
+    // parallel suite another database's open transaction can hold the last ones back for a moment,
+    // and the catch-up then applies them in two batches, the second small enough to name its keys.
+    await waitFor(
+      'the 150 events readable',
+      async () => (await db.store.readAll({ maxCount: 1000 })).length === 150,
+      { timeoutMs: 30_000 },
+    );
     // Catch-up first, then live: both notify.
     const projection = longKeys('payload_long');
     await new ProjectionRunner({
