@@ -40,8 +40,8 @@ const MAX_TRACKED_USES = 50_000;
 
 export interface TokenAuthenticatorOptions {
   readonly pool: Pool;
-  /** Asked for its head position only: an unknown token may be one the read models have not seen yet. */
-  readonly store: Pick<EventStore, 'headPosition'>;
+  /** Asked for its newest position only: an unknown token may be one the read models have not seen yet. */
+  readonly store: Pick<EventStore, 'headPosition' | 'newestPosition'>;
   readonly recordUse: RecordTokenUse;
   readonly progress?: ProjectionProgress;
   readonly logger?: Logger;
@@ -173,7 +173,9 @@ export class TokenAuthenticator implements Authenticator {
   private async caughtUp(): Promise<boolean> {
     const { progress, store } = this.options;
     if (!progress) return false;
-    const head = await store.headPosition();
+    // The newest committed event, held back from readAll for a moment or not (another transaction
+    // still open on the server): a token issued just now may be in one held back.
+    const head = await (store.newestPosition ? store.newestPosition() : store.headPosition());
     if (comparePositions(head, progress.position) <= 0) return false;
     return progress.waitFor(head, this.options.lagWaitMs ?? 5000);
   }
