@@ -57,7 +57,6 @@ async function readLedgerPage(db: pg.Pool, afterSeq: number, lastSeq: number): P
           reader.starts[0]! < 0 ? Buffer.alloc(0) : reader.buffer.subarray(reader.starts[0], reader.ends[0]);
     }
     reader.finish();
-    await client.query('COMMIT');
     return packed ?? Buffer.alloc(0);
   } catch (error) {
     failed = true;
