@@ -11,6 +11,7 @@ import type { BrainView, UploaderEmailVisibility } from '#shared/views/brainView
 import type { RequestContext } from '#shared/http/routeSpec';
 import type { ProjectionProgress } from '#shared/projections/projectionProgress';
 import { ChangeAwareCache } from '#shared/query/changeAwareCache';
+import { StreamCache, withStreamCache } from '#shared/audit/replay/streamCache';
 import { ReadModelPosition } from '#shared/projections/readModelPosition';
 import { EmbargoClock } from '#shared/query/embargoClock';
 import { type Viewer, viewerOf } from '#shared/domain/brains/visibility';
@@ -25,7 +26,10 @@ export interface CachedReply {
 /** Everything a query handler may use; wired once per process by createQueryDeps. */
 export interface QueryDeps {
   readonly readModels: Pool;
-  /** The event store, read by the audit replays (history and as_of), never appended to here. */
+  /**
+   * The event store, read by the audit replays (history and as_of), never appended to here; its
+   * streams' events are kept once read (StreamCache, REPLAY_CACHE_MB).
+   */
   readonly store: EventStore;
   readonly blobs: BlobStore;
   /** For what fails after an answer has begun (an export cut mid-stream): nothing else can report it. */
@@ -71,7 +75,7 @@ export const brainViewFor = (deps: QueryDeps, ctx: RequestContext): BrainView =>
 const showsOnBrains = (changeKey: string): boolean => !changeKey.startsWith('token:');
 
 export function createQueryDeps(
-  config: Pick<Config, 'uploaderEmailVisibility' | 'listCacheBytes' | 'searchBackend'>,
+  config: Pick<Config, 'uploaderEmailVisibility' | 'listCacheBytes' | 'replayCacheBytes' | 'searchBackend'>,
   infra: Infrastructure,
   progress: ProjectionProgress,
   logger: Logger,
@@ -82,7 +86,7 @@ export function createQueryDeps(
   return {
     embargoes,
     readModels: infra.readModels,
-    store: infra.store,
+    store: withStreamCache(infra.store, new StreamCache(infra.store, { maxBytes: config.replayCacheBytes })),
     blobs: infra.blobs,
     logger,
     users: new UserLoader(infra.readModels),

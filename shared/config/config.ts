@@ -41,6 +41,8 @@ export interface Config {
   readonly uploaderEmailVisibility: 'everyone' | 'owner';
   /** LIST_CACHE_MB, in bytes */
   readonly listCacheBytes: number;
+  /** REPLAY_CACHE_MB, in bytes */
+  readonly replayCacheBytes: number;
   /** KAFKA_*; absent: no relay runs. */
   readonly kafka: KafkaConfig | undefined;
   /** ADMIN_EMAIL, ADMIN_PASSWORD, ADMIN_USERNAME */
@@ -241,6 +243,7 @@ function toConfig(v: EnvValues, cwd: string): Config {
     searchInMemory: v.SEARCH_IN_MEMORY,
     uploaderEmailVisibility: v.UPLOADER_EMAIL_VISIBILITY,
     listCacheBytes: v.LIST_CACHE_MB * MIB,
+    replayCacheBytes: v.REPLAY_CACHE_MB * MIB,
     kafka:
       v.KAFKA_BROKERS.length > 0
         ? { brokers: v.KAFKA_BROKERS, clientId: v.KAFKA_CLIENT_ID, topicPrefix: v.KAFKA_TOPIC_PREFIX }

@@ -139,6 +139,12 @@ export const envSchema = z.object({
     description:
       'memory for brains list answers kept until something they show changes (docs/search.md, "How the list stays fast"); `0` turns the cache off',
   }),
+  REPLAY_CACHE_MB: integer({
+    min: 0,
+    default: 64,
+    description:
+      'memory for the events of streams the history and `as_of` replays have read, kept so that only what was appended since is read again (docs/audit.md, "Replays read each event once"); `0` reads every stream whole each time',
+  }),
   SEARCH_BACKEND: oneOf(['postgres', 'elasticsearch'], {
     description: 'where brains are searched: `postgres` (the search projection) or `elasticsearch`',
   }),
