@@ -2,11 +2,13 @@ import { type Viewer, type Visibility, canSeeBrain } from '#shared/domain/brains
 import {
   type ActiveBrain,
   type BrainEvent,
+  type BrainState,
   collaboratorIdsOf,
   evolveBrain,
   initialBrainState,
 } from '#shared/domain/brains/events';
 import type { RecordedEvent } from '#shared/eventStore/eventStore';
+import { streamFold } from '#shared/eventStore/streamFold';
 import type { SqlConditions } from './sqlConditions';
 
 /** Where the rule's values go (SqlConditions, or sqlConditions.sharedParams of one). */
@@ -98,18 +100,26 @@ export function visibleBrainCount(
   };
 }
 
+/** A brain's state, and its last active one (the same while it is not deleted). */
+interface Lived {
+  readonly state: BrainState;
+  readonly lastActive: ActiveBrain | undefined;
+}
+
+const lived = streamFold<Lived>(
+  () => ({ state: initialBrainState(), lastActive: undefined }),
+  (previous, event) => {
+    const state = evolveBrain(previous.state, event as unknown as BrainEvent);
+    return { state, lastActive: state.status === 'active' ? state : previous.lastActive };
+  },
+);
+
 /**
  * The brain as it is now, or as it was last before it was deleted; undefined when the events
- * never created it.
+ * never created it. Remembered per event (streamFold): a replay's requests share the work.
  */
 export function lastActiveBrain(events: readonly RecordedEvent[]): ActiveBrain | undefined {
-  let state = initialBrainState();
-  let last: ActiveBrain | undefined;
-  for (const event of events) {
-    state = evolveBrain(state, event as unknown as BrainEvent);
-    if (state.status === 'active') last = state;
-  }
-  return last;
+  return lived(events).lastActive;
 }
 
 /**

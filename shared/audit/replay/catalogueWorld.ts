@@ -6,6 +6,7 @@
  * state here (their deciders' states keep less than the views show).
  */
 import type { RecordedEvent } from '#shared/eventStore/eventStore';
+import { streamFold } from '#shared/eventStore/streamFold';
 import {
   type BrainEvent,
   type BrainState,
@@ -98,3 +99,9 @@ export function evolveWorld(world: CatalogueWorld, event: RecordedEvent): Catalo
     };
   return world;
 }
+
+/**
+ * The world of one stream's events (from its first revision), remembered per event (streamFold):
+ * the as_of requests of one resource share the fold of its stream.
+ */
+export const worldOfStream = streamFold(emptyWorld, evolveWorld);

@@ -14,7 +14,7 @@ import type { Viewer } from '#shared/domain/brains/visibility';
 import { mayNowSee } from '#shared/query/brainVisibility';
 import { type AsOf, AS_OF_POSITION_HEADER, isAtOrBefore, readUpTo } from '#shared/audit/asOf';
 import { mergeByPosition } from '#shared/audit/replay/timeline';
-import { emptyWorld, evolveWorld } from '#shared/audit/replay/catalogueWorld';
+import { evolveWorld, worldOfStream } from '#shared/audit/replay/catalogueWorld';
 import {
   activeBrain,
   brainIdOfReadableId,
@@ -71,7 +71,7 @@ export async function brainAsOfReply(
   const whole = await readBrainStream(store, key);
   if (!whole || !mayNowSee(whole.events, viewer)) throw new NotFoundError();
   const found = upToPoint(whole, key, asOf);
-  const world = found && found.events.reduce(evolveWorld, emptyWorld());
+  const world = found && worldOfStream(found.events);
   const brain = found && world && activeBrain(world, found.brainId);
   if (!found || !world || !brain) throw new NotFoundError();
   const upTo = readUpTo(asOf);
