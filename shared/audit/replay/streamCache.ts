@@ -31,8 +31,11 @@ interface KnownStream {
   readonly bytes: number;
 }
 
-/** Roughly what an event costs kept in memory: its object, its strings (two bytes a character). */
-const ENTRY_OVERHEAD = 512;
+/**
+ * Roughly what an event costs kept in memory: its object, its strings (two bytes a character), and
+ * the states the replays' folds remember for it while it is kept (streamFold: about 500 bytes).
+ */
+const ENTRY_OVERHEAD = 1024;
 const weighEvent = (event: RecordedEvent): number =>
   ENTRY_OVERHEAD + 2 * (JSON.stringify(event.data).length + event.streamName.length + event.type.length);
 
