@@ -56,6 +56,8 @@ beforeAll(async () => {
   try {
     const context = { client, table: (name: string) => name } as unknown as ProjectionContext;
     await auditLogProjection.createTables(context);
+    // The indexes the service reads with, as a runner builds them once the log is live.
+    for (const statement of auditLogProjection.readerIndexes?.(context) ?? []) await client.query(statement);
     await client.query('CREATE TABLE users (id integer PRIMARY KEY, username text)');
     await client.query(`INSERT INTO users VALUES (1, 'ada'), (2, 'grace'), (3, 'edsger')`);
   } finally {

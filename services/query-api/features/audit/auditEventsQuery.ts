@@ -13,7 +13,10 @@
  *
  * A page is then one index range per event type (or one range of the filter's index), each in seq
  * order and cut at the page size, merged: however far in the past a narrow time range lies, and
- * however common the type elsewhere, no scan goes beyond the rows the page needs.
+ * however common the type elsewhere, no scan goes beyond the rows the page needs. A type's range
+ * carries each row's time (a covering index): the rows skipped for their time are never read. The
+ * stragglers, all ordered after those ranges, are looked up only when the ranges leave the page
+ * short: a lookup reads every event recorded across `until` (thousands under concurrent writers).
  */
 import type { Pool } from 'pg';
 import type { EventLogFilter } from './auditEventsFilter';
@@ -194,7 +197,8 @@ async function lineRows(
 
 /**
  * The WHERE clause (with ORDER BY and LIMIT) of a page of `audit_events e`, with its bind values:
- * one index range read in place, or the seqs of several ranges merged.
+ * one index range read in place, or the seqs of several ranges merged, then the stragglers if the
+ * page is still short.
  */
 export function pageWhere(
   filter: EventLogFilter,
@@ -228,31 +232,42 @@ export function pageWhere(
                                                   ${param(filter.after.prepare.toString(), '::bigint')})`,
     );
 
-  const branches: string[][] = [];
   const stragglersFrom =
     bounds.stragglersFrom === undefined ? undefined : param(bounds.stragglersFrom, '::bigint');
   const main = stragglersFrom ? [...common, `e.seq < ${stragglersFrom}`] : common;
   const types = filter.types ?? [];
-  if (types.length === 0) branches.push(main);
-  else for (const type of types) branches.push([...main, `e.event_type = ${param(type)}`]);
-  if (stragglersFrom && until) {
-    const late = [
-      ...common,
-      `e.seq >= ${stragglersFrom}`,
-      // The straggler index's predicate and key: its recorded time lies before an earlier event's.
-      'e.recorded_at < e.recorded_hwm',
-      `tstzrange(e.recorded_at, e.recorded_hwm, '[]') @> ${until}`,
-    ];
-    if (types.length > 0) late.push(`e.event_type = ANY (${param(types, '::text[]')})`);
-    branches.push(late);
-  }
   const ordered = `ORDER BY e.seq LIMIT ${limit}`;
-  if (branches.length === 1) return { where: `${branches[0]!.join(' AND ')} ${ordered}`, values };
-  const ranges = branches.map(
-    (b) => `(SELECT e.seq FROM audit_events e WHERE ${b.join(' AND ')} ${ordered})`,
-  );
+  const range = (conditions: readonly string[]): string =>
+    `SELECT e.seq FROM audit_events e WHERE ${conditions.join(' AND ')} ${ordered}`;
+  const mainBranches =
+    types.length === 0 ? [main] : types.map((type) => [...main, `e.event_type = ${param(type)}`]);
+
+  if (!(stragglersFrom && until)) {
+    if (mainBranches.length === 1) return { where: `${mainBranches[0]!.join(' AND ')} ${ordered}`, values };
+    return { where: `e.seq IN (${merged(mainBranches.map(range), limit)}) ORDER BY e.seq`, values };
+  }
+  const late = [
+    ...common,
+    `e.seq >= ${stragglersFrom}`,
+    // The straggler index's predicate and key: its recorded time lies before an earlier event's.
+    'e.recorded_at < e.recorded_hwm',
+    `tstzrange(e.recorded_at, e.recorded_hwm, '[]') @> ${until}`,
+  ];
+  if (types.length > 0) late.push(`e.event_type = ANY (${param(types, '::text[]')})`);
+  // Every straggler lies past every row of the main ranges: the stragglers are looked up only when
+  // those ranges leave the page short (a gate evaluated once, before the lookup would run).
+  const mainSeqs =
+    mainBranches.length === 1 ? range(mainBranches[0]!) : merged(mainBranches.map(range), limit);
+  const stragglers = `SELECT e.seq FROM audit_events e
+      WHERE ${late.join(' AND ')} AND (SELECT count(*) FROM main) < ${limit} ${ordered}`;
   return {
-    where: `e.seq IN (SELECT s.seq FROM (${ranges.join(' UNION ALL ')}) s ORDER BY s.seq LIMIT ${limit}) ORDER BY e.seq`,
+    where: `e.seq IN (WITH main AS MATERIALIZED (${mainSeqs})
+      SELECT s.seq FROM (SELECT seq FROM main UNION ALL (${stragglers})) s ORDER BY s.seq LIMIT ${limit})
+      ORDER BY e.seq`,
     values,
   };
 }
+
+/** The first `limit` seqs of several ranges, each in seq order. */
+const merged = (ranges: readonly string[], limit: string): string =>
+  `SELECT s.seq FROM (${ranges.map((r) => `(${r})`).join(' UNION ALL ')}) s ORDER BY s.seq LIMIT ${limit}`;
