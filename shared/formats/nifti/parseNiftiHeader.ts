@@ -25,6 +25,21 @@ export interface NiftiHeader {
   readonly sclInter: number;
 }
 
+const importNiftiReader = () => import('nifti-reader-js');
+let loadedReader: ReturnType<typeof importNiftiReader> | undefined;
+
+/**
+ * nifti-reader-js is ESM only: imported once. An `import()` per header went through the module
+ * loader each time (resolution, and a round trip to the loader's thread where hooks are registered).
+ */
+function niftiReader(): ReturnType<typeof importNiftiReader> {
+  loadedReader ??= importNiftiReader().catch((error: unknown) => {
+    loadedReader = undefined;
+    throw error;
+  });
+  return loadedReader;
+}
+
 /**
  * The header from a file's first (decompressed) bytes. nifti-reader-js decodes the fields; this
  * checks what it does not (sizeof_hdr and magic in either byte order, dims, datatype) so a wrong or
@@ -33,7 +48,7 @@ export interface NiftiHeader {
 export async function parseNiftiHeader(head: Buffer, rawHead: Buffer): Promise<NiftiHeader> {
   const version = versionOf(head, rawHead);
   checkMagic(head, version);
-  const nifti = await import('nifti-reader-js');
+  const nifti = await niftiReader();
   const data = head.buffer.slice(head.byteOffset, head.byteOffset + head.length);
   const parsed = nifti.readHeader(data as ArrayBuffer);
   const ndim = parsed.dims[0] ?? 0;

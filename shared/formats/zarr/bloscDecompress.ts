@@ -12,6 +12,19 @@ interface BloscModule {
   };
 }
 
+let loadedBlosc: Promise<BloscModule> | undefined;
+
+/** numcodecs' Blosc, imported once (an `import()` per chunk went through the module loader each time). */
+function bloscModule(): Promise<BloscModule> {
+  loadedBlosc ??= (import('numcodecs/blosc') as Promise<unknown> as Promise<BloscModule>).catch(
+    (error: unknown) => {
+      loadedBlosc = undefined;
+      throw error;
+    },
+  );
+  return loadedBlosc;
+}
+
 /**
  * Blosc (zarr-python's default compressor), decoded by numcodecs' WebAssembly build of c-blosc
  * (lz4, blosclz, zlib, zstd inside; byte and bit shuffle). The frame's header declares its
@@ -21,8 +34,7 @@ export async function bloscDecompress(stored: Buffer, rawBytes: number): Promise
   if (stored.length < 16) fail(`a Blosc frame of ${stored.length} bytes is too short`);
   const declared = stored.readUInt32LE(4);
   if (declared !== rawBytes) fail(`a Blosc frame declares ${declared} bytes, the chunk holds ${rawBytes}`);
-  const loaded: unknown = await import('numcodecs/blosc');
-  const { default: Blosc } = loaded as BloscModule;
+  const { default: Blosc } = await bloscModule();
   const codec = Blosc.fromConfig({ id: 'blosc' });
   const decoded = await codec.decode(new Uint8Array(stored.buffer, stored.byteOffset, stored.length));
   return Buffer.from(decoded.buffer, decoded.byteOffset, decoded.byteLength);
