@@ -1,12 +1,14 @@
 import { hash } from 'node:crypto';
 import type pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
-import { ByteSink, CanonicalJsonWriter } from '#shared/audit/canonicalJsonBytes';
-import { canonicalJson } from '#shared/audit/ledgerCanonicalJson';
-import type { GlobalPosition } from '#shared/eventStore/eventStore';
-import { positionParameters } from '#shared/eventStore/postgres/eventRow';
-import { DEFAULT_SCHEMA, sqlNames } from '#shared/eventStore/postgres/sqlNames';
-import { BinaryCopyReader, int64At, timestampMsAt } from '#shared/infra/postgres/binaryCopy';
+import { ChainedBytesWriter } from '#shared/audit/chainedEventBytes';
+import {
+  EVENT_FIELD,
+  EVENT_FIELDS,
+  eventTables,
+  eventsCopySql,
+} from '#shared/eventStore/postgres/eventsCopy';
+import { BinaryCopyReader, int64At } from '#shared/infra/postgres/binaryCopy';
 import type { LinkCheck, LinkSegment } from './ledgerLinks';
 
 /**
@@ -64,135 +66,6 @@ async function readLedgerPage(db: pg.Pool, afterSeq: number, lastSeq: number): P
   } finally {
     client.release(failed ? new Error('COPY failed') : undefined);
   }
-}
-
-/** The event's columns, in the order the COPY below sends them. */
-const enum Field {
-  Commit,
-  Prepare,
-  Id,
-  Type,
-  Stream,
-  Revision,
-  Data,
-  Metadata,
-  RecordedAt,
-}
-const FIELDS = 9;
-
-const literal = (text: string) => Buffer.from(text, 'latin1');
-const DATA_OPEN = literal('{"data":');
-const ID_OPEN = literal(',"id":"');
-const METADATA_OPEN = literal('","metadata":');
-const REVISION_OPEN = literal(',"revision":"');
-const STREAM_OPEN = literal('","stream":');
-const TYPE_OPEN = literal(',"type":');
-const RECORDED_AT = literal('recordedAt');
-
-/**
- * What the chain hashes for an event, from its binary COPY fields, into one buffer: the hash before
- * it, then its canonical bytes (canonicalEventText):
- * {"data":…,"id":"…","metadata":{…metadata, recordedAt},"revision":"…","stream":"…","type":"…"}.
- */
-export class ChainedBytesWriter {
-  readonly sink = new ByteSink();
-  private readonly json = new CanonicalJsonWriter();
-  private readonly recordedAt = new ByteSink(32);
-  /** The recorded time last written, in milliseconds (events of one transaction often share it). */
-  private recordedAtMs = Number.NaN;
-
-  /** The bytes hashed: `previous` (the chain's hash before the event), then the event's canonical bytes. */
-  write(previous: Buffer, buffer: Buffer, starts: Int32Array, ends: Int32Array): Buffer {
-    const { sink, json } = this;
-    sink.length = 0;
-    sink.bytes(previous, 0, previous.length);
-    sink.bytes(DATA_OPEN, 0, DATA_OPEN.length);
-    json.write(sink, buffer, starts[Field.Data]!, ends[Field.Data]!);
-    sink.bytes(ID_OPEN, 0, ID_OPEN.length);
-    writeUuid(sink, buffer, starts[Field.Id]!);
-    sink.bytes(METADATA_OPEN, 0, METADATA_OPEN.length);
-    const recordedAt = this.recordedAt;
-    const ms = timestampMsAt(buffer, starts[Field.RecordedAt]!);
-    if (ms !== this.recordedAtMs) {
-      this.recordedAtMs = ms;
-      recordedAt.length = 0;
-      recordedAt.byte(0x22);
-      recordedAt.ascii(new Date(ms).toISOString());
-      recordedAt.byte(0x22);
-    }
-    const metadataStart = starts[Field.Metadata]!;
-    const metadataEnd = ends[Field.Metadata]!;
-    if (buffer[metadataStart] === 0x7b)
-      json.write(sink, buffer, metadataStart, metadataEnd, { name: RECORDED_AT, value: recordedAt.view() });
-    else sink.text(oddMetadata(buffer.toString('utf8', metadataStart, metadataEnd), recordedAt.view()));
-    sink.bytes(REVISION_OPEN, 0, REVISION_OPEN.length);
-    sink.ascii(String(int64At(buffer, starts[Field.Revision]!)));
-    sink.bytes(STREAM_OPEN, 0, STREAM_OPEN.length);
-    jsonString(sink, buffer, starts[Field.Stream]!, ends[Field.Stream]!);
-    sink.bytes(TYPE_OPEN, 0, TYPE_OPEN.length);
-    jsonString(sink, buffer, starts[Field.Type]!, ends[Field.Type]!);
-    sink.byte(0x7d);
-    return sink.view();
-  }
-}
-
-/** Metadata that is not an object (never written by the service): as readAll's spread makes it. */
-function oddMetadata(text: string, recordedAt: Buffer): string {
-  return canonicalJson({
-    ...(JSON.parse(text) as object),
-    recordedAt: JSON.parse(recordedAt.toString('utf8')) as string,
-  })!;
-}
-
-const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
-
-/** A binary uuid (16 bytes at `at`) in its text form, lowercase with dashes. */
-function writeUuid(sink: ByteSink, buffer: Buffer, at: number): void {
-  sink.reserve(36);
-  const out = sink.buffer;
-  let o = sink.length;
-  for (let i = 0; i < 16; i++) {
-    if (i === 4 || i === 6 || i === 8 || i === 10) out[o++] = 0x2d;
-    const b = buffer[at + i]!;
-    out[o++] = HEX_DIGITS[b >> 4]!;
-    out[o++] = HEX_DIGITS[b & 15]!;
-  }
-  sink.length = o;
-}
-
-/** A text column as JSON.stringify writes the string: its bytes in quotes unless one needs escaping. */
-function jsonString(sink: ByteSink, buffer: Buffer, start: number, end: number): void {
-  for (let i = start; i < end; i++) {
-    const c = buffer[i]!;
-    if (c < 0x20 || c === 0x22 || c === 0x5c)
-      return sink.text(JSON.stringify(buffer.toString('utf8', start, end)));
-  }
-  sink.byte(0x22);
-  sink.bytes(buffer, start, end);
-  sink.byte(0x22);
-}
-
-/** The events after `after` up to `upTo`, at most `limit`, as binary COPY (positions compared as readAll compares them). */
-function eventsCopySql(
-  schema: string | undefined,
-  after: GlobalPosition,
-  upTo: GlobalPosition,
-  limit: number,
-): string {
-  const names = sqlNames(schema ?? DEFAULT_SCHEMA);
-  // COPY takes no parameters: the values are numbers written here, never text from outside.
-  const [afterCommit, afterPrepare] = positionParameters(after);
-  const [upToCommit, upToPrepare] = positionParameters(upTo);
-  return `COPY (
-    SELECT e.transaction_id, e.global_position, e.event_id, e.event_type, e.stream_name,
-           e.stream_revision, e.data::text, e.metadata::text, e.recorded_at
-      FROM ${names.events} e
-     WHERE e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-       AND (e.transaction_id, e.global_position) > ('${BigInt(afterCommit)}'::xid8, ${BigInt(afterPrepare)})
-       AND (e.transaction_id, e.global_position) <= ('${BigInt(upToCommit)}'::xid8, ${BigInt(upToPrepare)})
-     ORDER BY e.transaction_id, e.global_position
-     LIMIT ${Math.floor(limit)}
-  ) TO STDOUT (FORMAT binary)`;
 }
 
 /** Ledger pages read one ahead. */
@@ -255,7 +128,7 @@ export async function checkLinksByCopy(
   if (toSeq < fromSeq) return { firstBroken: undefined, checked: 0 };
   const pages = new LedgerPages(sources.ledger, fromSeq - 1, toSeq, pageSize);
   const writer = new ChainedBytesWriter();
-  const reader = new BinaryCopyReader(FIELDS);
+  const reader = new BinaryCopyReader(EVENT_FIELDS);
   const { starts, ends } = reader;
   let page: Buffer = Buffer.alloc(0);
   let pageAt = 0;
@@ -269,15 +142,21 @@ export async function checkLinksByCopy(
     if (!(
       page.length - at >= ROW_BYTES &&
       int64At(page, at) === seq &&
-      buffer.compare(page, at + ROW_ID, at + ROW_ID + 16, starts[Field.Id], ends[Field.Id]) === 0 &&
-      buffer.compare(page, at + ROW_COMMIT, at + ROW_COMMIT + 8, starts[Field.Commit], ends[Field.Commit]) ===
+      buffer.compare(page, at + ROW_ID, at + ROW_ID + 16, starts[EVENT_FIELD.Id], ends[EVENT_FIELD.Id]) ===
         0 &&
+      buffer.compare(
+        page,
+        at + ROW_COMMIT,
+        at + ROW_COMMIT + 8,
+        starts[EVENT_FIELD.Commit],
+        ends[EVENT_FIELD.Commit],
+      ) === 0 &&
       buffer.compare(
         page,
         at + ROW_PREPARE,
         at + ROW_PREPARE + 8,
-        starts[Field.Prepare],
-        ends[Field.Prepare],
+        starts[EVENT_FIELD.Prepare],
+        ends[EVENT_FIELD.Prepare],
       ) === 0
     ))
       return false;
@@ -303,7 +182,14 @@ export async function checkLinksByCopy(
     );
     page = await pages.take();
     const stream = client.query(
-      copyTo(eventsCopySql(sources.schema, segment.startPosition, segment.storeHead, toSeq - fromSeq + 1)),
+      copyTo(
+        eventsCopySql(
+          eventTables(sources.events, sources.schema).events,
+          segment.startPosition,
+          segment.storeHead,
+          toSeq - fromSeq + 1,
+        ),
+      ),
     );
     const end = (firstBroken: number | undefined): LinkCheck => {
       abandoned = true;
