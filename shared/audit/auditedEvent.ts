@@ -70,6 +70,19 @@ const record = (data: unknown): Record<string, unknown> =>
   data !== null && typeof data === 'object' ? (data as Record<string, unknown>) : {};
 
 /**
+ * The event types whose resource resourceOfEvent reads from the payload; any other event's is its
+ * stream's (resourceOfStream).
+ */
+export const RESOURCE_IN_PAYLOAD: ReadonlySet<string> = new Set([
+  'AccessTokenIssued',
+  'AccessTokenRevoked',
+  'AccessTokenUsed',
+  'ValueReserved',
+  'ReservationReleased',
+  'IdAllocated',
+]);
+
+/**
  * The resource an event belongs to. Token events live in their user's stream but are the token's;
  * bookkeeping events belong to the resource they serve (a reservation to its owner, an allocated id
  * to the resource it became). null when there is none.
@@ -101,13 +114,13 @@ export function resourceOfEvent(event: Pick<RecordedEvent, 'type' | 'data' | 'st
  * (COLLABORATOR_EVENTS), so that the brains ever shared with a user can be found.
  */
 /** A brain's events about a collaborator (shared/domain/brains/events): they name the user. */
-const COLLABORATOR_EVENTS: ReadonlySet<string> = new Set([
+export const COLLABORATOR_EVENTS: ReadonlySet<string> = new Set([
   'BrainCollaboratorAdded',
   'BrainCollaboratorRoleChanged',
   'BrainCollaboratorRemoved',
 ]);
 
-const REFERENCE_FIELDS: ReadonlyArray<readonly [string, AuditResourceType]> = [
+export const REFERENCE_FIELDS: ReadonlyArray<readonly [string, AuditResourceType]> = [
   ['associatedBrainId', 'brain'],
   ['atlasId', 'atlas'],
   ['speciesId', 'species'],
@@ -138,7 +151,7 @@ export function referencesOfEvent(event: Pick<RecordedEvent, 'type' | 'data' | '
 }
 
 /** Payload fields that never leave the service: password and token hashes. */
-const SECRET_FIELDS: ReadonlySet<string> = new Set(['passwordHash', 'tokenHash', 'secret', 'token']);
+export const SECRET_FIELDS: ReadonlySet<string> = new Set(['passwordHash', 'tokenHash', 'secret', 'token']);
 
 /**
  * The payload as an auditor sees it: without secrets or hashes of secrets, and without the raw

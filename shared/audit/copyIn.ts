@@ -4,13 +4,17 @@ import { from as copyFrom } from 'pg-copy-streams';
 /**
  * `COPY ... FROM STDIN` on a pg client (pg-copy-streams), fed line by line while the caller still
  * computes the rest: the server parses and stores the first rows while the caller hashes the next
- * ones. Rows go in COPY's text format (copyField escapes a value). The first failure (a bad row, a
- * constraint, a lost connection) rejects `end()`; within a transaction it aborts that transaction
- * as any failed statement would.
+ * ones. Rows go in COPY's text format (copyField escapes a value), or as bytes already cut into
+ * pieces (binary COPY: BinaryCopyWriter). The first failure (a bad row, a constraint, a lost
+ * connection) rejects `end()`; within a transaction it aborts that transaction as any failed
+ * statement would.
  */
 export interface CopyIn {
-  /** Queues text (whole lines, each ending in "\n"); sent in pieces of about CHUNK_CHARS. */
-  write(text: string): void;
+  /**
+   * Queues text (whole lines, each ending in "\n"), sent in pieces of about CHUNK_CHARS; or a piece
+   * of bytes, sent as it is (and no longer the caller's).
+   */
+  write(data: string | Buffer): void;
   /** Ends the data; resolves with the rows copied once the server has stored them all. */
   end(): Promise<number>;
 }
@@ -34,9 +38,15 @@ export function copyIn(client: PoolClient, sql: string): CopyIn {
   done.catch(() => undefined);
   let pending = '';
   return {
-    write(text) {
+    write(data) {
       if (failed) return;
-      pending += text;
+      if (typeof data !== 'string') {
+        if (pending) stream.write(pending);
+        pending = '';
+        stream.write(data);
+        return;
+      }
+      pending += data;
       if (pending.length < CHUNK_CHARS) return;
       stream.write(pending);
       pending = '';

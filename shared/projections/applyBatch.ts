@@ -23,14 +23,7 @@ function progressPayload(end: GlobalPosition, changed: readonly string[]): strin
 
 /**
  * Applies one batch to every active projection in ONE transaction that also advances each
- * checkpoint (guarded: a checkpoint not where this runner left it means another runner got there
- * first, and everything rolls back) and notifies PROGRESS_CHANNEL on commit. Returns the batch's
- * end and the changed keys.
- *
- * The commit is not waited for on disk (synchronous_commit off, this transaction only): the read
- * models are derived data, and a crash can only lose whole batches, effects and checkpoints
- * together (the WAL keeps their order), which the runner applies again from the events. What it
- * saves is a disk flush per batch, most of the projection lag and of a rebuild's time.
+ * checkpoint (commitBatch). Returns the batch's end and the changed keys.
  */
 export async function applyBatch(
   pool: Pool,
@@ -38,8 +31,8 @@ export async function applyBatch(
   batch: readonly RecordedEvent[],
 ): Promise<{ end: GlobalPosition; changed: string[] }> {
   const end = batch[batch.length - 1]!.position;
-  const changed: string[] = [];
-  await unflushedTransaction(pool, async (client) => {
+  return commitBatch(pool, active, end, async (client) => {
+    const changed: string[] = [];
     for (const a of active) {
       const events = batch.filter(
         (e) => appliesTo(a.projection, e.type) && comparePositions(e.position, a.position) > 0,
@@ -47,6 +40,30 @@ export async function applyBatch(
       if (events.length > 0)
         changed.push(...(await a.projection.apply(contextFor(a.projection, client), events)));
     }
+    return changed;
+  });
+}
+
+/**
+ * Runs `work` (the projections' writes for the events up to `end`; it returns the changed keys) in
+ * ONE transaction that also advances each active projection's checkpoint to `end` (guarded: a
+ * checkpoint not where this runner left it means another runner got there first, and everything
+ * rolls back) and notifies PROGRESS_CHANNEL on commit. Returns `end` and the changed keys.
+ *
+ * The commit is not waited for on disk (synchronous_commit off, this transaction only): the read
+ * models are derived data, and a crash can only lose whole batches, effects and checkpoints
+ * together (the WAL keeps their order), which the runner applies again from the events. What it
+ * saves is a disk flush per batch, most of the projection lag and of a rebuild's time.
+ */
+export async function commitBatch(
+  pool: Pool,
+  active: ActiveProjection[],
+  end: GlobalPosition,
+  work: (client: PoolClient) => Promise<readonly string[]>,
+): Promise<{ end: GlobalPosition; changed: string[] }> {
+  const changed: string[] = [];
+  await unflushedTransaction(pool, async (client) => {
+    changed.push(...(await work(client)));
     const behind = active.filter((a) => comparePositions(end, a.position) > 0);
     const stale = await advanceCheckpoints(client, behind, end);
     if (stale.length > 0)

@@ -1,5 +1,6 @@
 import type { PoolClient } from 'pg';
 import type { RecordedEvent } from '#shared/eventStore/eventStore';
+import type { CopiedEvents } from '#shared/eventStore/postgres/eventsCopy';
 
 /**
  * A PostgreSQL read model. Its tables are physically `rm.<table>_v<version>` and read through views
@@ -43,6 +44,25 @@ export interface Projection {
    * keys whose read-model rows changed (e.g. "user:7"), so caches in other components can drop them.
    */
   apply(ctx: ProjectionContext, events: readonly RecordedEvent[]): Promise<readonly string[]>;
+  /**
+   * Optional, for a catch-up from the PostgreSQL store's own table (read without upcasting): begins
+   * one that takes the events as binary COPY bytes (CopiedEvents) instead of RecordedEvent objects.
+   * Called once per catch-up, on a connection outside any batch's transaction; the session's apply
+   * then takes every batch in order (every event, eventTypes not applied), each in the runner's
+   * transaction with the checkpoint, and writes exactly what `apply` would. A batch that fails ends
+   * the catch-up: the session is not used again (a new one starts from what committed).
+   * `deferIndexes`: the session may drop indexes `apply` needs while it fills the tables from
+   * empty, provided readerIndexes lists them (a live version's are built as the catch-up ends).
+   */
+  beginCopyCatchUp?(
+    ctx: ProjectionContext,
+    options: { readonly deferIndexes: boolean },
+  ): Promise<CopyCatchUp>;
+}
+
+/** A catch-up begun by Projection.beginCopyCatchUp. */
+export interface CopyCatchUp {
+  apply(ctx: ProjectionContext, events: CopiedEvents): Promise<readonly string[]>;
 }
 
 export const READ_MODEL_SCHEMA = 'rm';

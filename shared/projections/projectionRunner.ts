@@ -1,12 +1,14 @@
 import type { Pool } from 'pg';
 import type { EventStore, GlobalPosition, RecordedEvent } from '#shared/eventStore/eventStore';
 import { comparePositions } from '#shared/eventStore/eventStore';
+import { eventTablesOf } from '#shared/eventStore/postgres/eventsCopy';
 import type { Backoff } from '#shared/runtime/backoff';
 import type { LoopMetrics, LoopStatus, SupervisedLoop } from '#shared/runtime/supervisedLoop';
 import { startSupervisedLoop } from '#shared/runtime/supervisedLoop';
 import type { ActiveProjection } from './activeProjections';
 import { earliestPosition, livePosition, loadActiveProjections } from './activeProjections';
 import { applyBatch } from './applyBatch';
+import { catchUpByCopy } from './catchUpByCopy';
 import { catchUpInLanes } from './catchUpInLanes';
 import { LeaderLease, leadOrStandBy } from './leaderLease';
 import type { Logger } from './logger';
@@ -87,7 +89,9 @@ export class ProjectionRunner {
    * Installs tables and checkpoints, then applies everything up to the current head; returns events
    * applied. The events are read once and every projection applies them on its own connection,
    * all at once (catchUpInLanes), each batch in a transaction with its own checkpoint: the read
-   * models are independent, so a rebuild takes as long as the slowest one, not their sum.
+   * models are independent, so a rebuild takes as long as the slowest one, not their sum. On the
+   * PostgreSQL store read without upcasting, a projection that offers it catches up from the
+   * events' bytes instead, in a lane of its own that reads them itself (catchUpByCopy).
    */
   async catchUp(onProgress?: (applied: number, position: GlobalPosition) => void): Promise<number> {
     // Tables created now are filled from the events: their reader indexes are built at the end.
@@ -96,27 +100,82 @@ export class ProjectionRunner {
     const store = this.options.store;
     const head = await (store.newestPosition ? store.newestPosition() : store.headPosition());
     const batchSize = this.options.batchSize ?? 1000;
+    const tables = eventTablesOf(store);
+    const byCopy = tables ? active.filter((a) => a.projection.beginCopyCatchUp !== undefined) : [];
+    const inLanes = active.filter((a) => !byCopy.includes(a));
+    // A lane that is done builds its live projection's indexes while the others still apply.
+    const finish = async (a: ActiveProjection | undefined): Promise<void> => {
+      if (a?.status === 'live') await buildReaderIndexes(this.options.pool, a.projection);
+    };
+    // What every lane has reached, reported as the least of them.
+    const reached = new Map<object, { applied: number; position: GlobalPosition }>();
+    const lanes = byCopy.length + (inLanes.length > 0 ? 1 : 0);
     let reported = 0;
-    return catchUpInLanes({
-      lanes: active.map((a) => [a]),
-      start: earliestPosition(active),
-      read: (after) => this.readTowards(head, after, batchSize),
-      apply: async (lane, batch) => {
-        const { changed } = await applyBatch(this.options.pool, lane, batch);
-        // What readers may rely on is still the least position of all live projections.
-        const live = livePosition(active);
-        if (live) this.options.progress?.advance(live, changed);
-      },
-      // A lane that is done builds its live projection's indexes while the others still apply.
-      finish: async ([a]) => {
-        if (a?.status === 'live') await buildReaderIndexes(this.options.pool, a.projection);
-      },
-      onProgress: (applied, position) => {
-        this.options.onBatch?.({ events: applied - reported, position, lastRecordedAt: undefined });
-        reported = applied;
-        onProgress?.(applied, position);
-      },
-    });
+    const report = (lane: object, applied: number, position: GlobalPosition): void => {
+      reached.set(lane, { applied, position });
+      if (reached.size < lanes) return;
+      const least = [...reached.values()].reduce((a, b) => (b.applied < a.applied ? b : a));
+      if (least.applied <= reported) return;
+      this.options.onBatch?.({
+        events: least.applied - reported,
+        position: least.position,
+        lastRecordedAt: undefined,
+      });
+      reported = least.applied;
+      onProgress?.(least.applied, least.position);
+    };
+    let failure: { error: unknown } | undefined;
+    const watch = <T>(lane: Promise<T>): Promise<T> =>
+      lane.catch((error: unknown) => {
+        failure ??= { error };
+        throw error;
+      });
+    const outcomes = await Promise.allSettled([
+      ...byCopy.map((a) =>
+        watch(
+          catchUpByCopy({
+            pool: this.options.pool,
+            active: a,
+            tables: tables!,
+            head,
+            batchSize,
+            stopped: () => failure !== undefined,
+            onBatch: (applied, position) => {
+              const live = livePosition(active);
+              if (live) this.options.progress?.advance(live, []);
+              report(a, applied, position);
+            },
+          }).then(async (applied) => {
+            if (!failure) await finish(a);
+            return applied;
+          }),
+        ),
+      ),
+      ...(inLanes.length === 0
+        ? []
+        : [
+            watch(
+              catchUpInLanes({
+                lanes: inLanes.map((a) => [a]),
+                start: earliestPosition(inLanes),
+                read: (after) => {
+                  if (failure) throw failure.error; // a lane by copy failed: stop these too
+                  return this.readTowards(head, after, batchSize);
+                },
+                apply: async (lane, batch) => {
+                  const { changed } = await applyBatch(this.options.pool, lane, batch);
+                  // What readers may rely on is still the least position of all live projections.
+                  const live = livePosition(active);
+                  if (live) this.options.progress?.advance(live, changed);
+                },
+                finish: ([a]) => finish(a),
+                onProgress: (applied, position) => report(inLanes, applied, position),
+              }),
+            ),
+          ]),
+    ]);
+    if (failure) throw failure.error;
+    return Math.max(0, ...outcomes.map((o) => (o.status === 'fulfilled' ? o.value : 0)));
   }
 
   /**

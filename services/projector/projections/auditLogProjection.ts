@@ -7,8 +7,10 @@ import {
   referencesOfEvent,
   resourceOfEvent,
 } from '#shared/audit/auditedEvent';
-import { GENESIS_HASH, chainHash } from '#shared/audit/ledgerChain';
+import { chainHash } from '#shared/audit/ledgerChain';
 import { copyField, copyIn } from '#shared/audit/copyIn';
+import { beginAuditCopyCatchUp } from './auditLogCopyCatchUp';
+import { AUDIT_COLUMNS, chainHead, lastRevisions, ownIndexes } from './auditLogTables';
 
 /**
  * The audit log and the ledger (decisions.md "Audit"): one row per event of the store, every event
@@ -79,6 +81,8 @@ export const auditLogProjection: Projection = {
       `CREATE INDEX IF NOT EXISTS ${name('recorded_hwm_seq')} ON ${events} (recorded_hwm, seq)`,
       // The event log's `until` past the seq where recorded_hwm reaches it (rows recorded before an earlier one).
       `CREATE INDEX IF NOT EXISTS ${name('tstzrange')} ON ${events} USING gist (tstzrange(recorded_at, recorded_hwm, '[]')) WHERE recorded_at < recorded_hwm`,
+      // createTables' own, which a catch-up from empty tables builds at its end (auditLogCopyCatchUp.ts).
+      ...ownIndexes({ table }),
     ];
   },
 
@@ -86,49 +90,9 @@ export const auditLogProjection: Projection = {
     await appendRows(ctx, events);
     return [];
   },
+
+  beginCopyCatchUp: (ctx, { deferIndexes }) => beginAuditCopyCatchUp(ctx, { deferIndexes }),
 };
-
-interface ChainHead {
-  readonly seq: number;
-  readonly hash: Buffer;
-  readonly hwm: Date;
-}
-
-async function chainHead({ client, table }: ProjectionContext): Promise<ChainHead> {
-  const { rows } = await client.query<{ seq: string; hash: Buffer; recorded_hwm: Date }>(
-    `SELECT seq, hash, recorded_hwm FROM ${table('audit_events')} ORDER BY seq DESC LIMIT 1`,
-  );
-  const row = rows[0];
-  return row
-    ? { seq: Number(row.seq), hash: row.hash, hwm: row.recorded_hwm }
-    : { seq: 0, hash: GENESIS_HASH, hwm: new Date(0) };
-}
-
-/** The last public revision of each resource, for numbering the batch's events within their resource. */
-async function lastRevisions(
-  { client, table }: ProjectionContext,
-  keys: readonly string[],
-): Promise<Map<string, number>> {
-  const revisions = new Map<string, number>();
-  if (keys.length === 0) return revisions;
-  const types = keys.map((k) => k.slice(0, k.indexOf(':')));
-  const ids = keys.map((k) => k.slice(k.indexOf(':') + 1));
-  const { rows } = await client.query<{ t: string; i: string; revision: string | null }>(
-    `SELECT r.t, r.i,
-            (SELECT e.revision FROM ${table('audit_events')} e
-              WHERE e.resource_type = r.t AND e.resource_id = r.i AND NOT e.internal
-              ORDER BY e.seq DESC LIMIT 1) AS revision
-       FROM unnest($1::text[], $2::text[]) AS r (t, i)`,
-    [types, ids],
-  );
-  for (const row of rows) if (row.revision !== null) revisions.set(`${row.t}:${row.i}`, Number(row.revision));
-  return revisions;
-}
-
-/** audit_events' columns, in the order appendRows writes them. */
-const AUDIT_COLUMNS =
-  'seq, commit_position, prepare_position, event_id, event_type, stream_name, stream_revision, ' +
-  'resource_type, resource_id, revision, internal, recorded_at, recorded_hwm, actor_id, request_id, data, hash';
 
 /**
  * Appends the batch's rows with COPY, fed as they are computed: the hash chain is sequential, so

@@ -1,0 +1,87 @@
+import type { ProjectionContext } from '#shared/projections/projection';
+import { GENESIS_HASH } from '#shared/audit/ledgerChain';
+
+/** The audit log's tables as both ways of filling them read and write them (auditLogProjection.ts). */
+
+/** audit_events' columns, in the order the rows are written. */
+export const AUDIT_COLUMNS =
+  'seq, commit_position, prepare_position, event_id, event_type, stream_name, stream_revision, ' +
+  'resource_type, resource_id, revision, internal, recorded_at, recorded_hwm, actor_id, request_id, data, hash';
+
+/** Where the chain stands: the last row's seq, hash and recorded_hwm (0, genesis, the epoch when empty). */
+export interface ChainHead {
+  readonly seq: number;
+  readonly hash: Buffer;
+  readonly hwm: Date;
+}
+
+export async function chainHead({ client, table }: ProjectionContext): Promise<ChainHead> {
+  const { rows } = await client.query<{ seq: string; hash: Buffer; recorded_hwm: Date }>(
+    `SELECT seq, hash, recorded_hwm FROM ${table('audit_events')} ORDER BY seq DESC LIMIT 1`,
+  );
+  const row = rows[0];
+  return row
+    ? { seq: Number(row.seq), hash: row.hash, hwm: row.recorded_hwm }
+    : { seq: 0, hash: GENESIS_HASH, hwm: new Date(0) };
+}
+
+/**
+ * The last public revision of each resource ("type:id" keys), for numbering a batch's events within
+ * their resource. Reads by RESOURCE_INDEX.
+ */
+export async function lastRevisions(
+  { client, table }: ProjectionContext,
+  keys: readonly string[],
+): Promise<Map<string, number>> {
+  const revisions = new Map<string, number>();
+  if (keys.length === 0) return revisions;
+  const types = keys.map((k) => k.slice(0, k.indexOf(':')));
+  const ids = keys.map((k) => k.slice(k.indexOf(':') + 1));
+  const { rows } = await client.query<{ t: string; i: string; revision: string | null }>(
+    `SELECT r.t, r.i,
+            (SELECT e.revision FROM ${table('audit_events')} e
+              WHERE e.resource_type = r.t AND e.resource_id = r.i AND NOT e.internal
+              ORDER BY e.seq DESC LIMIT 1) AS revision
+       FROM unnest($1::text[], $2::text[]) AS r (t, i)`,
+    [types, ids],
+  );
+  for (const row of rows) if (row.revision !== null) revisions.set(`${row.t}:${row.i}`, Number(row.revision));
+  return revisions;
+}
+
+/** The schema part of a quoted table name ("rm".): an index is named in its table's schema. */
+const schemaOf = (table: string): string => table.slice(0, table.lastIndexOf('.') + 1);
+/** The names PostgreSQL gave what createTables built, from the tables' ("rm"."audit_events_v1"). */
+const named = (table: string, suffix: string): string =>
+  `"${table.slice(table.lastIndexOf('.') + 2, -1)}_${suffix}"`;
+const resourceIndex = (events: string): string => named(events, 'resource_type_resource_id_seq_idx');
+const referencesKey = (references: string): string => named(references, 'pkey');
+
+/**
+ * What the tables need besides their rows for apply's own look-up (lastRevisions) and for replays
+ * (audit_references by ref), as idempotent statements: createTables builds both at once; a catch-up
+ * that fills the tables from empty without them (auditLogCopyCatchUp.ts) lists them among the reader
+ * indexes, which are built when it ends, or by the next runner start after it stopped half-way.
+ */
+export function ownIndexes({ table }: Pick<ProjectionContext, 'table'>): string[] {
+  const events = table('audit_events');
+  const references = table('audit_references');
+  return [
+    `CREATE INDEX IF NOT EXISTS ${resourceIndex(events)} ON ${events} (resource_type, resource_id, seq)`,
+    `DO $$ BEGIN
+       IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = '${references}'::regclass AND contype = 'p') THEN
+         ALTER TABLE ${references} ADD CONSTRAINT ${referencesKey(references)} PRIMARY KEY (ref, seq);
+       END IF;
+     END $$`,
+  ];
+}
+
+/** Drops what ownIndexes builds (for tables about to be filled from empty). */
+export function dropOwnIndexes({ table }: Pick<ProjectionContext, 'table'>): string[] {
+  const events = table('audit_events');
+  const references = table('audit_references');
+  return [
+    `DROP INDEX IF EXISTS ${schemaOf(events)}${resourceIndex(events)}`,
+    `ALTER TABLE ${references} DROP CONSTRAINT IF EXISTS ${referencesKey(references)}`,
+  ];
+}

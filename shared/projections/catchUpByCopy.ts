@@ -1,0 +1,84 @@
+import type { Pool, PoolClient } from 'pg';
+import { comparePositions, type GlobalPosition } from '#shared/eventStore/eventStore';
+import {
+  EVENTS_COPY_SETTINGS,
+  type CopiedEvents,
+  type EventTables,
+  readCopiedEvents,
+} from '#shared/eventStore/postgres/eventsCopy';
+import { withClient } from '#shared/infra/postgres/withClient';
+import type { ActiveProjection } from './activeProjections';
+import { commitBatch } from './applyBatch';
+import { contextFor } from './projection';
+
+export interface CopyLane {
+  /** The read models' pool. */
+  readonly pool: Pool;
+  /** A projection offering beginCopyCatchUp. */
+  readonly active: ActiveProjection;
+  readonly tables: EventTables;
+  /** Where the catch-up ends: everything committed before it began. */
+  readonly head: GlobalPosition;
+  readonly batchSize: number;
+  /** Asked between batches: true ends the lane where it is (another lane failed). */
+  readonly stopped: () => boolean;
+  /** After each committed batch: events applied so far, and the position reached. */
+  readonly onBatch: (applied: number, position: GlobalPosition) => void;
+}
+
+/**
+ * One projection's catch-up from the PostgreSQL store's table (Projection.beginCopyCatchUp): the
+ * events read by binary COPY on a connection of their own, the next batch while this one is applied,
+ * each batch applied with the checkpoint in one transaction (commitBatch), as the runner's other
+ * lanes apply theirs. Returns the events applied.
+ */
+export async function catchUpByCopy(lane: CopyLane): Promise<number> {
+  const { active: a, pool } = lane;
+  const session = await withClient(pool, (client) =>
+    a.projection.beginCopyCatchUp!(contextFor(a.projection, client), { deferIndexes: a.status === 'live' }),
+  );
+  // The session's settings must not reach the pool's next user: the connection is closed after.
+  return withClient(
+    lane.tables.pool,
+    async (reader) => {
+      await reader.query(EVENTS_COPY_SETTINGS);
+      const read = (after: GlobalPosition): Promise<CopiedEvents> => {
+        const batch = readTowards(reader, lane, after);
+        batch.catch(() => undefined); // awaited below, or abandoned when a batch fails
+        return batch;
+      };
+      let applied = 0;
+      let next = read(a.position);
+      try {
+        for (;;) {
+          const batch = await next;
+          if (batch.count === 0 || lane.stopped()) return applied;
+          next = read(batch.end);
+          await commitBatch(pool, [a], batch.end, (client) =>
+            session.apply(contextFor(a.projection, client), batch),
+          );
+          applied += batch.count;
+          lane.onBatch(applied, batch.end);
+        }
+      } finally {
+        await next.catch(() => undefined); // a read still in flight finishes before its connection goes
+      }
+    },
+    { discard: true },
+  );
+}
+
+/**
+ * The next batch up to the head, empty once there. Events up to the head are committed, but the
+ * table gives only what no transaction still open on the server can precede (readAll's rule): while
+ * an older one is open anywhere, the rest is held back for a moment; wait for it rather than end
+ * short of the head.
+ */
+async function readTowards(client: PoolClient, lane: CopyLane, after: GlobalPosition): Promise<CopiedEvents> {
+  for (let waitMs = 5; comparePositions(after, lane.head) < 0; waitMs = Math.min(waitMs * 2, 200)) {
+    const batch = await readCopiedEvents(client, lane.tables.events, after, lane.head, lane.batchSize);
+    if (batch.count > 0) return batch;
+    await new Promise((resolve) => setTimeout(resolve, waitMs));
+  }
+  return { bytes: Buffer.alloc(0), count: 0, end: after };
+}
