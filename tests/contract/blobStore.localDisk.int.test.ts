@@ -7,6 +7,7 @@ import { Readable } from 'node:stream';
 import { BATCH_BYTES } from '#shared/blobStore/offThreadSha256';
 import { createLocalDiskBlobStore } from '#shared/blobStore/localDisk/createLocalDiskBlobStore';
 import { TEMP_FILE_PATTERN } from '#shared/blobStore/localDisk/blobPaths';
+import { SMALL_BODY_BYTES } from '#shared/blobStore/localDisk/writeBlobFile';
 import { waitFor } from '#tests/support/waitFor';
 import { describeBlobStoreContract } from './blobStore.contract';
 
@@ -71,23 +72,31 @@ async function openFlagsOf(part: string): Promise<number[]> {
 describe.each([true, false])('streaming into a file (directIo %s)', (directIo) => {
   const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
 
-  test.each([0, 1, 4095, 4096, BATCH_BYTES - 1, BATCH_BYTES, BATCH_BYTES + 1, 3 * BATCH_BYTES + 4096 + 17])(
-    '%i bytes in chunks of random sizes land whole, with their SHA-256',
-    async (size) => {
-      const store = createLocalDiskBlobStore({ rootDir, directIo });
-      const data = randomBytes(size);
-      const chunks: Buffer[] = [];
-      for (let at = 0; at < size;) {
-        const n = Math.min(size - at, 1 + Math.floor(Math.random() * 200_000));
-        chunks.push(data.subarray(at, at + n));
-        at += n;
-      }
-      const key = `streamed/${directIo}/${size}`;
-      const put = await store.put(key, Readable.from(chunks));
-      expect(put).toEqual({ key, size, sha256: sha256(data) });
-      expect((await readFile(path.join(rootDir, key))).equals(data)).toBe(true);
-    },
-  );
+  test.each([
+    0,
+    1,
+    4095,
+    4096,
+    SMALL_BODY_BYTES,
+    SMALL_BODY_BYTES + 1,
+    BATCH_BYTES - 1,
+    BATCH_BYTES,
+    BATCH_BYTES + 1,
+    3 * BATCH_BYTES + 4096 + 17,
+  ])('%i bytes in chunks of random sizes land whole, with their SHA-256', async (size) => {
+    const store = createLocalDiskBlobStore({ rootDir, directIo });
+    const data = randomBytes(size);
+    const chunks: Buffer[] = [];
+    for (let at = 0; at < size;) {
+      const n = Math.min(size - at, 1 + Math.floor(Math.random() * 200_000));
+      chunks.push(data.subarray(at, at + n));
+      at += n;
+    }
+    const key = `streamed/${directIo}/${size}`;
+    const put = await store.put(key, Readable.from(chunks));
+    expect(put).toEqual({ key, size, sha256: sha256(data) });
+    expect((await readFile(path.join(rootDir, key))).equals(data)).toBe(true);
+  });
 
   const linux = process.platform === 'linux' ? test : test.skip;
   linux(`the file is ${directIo ? '' : 'not '}also open with O_DIRECT while it is written`, async () => {
@@ -109,6 +118,23 @@ describe.each([true, false])('streaming into a file (directIo %s)', (directIo) =
     expect(flags).toHaveLength(descriptors);
     expect(direct).toHaveLength(directIo ? 1 : 0);
   });
+
+  linux(
+    'a body that ends within SMALL_BODY_BYTES opens no file before it ends (then one write, no O_DIRECT)',
+    async () => {
+      const store = createLocalDiskBlobStore({ rootDir, directIo });
+      const body = new Readable({ read() {} });
+      const key = `small/${directIo}`;
+      const put = store.put(key, body);
+      body.push(randomBytes(1000));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const whileOpen = await openFlagsOf('small'); // nothing is opened before the body ends
+      body.push(null);
+      await put;
+      expect(whileOpen).toEqual([]);
+      expect((await readFile(path.join(rootDir, key))).length).toBe(1000);
+    },
+  );
 });
 
 describe('local disk specifics', () => {

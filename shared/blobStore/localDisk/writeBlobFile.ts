@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdir, open, rename, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
@@ -6,7 +7,13 @@ import { DEFAULT_CONTENT_TYPE } from '#shared/blobStore/defaultContentType';
 import { assertMaxBytes } from '#shared/blobStore/hashingLimiter';
 import { OffThreadSha256 } from '#shared/blobStore/offThreadSha256';
 import { tempPathFor, type BlobPaths } from './blobPaths';
-import { fsyncDirectory, openForDirectWrites, removeIfPresent, writeFileDurably } from './durableFs';
+import {
+  fsyncDirectory,
+  openForDirectWrites,
+  removeIfPresent,
+  writeAllAt,
+  writeFileDurably,
+} from './durableFs';
 import { BatchFiller } from './batchFiller';
 import { PipelinedFileWrite } from './pipelinedFileWrite';
 import type { BlobFileMeta } from './readBlobMeta';
@@ -56,6 +63,14 @@ export interface StreamIntoFileOptions {
 }
 
 /**
+ * A body that ends within this many bytes is written with one write and hashed on the event loop
+ * (microseconds at this size): a small file (a form's NIfTI, a preview) costs no second descriptor
+ * for O_DIRECT, no batch of shared memory and no messages to and from the hashing thread, which
+ * cost more than the hashing they saved.
+ */
+export const SMALL_BODY_BYTES = 64 * 1024;
+
+/**
  * Streams body into a new file (created, never overwritten): size, SHA-256 and the file durable
  * when it resolves. The caller removes the file when it rejects.
  */
@@ -64,16 +79,76 @@ export async function streamIntoFile(
   file: string,
   options: StreamIntoFileOptions,
 ): Promise<{ size: number; sha256: string }> {
+  const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
+  assertMaxBytes(maxBytes);
+  const received = (body as AsyncIterable<Buffer | string>)[Symbol.asyncIterator]();
+  try {
+    const head = await readHead(received, maxBytes);
+    if (head.ended) return await writeSmallFile(file, head.chunks);
+    return await streamLargeIntoFile(followedBy(head.chunks, received), file, maxBytes, options.directIo);
+  } finally {
+    // Ends the body when the copy stopped before it did (the limit, a failed write).
+    await received.return?.();
+  }
+}
+
+/** The body's first chunks, until it ends or passes SMALL_BODY_BYTES. */
+async function readHead(
+  received: AsyncIterator<Buffer | string>,
+  maxBytes: number,
+): Promise<{ chunks: Buffer[]; ended: boolean }> {
+  const chunks: Buffer[] = [];
+  for (let size = 0; size <= SMALL_BODY_BYTES;) {
+    const next = await received.next();
+    if (next.done) return { chunks, ended: true };
+    const chunk = typeof next.value === 'string' ? Buffer.from(next.value) : next.value;
+    size += chunk.length;
+    if (size > maxBytes) throw new BlobTooLargeError(maxBytes);
+    chunks.push(chunk);
+  }
+  return { chunks, ended: false };
+}
+
+async function* followedBy(
+  head: readonly Buffer[],
+  rest: AsyncIterator<Buffer | string>,
+): AsyncGenerator<Buffer> {
+  yield* head;
+  for (let next = await rest.next(); !next.done; next = await rest.next())
+    yield typeof next.value === 'string' ? Buffer.from(next.value) : next.value;
+}
+
+async function writeSmallFile(
+  file: string,
+  chunks: readonly Buffer[],
+): Promise<{ size: number; sha256: string }> {
+  const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+  const handle = await open(file, 'wx', 0o644);
+  try {
+    await writeAllAt(handle, bytes, 0);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  return { size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+}
+
+async function streamLargeIntoFile(
+  chunks: AsyncIterable<Buffer>,
+  file: string,
+  maxBytes: number,
+  directIo: boolean,
+): Promise<{ size: number; sha256: string }> {
   const handle = await open(file, 'wx', 0o644);
   let direct: FileHandle | undefined;
   // Hashed on another thread, each batch once it is on disk: the event loop only parses and copies.
   const hash = new OffThreadSha256();
   try {
-    direct = options.directIo ? await openForDirectWrites(file) : undefined;
+    direct = directIo ? await openForDirectWrites(file) : undefined;
     const output = new PipelinedFileWrite(handle, hash, direct);
     let size: number;
     try {
-      size = await copyIntoBatches(body, options.maxBytes ?? Number.POSITIVE_INFINITY, hash, output);
+      size = await copyIntoBatches(chunks, maxBytes, hash, output);
       await output.finish();
     } catch (error) {
       // Batch memory is reused once the session ends: no write may still be reading it.
@@ -93,23 +168,21 @@ export async function streamIntoFile(
  * batch, at offsets O_DIRECT accepts; only the last batch may be short. Fails with
  * BlobTooLargeError before copying a byte beyond maxBytes. Resolves with the size.
  *
- * It reads `body` itself, where a SizeLimiter stage used to count: one stream stage less per
+ * It reads the body itself, where a SizeLimiter stage used to count: one stream stage less per
  * chunk is CPU the event loop, which receives the upload, no longer spends.
  */
 async function copyIntoBatches(
-  body: Readable,
+  chunks: AsyncIterable<Buffer>,
   maxBytes: number,
   hash: OffThreadSha256,
   output: PipelinedFileWrite,
 ): Promise<number> {
-  assertMaxBytes(maxBytes);
   let size = 0;
   const batches = new BatchFiller(
     () => hash.batch(),
     (batch) => output.append(batch),
   );
-  for await (const received of body as AsyncIterable<Buffer | string>) {
-    const chunk = typeof received === 'string' ? Buffer.from(received) : received;
+  for await (const chunk of chunks) {
     size += chunk.length;
     if (size > maxBytes) throw new BlobTooLargeError(maxBytes);
     await batches.push(chunk);
