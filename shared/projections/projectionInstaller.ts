@@ -71,10 +71,22 @@ async function createReaderIndexes(client: PoolClient, projection: Projection): 
     await client.query(statement);
 }
 
-/** Builds this version's reader indexes that are missing (none are: a few catalogue look-ups). */
+/**
+ * Builds this version's reader indexes that are missing (none are: a few catalogue look-ups), each
+ * by this backend alone: parallel workers, each sorting in its share of maintenance_work_mem and
+ * merged after, spent about 40 % more CPU for no shorter build on a two-core host that also runs
+ * the catch-up's other lanes (the audit log's at 200,000 events: 13-15 against 9-9.5 µs per event).
+ */
 export async function buildReaderIndexes(pool: Pool, projection: Projection): Promise<void> {
   if (!projection.readerIndexes) return;
-  await inTransaction(pool, (client) => createReaderIndexes(client, projection), LOCK_KEY);
+  await inTransaction(
+    pool,
+    async (client) => {
+      await client.query('SET LOCAL max_parallel_maintenance_workers = 0');
+      await createReaderIndexes(client, projection);
+    },
+    LOCK_KEY,
+  );
 }
 
 /**
