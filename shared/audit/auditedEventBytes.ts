@@ -7,6 +7,7 @@
  * reference, a type whose resource or references read other members, metadata that is no object.
  */
 import { CanonicalMembers, hasEscape } from './canonicalMembers';
+import type { AuditResource } from './auditedEvent';
 import {
   COLLABORATOR_EVENTS,
   REFERENCE_FIELDS,
@@ -15,12 +16,37 @@ import {
   actorIdOf,
 } from './auditedEvent';
 
-const names = (list: Iterable<string>): Buffer[] => [...list].map((name) => Buffer.from(name, 'latin1'));
-/** Members redactedData drops: the secrets, and `__proto__` (an assignment would not copy it). */
-const DROPPED = names([...SECRET_FIELDS, '__proto__']);
-const REFERENCE_NAMES = names(REFERENCE_FIELDS.map(([field]) => field));
+// What a payload member's name means here: a reference field (its index in REFERENCE_FIELDS), or
+// one of these three. DROPPED: removed by redactedData, a secret or `__proto__` (an assignment would
+// not copy it).
+const DROPPED = -1;
+const CHANGES = -2;
+const OTHER = -3;
+
+/** Names that matter, by length: [bytes, meaning]. */
+const NAMES: ReadonlyArray<ReadonlyArray<readonly [Buffer, number]>> = (() => {
+  const table: [Buffer, number][][] = [];
+  const add = (name: string, meaning: number) =>
+    (table[name.length] ??= []).push([Buffer.from(name, 'latin1'), meaning]);
+  for (const name of [...SECRET_FIELDS, '__proto__']) add(name, DROPPED);
+  add('changes', CHANGES);
+  REFERENCE_FIELDS.forEach(([field], i) => add(field, i));
+  return table;
+})();
 const REFERENCE_TYPES = REFERENCE_FIELDS.map(([, type]) => type);
-const CHANGES = Buffer.from('changes', 'latin1');
+
+/** The meaning of the name at buffer[start, end), OTHER when it has none here. */
+function meaningOf(buffer: Buffer, start: number, end: number): number {
+  const candidates = NAMES[end - start];
+  if (!candidates) return OTHER;
+  for (const [name, meaning] of candidates) {
+    let k = 0;
+    while (k < name.length && buffer[start + k] === name[k]) k++;
+    if (k === name.length) return meaning;
+  }
+  return OTHER;
+}
+
 const ACTOR = Buffer.from('actor', 'latin1');
 const REQUEST_ID = Buffer.from('requestId', 'latin1');
 const QUOTE = 0x22;
@@ -43,47 +69,53 @@ export class AuditedEventBytes {
 
   /**
    * For an event of `type` whose canonical payload is buffer[start, end): its references
-   * (referencesOfEvent, `own` being its resource's key), provided redactedData gives the payload
-   * back as it is but for the order of its members. undefined when the parsed payload must answer.
+   * (referencesOfEvent; `own` is its resource), provided redactedData gives the payload back as it
+   * is but for the order of its members. undefined when the parsed payload must answer.
    */
   references(
     type: string,
     buffer: Buffer,
     start: number,
     end: number,
-    own: string | undefined,
+    own: AuditResource | null,
   ): readonly string[] | undefined {
     if (RESOURCE_IN_PAYLOAD.has(type) || COLLABORATOR_EVENTS.has(type)) return undefined;
     const members = this.members;
     if (!members.scan(buffer, start, end)) return undefined; // not an object: redactedData makes it {}
-    this.refs.length = 0;
-    for (const dropped of DROPPED) if (members.indexOf(buffer, dropped) >= 0) return undefined;
-    if (!this.collect(members, buffer)) return undefined;
-    const changes = members.indexOf(buffer, CHANGES);
-    if (changes >= 0 && this.changes.scan(buffer, members.valueStarts[changes]!, members.valueEnds[changes]!))
-      if (!this.collect(this.changes, buffer)) return undefined;
     const refs = this.refs;
+    refs.length = 0;
+    for (let m = 0; m < members.count; m++) {
+      const meaning = meaningOf(buffer, members.nameStarts[m]!, members.nameEnds[m]!);
+      if (meaning === OTHER) continue;
+      if (meaning === DROPPED) return undefined;
+      if (meaning >= 0) {
+        if (!this.reference(meaning, buffer, members.valueStarts[m]!, members.valueEnds[m]!))
+          return undefined;
+      } else if (this.changes.scan(buffer, members.valueStarts[m]!, members.valueEnds[m]!)) {
+        const changes = this.changes;
+        for (let c = 0; c < changes.count; c++) {
+          const field = meaningOf(buffer, changes.nameStarts[c]!, changes.nameEnds[c]!);
+          if (field >= 0 && !this.reference(field, buffer, changes.valueStarts[c]!, changes.valueEnds[c]!))
+            return undefined;
+        }
+      }
+    }
     if (refs.length === 0) return NO_REFERENCES;
-    const unique = [...new Set(refs)].filter((ref) => ref !== own);
+    const ownKey = own ? `${own.type}:${own.id}` : undefined;
+    const unique = [...new Set(refs)].filter((ref) => ref !== ownKey);
     return unique.length === 0 ? NO_REFERENCES : unique.sort();
   }
 
-  /** REFERENCE_FIELDS among `members`, as referencesOfEvent lists them; false for an escaped string. */
-  private collect(members: CanonicalMembers, buffer: Buffer): boolean {
-    for (let f = 0; f < REFERENCE_NAMES.length; f++) {
-      const m = members.indexOf(buffer, REFERENCE_NAMES[f]!);
-      if (m < 0) continue;
-      const start = members.valueStarts[m]!;
-      const end = members.valueEnds[m]!;
-      const first = buffer[start]!;
-      if (first === QUOTE) {
-        if (end - start === 2) continue; // ''
-        if (hasEscape(buffer, start, end)) return false;
-        this.refs.push(`${REFERENCE_TYPES[f]!}:${buffer.toString('utf8', start + 1, end - 1)}`);
-      } else if (first === 0x2d || (first >= 0x30 && first <= 0x39)) {
-        // A canonical number is written as String(number) writes it.
-        this.refs.push(`${REFERENCE_TYPES[f]!}:${buffer.toString('latin1', start, end)}`);
-      }
+  /** The reference REFERENCE_FIELDS[field] with the value buffer[start, end) makes, if any; false for an escaped string. */
+  private reference(field: number, buffer: Buffer, start: number, end: number): boolean {
+    const first = buffer[start]!;
+    if (first === QUOTE) {
+      if (end - start === 2) return true; // ''
+      if (hasEscape(buffer, start, end)) return false;
+      this.refs.push(`${REFERENCE_TYPES[field]!}:${buffer.toString('utf8', start + 1, end - 1)}`);
+    } else if (first === 0x2d || (first >= 0x30 && first <= 0x39)) {
+      // A canonical number is written as String(number) writes it.
+      this.refs.push(`${REFERENCE_TYPES[field]!}:${buffer.toString('latin1', start, end)}`);
     }
     return true;
   }

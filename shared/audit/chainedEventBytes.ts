@@ -1,8 +1,10 @@
-import { EVENT_FIELD } from '#shared/eventStore/postgres/eventsCopy';
+import { EVENT_FIELD, jsonTextStart } from '#shared/eventStore/postgres/eventsCopy';
 import { int64At, timestampMsAt } from '#shared/infra/postgres/binaryCopy';
 import { ByteSink, CanonicalJsonWriter } from './canonicalJsonBytes';
 import { canonicalJson } from './ledgerCanonicalJson';
 
+/** Read once: a module's export read per event costs a getter call where modules are transpiled (tsx). */
+const FIELD = EVENT_FIELD;
 const literal = (text: string) => Buffer.from(text, 'latin1');
 const DATA_OPEN = literal('{"data":');
 const ID_OPEN = literal(',"id":"');
@@ -38,13 +40,13 @@ export class ChainedBytesWriter {
     sink.bytes(previous, 0, previous.length);
     sink.bytes(DATA_OPEN, 0, DATA_OPEN.length);
     this.dataStart = sink.length;
-    json.write(sink, buffer, starts[EVENT_FIELD.Data]!, ends[EVENT_FIELD.Data]!);
+    json.write(sink, buffer, jsonTextStart(buffer, starts[FIELD.Data]!), ends[FIELD.Data]!);
     this.dataEnd = sink.length;
     sink.bytes(ID_OPEN, 0, ID_OPEN.length);
-    writeUuid(sink, buffer, starts[EVENT_FIELD.Id]!);
+    writeUuid(sink, buffer, starts[FIELD.Id]!);
     sink.bytes(METADATA_OPEN, 0, METADATA_OPEN.length);
     const recordedAt = this.recordedAt;
-    const ms = timestampMsAt(buffer, starts[EVENT_FIELD.RecordedAt]!);
+    const ms = timestampMsAt(buffer, starts[FIELD.RecordedAt]!);
     if (ms !== this.recordedAtMs) {
       this.recordedAtMs = ms;
       recordedAt.length = 0;
@@ -52,19 +54,19 @@ export class ChainedBytesWriter {
       recordedAt.ascii(new Date(ms).toISOString());
       recordedAt.byte(0x22);
     }
-    const metadataStart = starts[EVENT_FIELD.Metadata]!;
-    const metadataEnd = ends[EVENT_FIELD.Metadata]!;
+    const metadataStart = jsonTextStart(buffer, starts[FIELD.Metadata]!);
+    const metadataEnd = ends[FIELD.Metadata]!;
     this.metadataStart = sink.length;
     if (buffer[metadataStart] === 0x7b)
       json.write(sink, buffer, metadataStart, metadataEnd, { name: RECORDED_AT, value: recordedAt.view() });
     else sink.text(oddMetadata(buffer.toString('utf8', metadataStart, metadataEnd), recordedAt.view()));
     this.metadataEnd = sink.length;
     sink.bytes(REVISION_OPEN, 0, REVISION_OPEN.length);
-    sink.ascii(String(int64At(buffer, starts[EVENT_FIELD.Revision]!)));
+    sink.ascii(String(int64At(buffer, starts[FIELD.Revision]!)));
     sink.bytes(STREAM_OPEN, 0, STREAM_OPEN.length);
-    jsonString(sink, buffer, starts[EVENT_FIELD.Stream]!, ends[EVENT_FIELD.Stream]!);
+    jsonString(sink, buffer, starts[FIELD.Stream]!, ends[FIELD.Stream]!);
     sink.bytes(TYPE_OPEN, 0, TYPE_OPEN.length);
-    jsonString(sink, buffer, starts[EVENT_FIELD.Type]!, ends[EVENT_FIELD.Type]!);
+    jsonString(sink, buffer, starts[FIELD.Type]!, ends[FIELD.Type]!);
     sink.byte(0x7d);
     return sink.view();
   }

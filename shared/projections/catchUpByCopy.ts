@@ -35,7 +35,7 @@ export interface CopyLane {
 export async function catchUpByCopy(lane: CopyLane): Promise<number> {
   const { active: a, pool } = lane;
   const session = await withClient(pool, (client) =>
-    a.projection.beginCopyCatchUp!(contextFor(a.projection, client), { deferIndexes: a.status === 'live' }),
+    a.projection.beginCopyCatchUp!(contextFor(a.projection, client)),
   );
   // The session's settings must not reach the pool's next user: the connection is closed after.
   return withClient(

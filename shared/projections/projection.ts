@@ -51,13 +51,8 @@ export interface Projection {
    * then takes every batch in order (every event, eventTypes not applied), each in the runner's
    * transaction with the checkpoint, and writes exactly what `apply` would. A batch that fails ends
    * the catch-up: the session is not used again (a new one starts from what committed).
-   * `deferIndexes`: the session may drop indexes `apply` needs while it fills the tables from
-   * empty, provided readerIndexes lists them (a live version's are built as the catch-up ends).
    */
-  beginCopyCatchUp?(
-    ctx: ProjectionContext,
-    options: { readonly deferIndexes: boolean },
-  ): Promise<CopyCatchUp>;
+  beginCopyCatchUp?(ctx: ProjectionContext): Promise<CopyCatchUp>;
 }
 
 /** A catch-up begun by Projection.beginCopyCatchUp. */

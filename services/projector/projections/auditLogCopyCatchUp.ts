@@ -12,10 +12,16 @@ import {
 import { AuditedEventBytes, auditText } from '#shared/audit/auditedEventBytes';
 import { ChainedBytesWriter } from '#shared/audit/chainedEventBytes';
 import { copyIn } from '#shared/audit/copyIn';
-import { EVENT_FIELD, EVENT_FIELDS, type CopiedEvents } from '#shared/eventStore/postgres/eventsCopy';
+import {
+  EVENT_FIELD,
+  EVENT_FIELDS,
+  type CopiedEvents,
+  jsonTextStart,
+} from '#shared/eventStore/postgres/eventsCopy';
 import { BinaryCopyReader, BinaryCopyWriter, int64At } from '#shared/infra/postgres/binaryCopy';
 import type { CopyCatchUp, ProjectionContext } from '#shared/projections/projection';
-import { AUDIT_COLUMNS, chainHead, dropOwnIndexes, lastRevisions, ownIndexes } from './auditLogTables';
+import { AUDIT_COLUMNS, chainHead, lastRevisions } from './auditLogTables';
+import { ResourceRevisions } from './resourceRevisions';
 
 /**
  * Past this many resources remembered, a catch-up looks their revisions up by batch, as apply does.
@@ -30,25 +36,21 @@ export const MAX_REMEMBERED_RESOURCES = 2_000_000;
  * removed (AuditedEventBytes), and parsed as apply parses it otherwise. The rows are apply's, byte
  * for byte.
  *
- * From empty tables the session numbers revisions from memory (every resource's last revision:
- * it wrote them all), so the index apply looks them up by, and the references' key, can wait for
- * the end: with `deferIndexes` they are dropped here and built back among the reader indexes.
- * Resumed half-way, or past `maxRemembered` resources, it looks them up as apply does.
+ * From empty tables the session numbers revisions from memory (every resource's last revision: it
+ * wrote them all) instead of looking them up batch by batch; resumed half-way, or past
+ * `maxRemembered` resources, it looks them up as apply does. (Dropping the indexes to build them
+ * at the end instead cost as much CPU, and left it all to the end, when nothing else runs.)
  */
 export async function beginAuditCopyCatchUp(
   ctx: ProjectionContext,
-  {
-    deferIndexes,
-    maxRemembered = MAX_REMEMBERED_RESOURCES,
-  }: { deferIndexes: boolean; maxRemembered?: number },
+  { maxRemembered = MAX_REMEMBERED_RESOURCES }: { maxRemembered?: number } = {},
 ): Promise<CopyCatchUp> {
   const head = await chainHead(ctx);
-  const fromEmpty = head.seq === 0;
-  const statements = fromEmpty && deferIndexes ? dropOwnIndexes(ctx) : ownIndexes(ctx);
-  for (const statement of statements) await ctx.client.query(statement);
-  return new AuditCopyCatchUp(head.seq, head.hash, head.hwm.getTime(), fromEmpty, maxRemembered);
+  return new AuditCopyCatchUp(head.seq, head.hash, head.hwm.getTime(), head.seq === 0, maxRemembered);
 }
 
+/** Read once: a module's export read per event costs a getter call where modules are transpiled (tsx). */
+const FIELD = EVENT_FIELD;
 /** The event log's COPY of one batch: 17 fields a row. */
 const AUDIT_FIELDS = 17;
 /** The bytes COPY sends for the row in one piece. */
@@ -58,8 +60,8 @@ class AuditCopyCatchUp implements CopyCatchUp {
   private readonly previous = Buffer.alloc(32);
   private readonly chained = new ChainedBytesWriter();
   private readonly audited = new AuditedEventBytes();
-  /** Last public revision by "type:id": of every resource while `complete`, else of this batch's. */
-  private revisions = new Map<string, number>();
+  /** Last public revisions: of every resource while `complete`, else of this batch's. */
+  private revisions = new ResourceRevisions();
 
   constructor(
     private seq: number,
@@ -72,11 +74,7 @@ class AuditCopyCatchUp implements CopyCatchUp {
   }
 
   async apply(ctx: ProjectionContext, events: CopiedEvents): Promise<readonly string[]> {
-    if (this.complete && this.revisions.size > this.maxRemembered) {
-      // The look-ups need their index again (built here, in the batch's transaction, over what committed).
-      for (const statement of ownIndexes(ctx)) await ctx.client.query(statement);
-      this.complete = false;
-    }
+    if (this.complete && this.revisions.size > this.maxRemembered) this.complete = false;
     const batch = await this.resources(ctx, events);
     const { client, table } = ctx;
     const copy = copyIn(
@@ -133,12 +131,12 @@ class AuditCopyCatchUp implements CopyCatchUp {
     const { buffer, starts, ends } = reader;
     const missing = new Set<string>();
     for (let i = 0; reader.next(); i++) {
-      const type = reader.buffer.toString('utf8', starts[EVENT_FIELD.Type], ends[EVENT_FIELD.Type]);
-      const streamName = reader.buffer.toString('utf8', starts[EVENT_FIELD.Stream], ends[EVENT_FIELD.Stream]);
+      const type = reader.buffer.toString('utf8', starts[FIELD.Type], ends[FIELD.Type]);
+      const streamName = reader.buffer.toString('utf8', starts[FIELD.Stream], ends[FIELD.Stream]);
       let resource: AuditResource | null;
       if (RESOURCE_IN_PAYLOAD.has(type)) {
         const data: unknown = JSON.parse(
-          buffer.toString('utf8', starts[EVENT_FIELD.Data], ends[EVENT_FIELD.Data]),
+          buffer.toString('utf8', jsonTextStart(buffer, starts[FIELD.Data]!), ends[FIELD.Data]),
         );
         parsed[i] = data;
         resource = resourceOfEvent({ type, data, streamName });
@@ -148,7 +146,13 @@ class AuditCopyCatchUp implements CopyCatchUp {
       if (!this.complete && resource && !isInternalEvent(type))
         missing.add(`${resource.type}:${resource.id}`);
     }
-    if (!this.complete) this.revisions = await lastRevisions(ctx, [...missing]);
+    if (!this.complete) {
+      this.revisions = new ResourceRevisions();
+      for (const [key, revision] of await lastRevisions(ctx, [...missing])) {
+        const colon = key.indexOf(':');
+        this.revisions.set(key.slice(0, colon), key.slice(colon + 1), revision);
+      }
+    }
     return { types, resources, parsed };
   }
 
@@ -170,20 +174,21 @@ class AuditCopyCatchUp implements CopyCatchUp {
     if (recordedAtMs > this.hwmMs) this.hwmMs = recordedAtMs;
     const sink = chained.sink.buffer;
     const internal = isInternalEvent(type);
-    const key = resource ? `${resource.type}:${resource.id}` : undefined;
 
     rows.tuple(AUDIT_FIELDS);
     rows.int8(seq);
-    rows.bytes(buffer, starts[EVENT_FIELD.Commit]!, ends[EVENT_FIELD.Commit]!);
-    rows.bytes(buffer, starts[EVENT_FIELD.Prepare]!, ends[EVENT_FIELD.Prepare]!);
-    rows.bytes(buffer, starts[EVENT_FIELD.Id]!, ends[EVENT_FIELD.Id]!);
-    rows.bytes(buffer, starts[EVENT_FIELD.Type]!, ends[EVENT_FIELD.Type]!);
-    rows.bytes(buffer, starts[EVENT_FIELD.Stream]!, ends[EVENT_FIELD.Stream]!);
-    rows.bytes(buffer, starts[EVENT_FIELD.Revision]!, ends[EVENT_FIELD.Revision]!);
-    if (resource && key) {
+    rows.bytes(buffer, starts[FIELD.Commit]!, ends[FIELD.Commit]!);
+    rows.bytes(buffer, starts[FIELD.Prepare]!, ends[FIELD.Prepare]!);
+    rows.bytes(buffer, starts[FIELD.Id]!, ends[FIELD.Id]!);
+    rows.bytes(buffer, starts[FIELD.Type]!, ends[FIELD.Type]!);
+    rows.bytes(buffer, starts[FIELD.Stream]!, ends[FIELD.Stream]!);
+    rows.bytes(buffer, starts[FIELD.Revision]!, ends[FIELD.Revision]!);
+    if (resource) {
       rows.text(resource.type);
       rows.text(resource.id);
-      rows.int8(internal ? int64At(buffer, starts[EVENT_FIELD.Revision]!) : this.nextRevision(key));
+      rows.int8(
+        internal ? int64At(buffer, starts[FIELD.Revision]!) : this.revisions.next(resource.type, resource.id),
+      );
     } else {
       rows.null();
       rows.null();
@@ -192,24 +197,19 @@ class AuditCopyCatchUp implements CopyCatchUp {
     rows.bool(internal);
     rows.timestampMs(recordedAtMs);
     rows.timestampMs(this.hwmMs);
-    this.writeMetadataFields(rows, buffer, starts[EVENT_FIELD.Metadata]!, ends[EVENT_FIELD.Metadata]!, sink);
-    const refs = audited.references(type, sink, chained.dataStart, chained.dataEnd, key);
+    const metadataStart = jsonTextStart(buffer, starts[FIELD.Metadata]!);
+    this.writeMetadataFields(rows, buffer, metadataStart, ends[FIELD.Metadata]!, sink);
+    const refs = audited.references(type, sink, chained.dataStart, chained.dataEnd, resource);
     if (refs) rows.jsonb(sink, chained.dataStart, chained.dataEnd);
     const data: unknown =
       refs || parsedData !== undefined
         ? parsedData
-        : JSON.parse(buffer.toString('utf8', starts[EVENT_FIELD.Data], ends[EVENT_FIELD.Data]));
+        : JSON.parse(buffer.toString('utf8', jsonTextStart(buffer, starts[FIELD.Data]!), ends[FIELD.Data]));
     if (!refs) rows.jsonbText(JSON.stringify(redactedData(type, data)));
     rows.binaryString(digest);
     if (refs) return refs;
-    const streamName = buffer.toString('utf8', starts[EVENT_FIELD.Stream], ends[EVENT_FIELD.Stream]);
+    const streamName = buffer.toString('utf8', starts[FIELD.Stream], ends[FIELD.Stream]);
     return referencesOfEvent({ type, data, streamName });
-  }
-
-  private nextRevision(key: string): number {
-    const revision = (this.revisions.get(key) ?? -1) + 1;
-    this.revisions.set(key, revision);
-    return revision;
   }
 
   /** actor_id and request_id, from the canonical metadata when it is an object, else as apply reads them. */

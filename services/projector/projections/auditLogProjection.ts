@@ -10,7 +10,7 @@ import {
 import { chainHash } from '#shared/audit/ledgerChain';
 import { copyField, copyIn } from '#shared/audit/copyIn';
 import { beginAuditCopyCatchUp } from './auditLogCopyCatchUp';
-import { AUDIT_COLUMNS, chainHead, lastRevisions, ownIndexes } from './auditLogTables';
+import { AUDIT_COLUMNS, chainHead, lastRevisions } from './auditLogTables';
 
 /**
  * The audit log and the ledger (decisions.md "Audit"): one row per event of the store, every event
@@ -81,8 +81,6 @@ export const auditLogProjection: Projection = {
       `CREATE INDEX IF NOT EXISTS ${name('recorded_hwm_seq')} ON ${events} (recorded_hwm, seq)`,
       // The event log's `until` past the seq where recorded_hwm reaches it (rows recorded before an earlier one).
       `CREATE INDEX IF NOT EXISTS ${name('tstzrange')} ON ${events} USING gist (tstzrange(recorded_at, recorded_hwm, '[]')) WHERE recorded_at < recorded_hwm`,
-      // createTables' own, which a catch-up from empty tables builds at its end (auditLogCopyCatchUp.ts).
-      ...ownIndexes({ table }),
     ];
   },
 
@@ -91,7 +89,7 @@ export const auditLogProjection: Projection = {
     return [];
   },
 
-  beginCopyCatchUp: (ctx, { deferIndexes }) => beginAuditCopyCatchUp(ctx, { deferIndexes }),
+  beginCopyCatchUp: (ctx) => beginAuditCopyCatchUp(ctx),
 };
 
 /**

@@ -27,7 +27,7 @@ export async function chainHead({ client, table }: ProjectionContext): Promise<C
 
 /**
  * The last public revision of each resource ("type:id" keys), for numbering a batch's events within
- * their resource. Reads by RESOURCE_INDEX.
+ * their resource (by the (resource_type, resource_id, seq) index).
  */
 export async function lastRevisions(
   { client, table }: ProjectionContext,
@@ -47,41 +47,4 @@ export async function lastRevisions(
   );
   for (const row of rows) if (row.revision !== null) revisions.set(`${row.t}:${row.i}`, Number(row.revision));
   return revisions;
-}
-
-/** The schema part of a quoted table name ("rm".): an index is named in its table's schema. */
-const schemaOf = (table: string): string => table.slice(0, table.lastIndexOf('.') + 1);
-/** The names PostgreSQL gave what createTables built, from the tables' ("rm"."audit_events_v1"). */
-const named = (table: string, suffix: string): string =>
-  `"${table.slice(table.lastIndexOf('.') + 2, -1)}_${suffix}"`;
-const resourceIndex = (events: string): string => named(events, 'resource_type_resource_id_seq_idx');
-const referencesKey = (references: string): string => named(references, 'pkey');
-
-/**
- * What the tables need besides their rows for apply's own look-up (lastRevisions) and for replays
- * (audit_references by ref), as idempotent statements: createTables builds both at once; a catch-up
- * that fills the tables from empty without them (auditLogCopyCatchUp.ts) lists them among the reader
- * indexes, which are built when it ends, or by the next runner start after it stopped half-way.
- */
-export function ownIndexes({ table }: Pick<ProjectionContext, 'table'>): string[] {
-  const events = table('audit_events');
-  const references = table('audit_references');
-  return [
-    `CREATE INDEX IF NOT EXISTS ${resourceIndex(events)} ON ${events} (resource_type, resource_id, seq)`,
-    `DO $$ BEGIN
-       IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conrelid = '${references}'::regclass AND contype = 'p') THEN
-         ALTER TABLE ${references} ADD CONSTRAINT ${referencesKey(references)} PRIMARY KEY (ref, seq);
-       END IF;
-     END $$`,
-  ];
-}
-
-/** Drops what ownIndexes builds (for tables about to be filled from empty). */
-export function dropOwnIndexes({ table }: Pick<ProjectionContext, 'table'>): string[] {
-  const events = table('audit_events');
-  const references = table('audit_references');
-  return [
-    `DROP INDEX IF EXISTS ${schemaOf(events)}${resourceIndex(events)}`,
-    `ALTER TABLE ${references} DROP CONSTRAINT IF EXISTS ${referencesKey(references)}`,
-  ];
 }
