@@ -28,9 +28,10 @@ export interface CopyLane {
 
 /**
  * One projection's catch-up from the PostgreSQL store's table (Projection.beginCopyCatchUp): the
- * events read by binary COPY on a connection of their own, the next batch while this one is applied,
- * each batch applied with the checkpoint in one transaction (commitBatch), as the runner's other
- * lanes apply theirs. Returns the events applied.
+ * events read by binary COPY on a connection of their own, the next batch while this one is applied
+ * (and handed to the session's prepare as soon as it is read, in order), each batch applied with the
+ * checkpoint in one transaction (commitBatch), one after another, as the runner's other lanes apply
+ * theirs. Returns the events applied.
  */
 export async function catchUpByCopy(lane: CopyLane): Promise<number> {
   const { active: a, pool } = lane;
@@ -42,27 +43,29 @@ export async function catchUpByCopy(lane: CopyLane): Promise<number> {
     lane.tables.pool,
     async (reader) => {
       await reader.query(EVENTS_COPY_SETTINGS);
-      const read = (after: GlobalPosition): Promise<CopiedEvents> => {
-        const batch = readTowards(reader, lane, after);
-        batch.catch(() => undefined); // awaited below, or abandoned when a batch fails
+      // Each batch goes to the session's prepare as soon as it is read (so in order), before apply.
+      const read = async (after: GlobalPosition): Promise<CopiedEvents> => {
+        const batch = await readTowards(reader, lane, after);
+        if (batch.count > 0) session.prepare?.(batch);
         return batch;
       };
       let applied = 0;
-      let next = read(a.position);
-      try {
-        for (;;) {
-          const batch = await next;
-          if (batch.count === 0 || lane.stopped()) return applied;
-          next = read(batch.end);
-          await commitBatch(pool, [a], batch.end, (client) =>
-            session.apply(contextFor(a.projection, client), batch),
-          );
-          applied += batch.count;
-          lane.onBatch(applied, batch.end);
+      let batch = await read(a.position);
+      while (batch.count > 0 && !lane.stopped()) {
+        const current = batch;
+        const committing = commitBatch(pool, [a], current.end, (client) =>
+          session.apply(contextFor(a.projection, client), current),
+        );
+        committing.catch(() => undefined); // awaited below, whatever the read does
+        try {
+          batch = await read(current.end);
+        } finally {
+          await committing;
         }
-      } finally {
-        await next.catch(() => undefined); // a read still in flight finishes before its connection goes
+        applied += current.count;
+        lane.onBatch(applied, current.end);
       }
+      return applied;
     },
     { discard: true },
   );

@@ -57,6 +57,11 @@ export interface Projection {
 
 /** A catch-up begun by Projection.beginCopyCatchUp. */
 export interface CopyCatchUp {
+  /**
+   * Optional: the batch the runner will apply next, announced while the one before is still being
+   * written and committed; the session may compute what it will write meanwhile (and write nothing).
+   */
+  prepare?(events: CopiedEvents): void;
   apply(ctx: ProjectionContext, events: CopiedEvents): Promise<readonly string[]>;
 }
 

@@ -34,7 +34,13 @@ const perEventStore = (): EventStore => {
 };
 
 const catchUp = (store: EventStore, batchSize: number, projection: Projection = auditLogProjection) =>
-  new ProjectionRunner({ store, pool: db.pool, projections: [projection], batchSize }).catchUp();
+  new ProjectionRunner({
+    store,
+    pool: db.pool,
+    projections: [projection],
+    batchSize,
+    copyBatchSize: batchSize,
+  }).catchUp();
 
 /** Drops the audit log's tables and checkpoint: the next catch-up starts from empty tables. */
 async function reset(): Promise<void> {

@@ -56,12 +56,22 @@ const AUDIT_FIELDS = 17;
 /** The bytes COPY sends for the row in one piece. */
 const PIECE_BYTES = 64 * 1024;
 
+/** A batch's rows in binary COPY: audit_events' pieces, and audit_references' (none: no reference). */
+interface BatchRows {
+  readonly pieces: Buffer[];
+  readonly references: Buffer | undefined;
+}
+
 class AuditCopyCatchUp implements CopyCatchUp {
   private readonly previous = Buffer.alloc(32);
   private readonly chained = new ChainedBytesWriter();
   private readonly audited = new AuditedEventBytes();
   /** Last public revisions: of every resource while `complete`, else of this batch's. */
   private revisions = new ResourceRevisions();
+  /** Batches' rows are computed one after another, in order: each goes on from the chain's state. */
+  private computing: Promise<unknown> = Promise.resolve();
+  /** Rows computed ahead, by batch (the runner may read and announce the next before applying this one). */
+  private readonly prepared = new Map<CopiedEvents, Promise<BatchRows>>();
 
   constructor(
     private seq: number,
@@ -73,87 +83,111 @@ class AuditCopyCatchUp implements CopyCatchUp {
     previous.copy(this.previous);
   }
 
+  /**
+   * Computes the batch's rows now, while the batch before is still being committed, when they depend
+   * on nothing the database holds (every resource remembered); look-ups wait for apply.
+   */
+  prepare(events: CopiedEvents): void {
+    if (!this.stillComplete()) return;
+    const rows = this.compute(events, undefined, undefined);
+    rows.catch(() => undefined); // awaited by apply, or dropped with the session when a batch fails
+    this.prepared.set(events, rows);
+  }
+
   async apply(ctx: ProjectionContext, events: CopiedEvents): Promise<readonly string[]> {
-    if (this.complete && this.revisions.size > this.maxRemembered) this.complete = false;
-    const batch = await this.resources(ctx, events);
+    const prepared = this.prepared.get(events);
+    this.prepared.delete(events);
+    // Look-ups first: the connection takes no other statement once the COPY has begun.
+    const looked = prepared || this.stillComplete() ? undefined : await this.lookUpRevisions(ctx, events);
     const { client, table } = ctx;
     const copy = copyIn(
       client,
       `COPY ${table('audit_events')} (${AUDIT_COLUMNS}) FROM STDIN (FORMAT binary)`,
     );
+    let rows: BatchRows;
+    if (prepared) {
+      rows = await prepared;
+      for (const piece of rows.pieces) copy.write(piece);
+    } else rows = await this.compute(events, looked, (piece) => copy.write(piece));
+    await copy.end();
+    if (rows.references) {
+      const copyRefs = copyIn(
+        client,
+        `COPY ${table('audit_references')} (ref, seq) FROM STDIN (FORMAT binary)`,
+      );
+      copyRefs.write(rows.references);
+      await copyRefs.end();
+    }
+    return [];
+  }
+
+  /** False once past maxRemembered resources: from then on, revisions are looked up. */
+  private stillComplete(): boolean {
+    if (this.complete && this.revisions.size > this.maxRemembered) this.complete = false;
+    return this.complete;
+  }
+
+  /** The batch's rows, once the batches before it are computed; each piece to `send` as it fills, if given. */
+  private compute(
+    events: CopiedEvents,
+    looked: readonly EventFacts[] | undefined,
+    send: ((piece: Buffer) => void) | undefined,
+  ): Promise<BatchRows> {
+    const rows = this.computing.then(() => this.rows(events, looked, send));
+    this.computing = rows.catch(() => undefined);
+    return rows;
+  }
+
+  private async rows(
+    events: CopiedEvents,
+    looked: readonly EventFacts[] | undefined,
+    send: ((piece: Buffer) => void) | undefined,
+  ): Promise<BatchRows> {
     const rows = new BinaryCopyWriter(PIECE_BYTES);
     const refs = new BinaryCopyWriter(PIECE_BYTES);
+    const pieces: Buffer[] = [];
+    const out = send ?? ((piece: Buffer) => void pieces.push(piece));
     let refCount = 0;
     const reader = new BinaryCopyReader(EVENT_FIELDS);
     reader.push(events.bytes);
     for (let i = 0; reader.next(); i++) {
       const seq = ++this.seq;
-      const eventRefs = this.writeRow(
-        rows,
-        reader,
-        seq,
-        batch.types[i]!,
-        batch.resources[i] ?? null,
-        batch.parsed[i],
-      );
+      const eventRefs = this.writeRow(rows, reader, seq, looked?.[i] ?? factsOf(reader));
       for (const ref of eventRefs) {
         refs.tuple(2);
         refs.text(ref);
         refs.int8(seq);
         refCount++;
       }
-      if (rows.full) copy.write(rows.take());
-    }
-    reader.finish();
-    copy.write(rows.end());
-    await copy.end();
-    if (refCount > 0) {
-      const copyRefs = copyIn(
-        client,
-        `COPY ${table('audit_references')} (ref, seq) FROM STDIN (FORMAT binary)`,
-      );
-      copyRefs.write(refs.end());
-      await copyRefs.end();
-    }
-    return [];
-  }
-
-  /**
-   * Each event's type and resource (some read from the parsed payload, kept for the row), and the
-   * resources' last revisions looked up when they are not all remembered.
-   */
-  private async resources(ctx: ProjectionContext, events: CopiedEvents): Promise<BatchResources> {
-    const types: string[] = [];
-    const resources: (AuditResource | null)[] = [];
-    const parsed: unknown[] = [];
-    const reader = new BinaryCopyReader(EVENT_FIELDS);
-    reader.push(events.bytes);
-    const { buffer, starts, ends } = reader;
-    const missing = new Set<string>();
-    for (let i = 0; reader.next(); i++) {
-      const type = reader.buffer.toString('utf8', starts[FIELD.Type], ends[FIELD.Type]);
-      const streamName = reader.buffer.toString('utf8', starts[FIELD.Stream], ends[FIELD.Stream]);
-      let resource: AuditResource | null;
-      if (RESOURCE_IN_PAYLOAD.has(type)) {
-        const data: unknown = JSON.parse(
-          buffer.toString('utf8', jsonTextStart(buffer, starts[FIELD.Data]!), ends[FIELD.Data]),
-        );
-        parsed[i] = data;
-        resource = resourceOfEvent({ type, data, streamName });
-      } else resource = resourceOfStream(streamName) ?? null;
-      types.push(type);
-      resources.push(resource);
-      if (!this.complete && resource && !isInternalEvent(type))
-        missing.add(`${resource.type}:${resource.id}`);
-    }
-    if (!this.complete) {
-      this.revisions = new ResourceRevisions();
-      for (const [key, revision] of await lastRevisions(ctx, [...missing])) {
-        const colon = key.indexOf(':');
-        this.revisions.set(key.slice(0, colon), key.slice(colon + 1), revision);
+      if (rows.full) {
+        out(rows.take());
+        // Lets pieces go out, the next batch's events come in and the batch before commit meanwhile.
+        await new Promise<void>((resolve) => setImmediate(resolve));
       }
     }
-    return { types, resources, parsed };
+    reader.finish();
+    out(rows.end());
+    return { pieces, references: refCount > 0 ? refs.end() : undefined };
+  }
+
+  /** Each event's facts, the last revisions of their resources looked up (when not all remembered). */
+  private async lookUpRevisions(ctx: ProjectionContext, events: CopiedEvents): Promise<EventFacts[]> {
+    const facts: EventFacts[] = [];
+    const reader = new BinaryCopyReader(EVENT_FIELDS);
+    reader.push(events.bytes);
+    const keys = new Set<string>();
+    while (reader.next()) {
+      const event = factsOf(reader);
+      facts.push(event);
+      if (event.resource && !isInternalEvent(event.type))
+        keys.add(`${event.resource.type}:${event.resource.id}`);
+    }
+    this.revisions = new ResourceRevisions();
+    for (const [key, revision] of await lastRevisions(ctx, [...keys])) {
+      const colon = key.indexOf(':');
+      this.revisions.set(key.slice(0, colon), key.slice(colon + 1), revision);
+    }
+    return facts;
   }
 
   /** Writes the event the reader holds as audit_events row `seq`; returns its references. */
@@ -161,9 +195,7 @@ class AuditCopyCatchUp implements CopyCatchUp {
     rows: BinaryCopyWriter,
     reader: BinaryCopyReader,
     seq: number,
-    type: string,
-    resource: AuditResource | null,
-    parsedData: unknown,
+    { type, resource, data: parsedData }: EventFacts,
   ): readonly string[] {
     const { buffer, starts, ends } = reader;
     const { chained, audited, previous } = this;
@@ -248,9 +280,23 @@ class AuditCopyCatchUp implements CopyCatchUp {
   }
 }
 
-interface BatchResources {
-  readonly types: readonly string[];
-  readonly resources: readonly (AuditResource | null)[];
-  /** The payloads parsed to find their resource, by index in the batch. */
-  readonly parsed: readonly unknown[];
+/** What the row of an event takes from its type and stream, or from its payload for some types. */
+interface EventFacts {
+  readonly type: string;
+  readonly resource: AuditResource | null;
+  /** The payload, when it was parsed to find the resource. */
+  readonly data: unknown;
+}
+
+/** The facts of the event the reader holds. */
+function factsOf(reader: BinaryCopyReader): EventFacts {
+  const { buffer, starts, ends } = reader;
+  const type = buffer.toString('utf8', starts[FIELD.Type], ends[FIELD.Type]);
+  const streamName = buffer.toString('utf8', starts[FIELD.Stream], ends[FIELD.Stream]);
+  if (!RESOURCE_IN_PAYLOAD.has(type))
+    return { type, resource: resourceOfStream(streamName) ?? null, data: undefined };
+  const data: unknown = JSON.parse(
+    buffer.toString('utf8', jsonTextStart(buffer, starts[FIELD.Data]!), ends[FIELD.Data]),
+  );
+  return { type, resource: resourceOfEvent({ type, data, streamName }), data };
 }

@@ -122,8 +122,8 @@ export class BinaryCopyWriter {
   constructor(private readonly chunkBytes = 64 * 1024) {
     this.buffer = Buffer.allocUnsafe(chunkBytes * 2);
     this.raw(SIGNATURE, 0, SIGNATURE.length);
-    this.uint32(0); // flags
-    this.uint32(0); // header extension length
+    this.int32(0); // flags
+    this.int32(0); // header extension length
   }
 
   /** Bytes written and not yet taken. */
@@ -153,11 +153,13 @@ export class BinaryCopyWriter {
   /** Starts a tuple of `fields` fields. */
   tuple(fields: number): void {
     this.reserve(2);
-    this.buffer.writeUInt16BE(fields, this.length);
-    this.length += 2;
+    const buffer = this.buffer;
+    buffer[this.length++] = fields >>> 8;
+    buffer[this.length++] = fields;
   }
 
   null(): void {
+    this.reserve(4);
     this.int32(-1);
   }
 
@@ -166,13 +168,14 @@ export class BinaryCopyWriter {
     this.reserve(12);
     this.int32(8);
     const high = Math.floor(value / TWO_TO_32);
-    this.buffer.writeInt32BE(high, this.length);
-    this.buffer.writeUInt32BE(value - high * TWO_TO_32, this.length + 4);
-    this.length += 8;
+    this.int32(high);
+    this.int32(value - high * TWO_TO_32);
   }
 
   /** An integer (32 bits). */
   int4(value: number): void {
+    if (!Number.isInteger(value) || value < -2147483648 || value > 2147483647)
+      throw new RangeError(`${value} is out of range for an integer`);
     this.reserve(8);
     this.int32(4);
     this.int32(value);
@@ -203,7 +206,8 @@ export class BinaryCopyWriter {
     const at = this.length;
     this.length += 4;
     const written = this.buffer.write(value, this.length, 'utf8');
-    this.buffer.writeInt32BE(written, at);
+    this.length = at;
+    this.int32(written);
     this.length += written;
   }
 
@@ -222,8 +226,9 @@ export class BinaryCopyWriter {
     this.length += 4;
     this.buffer[this.length++] = 1;
     const written = this.buffer.write(value, this.length, 'utf8');
-    this.buffer.writeInt32BE(1 + written, at);
-    this.length += written;
+    this.length = at;
+    this.int32(1 + written);
+    this.length += 1 + written;
   }
 
   /** A timestamptz from milliseconds since the Unix epoch (microseconds since PostgreSQL's). */
@@ -231,16 +236,15 @@ export class BinaryCopyWriter {
     this.int8((ms - POSTGRES_EPOCH_MS) * 1000);
   }
 
+  /** Four bytes big-endian, room reserved by the caller. */
   private int32(value: number): void {
-    this.reserve(4);
-    this.buffer.writeInt32BE(value, this.length);
-    this.length += 4;
-  }
-
-  private uint32(value: number): void {
-    this.reserve(4);
-    this.buffer.writeUInt32BE(value, this.length);
-    this.length += 4;
+    const buffer = this.buffer;
+    const at = this.length;
+    buffer[at] = value >>> 24;
+    buffer[at + 1] = value >>> 16;
+    buffer[at + 2] = value >>> 8;
+    buffer[at + 3] = value;
+    this.length = at + 4;
   }
 
   private raw(source: Buffer, start: number, end: number): void {
