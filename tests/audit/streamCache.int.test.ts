@@ -7,6 +7,7 @@ import {
 } from '#shared/eventStore/eventStore';
 import { StreamCache } from '#shared/audit/replay/streamCache';
 import { eventStoreDatabase } from '#tests/support/eventStoreDatabase';
+import { seededRandom } from '#tests/support/seededRandom';
 
 /**
  * The replays' stream cache answers every read exactly as the PostgreSQL store does at that moment
@@ -77,19 +78,8 @@ function randomOptions(known: readonly RecordedEvent[], random: () => number): R
   return options;
 }
 
-/** A seeded generator, so that a failure can be replayed. */
-function mulberry32(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 it('answers every read as the store does, while the streams grow', async () => {
-  const random = mulberry32(20261127);
+  const random = seededRandom(20261127);
   const cache = new StreamCache(db.store, { maxBytes: 8 * 1024 * 1024 });
   let n = 0;
   for (let step = 0; step < 400; step++) {
