@@ -1,26 +1,10 @@
-import { hash } from 'node:crypto';
-import type { AuditResource } from '#shared/audit/auditedEvent';
-import {
-  RESOURCE_IN_PAYLOAD,
-  actorIdOf,
-  isInternalEvent,
-  redactedData,
-  referencesOfEvent,
-  resourceOfEvent,
-  resourceOfStream,
-} from '#shared/audit/auditedEvent';
-import { AuditedEventBytes, auditText } from '#shared/audit/auditedEventBytes';
-import { ChainedBytesWriter } from '#shared/audit/chainedEventBytes';
+import { isInternalEvent } from '#shared/audit/auditedEvent';
 import { copyIn } from '#shared/audit/copyIn';
-import {
-  EVENT_FIELD,
-  EVENT_FIELDS,
-  type CopiedEvents,
-  jsonTextStart,
-} from '#shared/eventStore/postgres/eventsCopy';
-import { BinaryCopyReader, BinaryCopyWriter, int64At } from '#shared/infra/postgres/binaryCopy';
+import { EVENT_FIELDS, type CopiedEvents } from '#shared/eventStore/postgres/eventsCopy';
+import { BinaryCopyReader, BinaryCopyWriter } from '#shared/infra/postgres/binaryCopy';
 import type { CopyCatchUp, ProjectionContext } from '#shared/projections/projection';
-import { AUDIT_COLUMNS, chainHead, lastRevisions } from './auditLogTables';
+import { AuditRowWriter, type EventFacts, factsOf } from './auditRowWriter';
+import { AUDIT_COLUMNS, type ChainHead, chainHead, lastRevisions } from './auditLogTables';
 import { ResourceRevisions } from './resourceRevisions';
 
 /**
@@ -30,11 +14,9 @@ import { ResourceRevisions } from './resourceRevisions';
 export const MAX_REMEMBERED_RESOURCES = 2_000_000;
 
 /**
- * The audit log's catch-up from the events' bytes (Projection.beginCopyCatchUp): per event, the
- * chain's hash from its canonical bytes (ChainedBytesWriter, one crypto.hash call), its row written
- * in binary COPY with its payload passed on as those canonical bytes when nothing in it is to be
- * removed (AuditedEventBytes), and parsed as apply parses it otherwise. The rows are apply's, byte
- * for byte.
+ * The audit log's catch-up from the events' bytes (Projection.beginCopyCatchUp): each batch's rows
+ * written in binary COPY by AuditRowWriter, apply's byte for byte, computed while the batch before
+ * is still being written and committed.
  *
  * From empty tables the session numbers revisions from memory (every resource's last revision: it
  * wrote them all) instead of looking them up batch by batch; resumed half-way, or past
@@ -46,14 +28,10 @@ export async function beginAuditCopyCatchUp(
   { maxRemembered = MAX_REMEMBERED_RESOURCES }: { maxRemembered?: number } = {},
 ): Promise<CopyCatchUp> {
   const head = await chainHead(ctx);
-  return new AuditCopyCatchUp(head.seq, head.hash, head.hwm.getTime(), head.seq === 0, maxRemembered);
+  return new AuditCopyCatchUp(head, head.seq === 0, maxRemembered);
 }
 
-/** Read once: a module's export read per event costs a getter call where modules are transpiled (tsx). */
-const FIELD = EVENT_FIELD;
-/** The event log's COPY of one batch: 17 fields a row. */
-const AUDIT_FIELDS = 17;
-/** The bytes COPY sends for the row in one piece. */
+/** The bytes COPY sends for the rows in one piece. */
 const PIECE_BYTES = 64 * 1024;
 
 /** A batch's rows in binary COPY: audit_events' pieces, and audit_references' (none: no reference). */
@@ -63,9 +41,7 @@ interface BatchRows {
 }
 
 class AuditCopyCatchUp implements CopyCatchUp {
-  private readonly previous = Buffer.alloc(32);
-  private readonly chained = new ChainedBytesWriter();
-  private readonly audited = new AuditedEventBytes();
+  private readonly writer: AuditRowWriter;
   /** Last public revisions: of every resource while `complete`, else of this batch's. */
   private revisions = new ResourceRevisions();
   /** Batches' rows are computed one after another, in order: each goes on from the chain's state. */
@@ -74,13 +50,11 @@ class AuditCopyCatchUp implements CopyCatchUp {
   private readonly prepared = new Map<CopiedEvents, Promise<BatchRows>>();
 
   constructor(
-    private seq: number,
-    previous: Buffer,
-    private hwmMs: number,
+    head: ChainHead,
     private complete: boolean,
     private readonly maxRemembered: number,
   ) {
-    previous.copy(this.previous);
+    this.writer = new AuditRowWriter(head);
   }
 
   /**
@@ -151,12 +125,12 @@ class AuditCopyCatchUp implements CopyCatchUp {
     const reader = new BinaryCopyReader(EVENT_FIELDS);
     reader.push(events.bytes);
     for (let i = 0; reader.next(); i++) {
-      const seq = ++this.seq;
-      const eventRefs = this.writeRow(rows, reader, seq, looked?.[i] ?? factsOf(reader));
+      const facts = looked?.[i] ?? factsOf(reader);
+      const eventRefs = this.writer.write(rows, reader, facts, this.revisions);
       for (const ref of eventRefs) {
         refs.tuple(2);
         refs.text(ref);
-        refs.int8(seq);
+        refs.int8(this.writer.seq);
         refCount++;
       }
       if (rows.full) {
@@ -189,114 +163,4 @@ class AuditCopyCatchUp implements CopyCatchUp {
     }
     return facts;
   }
-
-  /** Writes the event the reader holds as audit_events row `seq`; returns its references. */
-  private writeRow(
-    rows: BinaryCopyWriter,
-    reader: BinaryCopyReader,
-    seq: number,
-    { type, resource, data: parsedData }: EventFacts,
-  ): readonly string[] {
-    const { buffer, starts, ends } = reader;
-    const { chained, audited, previous } = this;
-    // One call, no Hash object; the digest as a one-byte-per-character string, the next one's input.
-    const digest = hash('sha256', chained.write(previous, buffer, starts, ends), 'binary');
-    previous.write(digest, 0, 'latin1');
-    const recordedAtMs = chained.recordedAtMs;
-    if (recordedAtMs > this.hwmMs) this.hwmMs = recordedAtMs;
-    const sink = chained.sink.buffer;
-    const internal = isInternalEvent(type);
-
-    rows.tuple(AUDIT_FIELDS);
-    rows.int8(seq);
-    rows.bytes(buffer, starts[FIELD.Commit]!, ends[FIELD.Commit]!);
-    rows.bytes(buffer, starts[FIELD.Prepare]!, ends[FIELD.Prepare]!);
-    rows.bytes(buffer, starts[FIELD.Id]!, ends[FIELD.Id]!);
-    rows.bytes(buffer, starts[FIELD.Type]!, ends[FIELD.Type]!);
-    rows.bytes(buffer, starts[FIELD.Stream]!, ends[FIELD.Stream]!);
-    rows.bytes(buffer, starts[FIELD.Revision]!, ends[FIELD.Revision]!);
-    if (resource) {
-      rows.text(resource.type);
-      rows.text(resource.id);
-      rows.int8(
-        internal ? int64At(buffer, starts[FIELD.Revision]!) : this.revisions.next(resource.type, resource.id),
-      );
-    } else {
-      rows.null();
-      rows.null();
-      rows.null();
-    }
-    rows.bool(internal);
-    rows.timestampMs(recordedAtMs);
-    rows.timestampMs(this.hwmMs);
-    const metadataStart = jsonTextStart(buffer, starts[FIELD.Metadata]!);
-    this.writeMetadataFields(rows, buffer, metadataStart, ends[FIELD.Metadata]!, sink);
-    const refs = audited.references(type, sink, chained.dataStart, chained.dataEnd, resource);
-    if (refs) rows.jsonb(sink, chained.dataStart, chained.dataEnd);
-    const data: unknown =
-      refs || parsedData !== undefined
-        ? parsedData
-        : JSON.parse(buffer.toString('utf8', jsonTextStart(buffer, starts[FIELD.Data]!), ends[FIELD.Data]));
-    if (!refs) rows.jsonbText(JSON.stringify(redactedData(type, data)));
-    rows.binaryString(digest);
-    if (refs) return refs;
-    const streamName = buffer.toString('utf8', starts[FIELD.Stream], ends[FIELD.Stream]);
-    return referencesOfEvent({ type, data, streamName });
-  }
-
-  /** actor_id and request_id, from the canonical metadata when it is an object, else as apply reads them. */
-  private writeMetadataFields(
-    rows: BinaryCopyWriter,
-    buffer: Buffer,
-    start: number,
-    end: number,
-    sink: Buffer,
-  ): void {
-    const { audited, chained } = this;
-    let actorId: number | null;
-    let requestId: string | null;
-    if (audited.readMetadata(sink, chained.metadataStart, chained.metadataEnd)) {
-      actorId = audited.actorId;
-      if (audited.requestIdStart >= 0) {
-        if (actorId === null) rows.null();
-        else rows.int4(actorId);
-        rows.bytes(sink, audited.requestIdStart, audited.requestIdEnd);
-        return;
-      }
-      requestId = audited.requestIdText;
-    } else {
-      // Not an object: what readAll's spread makes of it.
-      const metadata = { ...(JSON.parse(buffer.toString('utf8', start, end)) as object) } as Record<
-        string,
-        unknown
-      >;
-      actorId = actorIdOf(String(metadata.actor));
-      requestId = auditText(metadata.requestId);
-    }
-    if (actorId === null) rows.null();
-    else rows.int4(actorId);
-    if (requestId === null) rows.null();
-    else rows.text(requestId);
-  }
-}
-
-/** What the row of an event takes from its type and stream, or from its payload for some types. */
-interface EventFacts {
-  readonly type: string;
-  readonly resource: AuditResource | null;
-  /** The payload, when it was parsed to find the resource. */
-  readonly data: unknown;
-}
-
-/** The facts of the event the reader holds. */
-function factsOf(reader: BinaryCopyReader): EventFacts {
-  const { buffer, starts, ends } = reader;
-  const type = buffer.toString('utf8', starts[FIELD.Type], ends[FIELD.Type]);
-  const streamName = buffer.toString('utf8', starts[FIELD.Stream], ends[FIELD.Stream]);
-  if (!RESOURCE_IN_PAYLOAD.has(type))
-    return { type, resource: resourceOfStream(streamName) ?? null, data: undefined };
-  const data: unknown = JSON.parse(
-    buffer.toString('utf8', jsonTextStart(buffer, starts[FIELD.Data]!), ends[FIELD.Data]),
-  );
-  return { type, resource: resourceOfEvent({ type, data, streamName }), data };
 }
