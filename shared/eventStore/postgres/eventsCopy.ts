@@ -92,7 +92,9 @@ export function eventTables(pool: pg.Pool, schema?: string): EventTables {
 /**
  * The tables behind `store` when reading them gives exactly what the store's reads give: the
  * PostgreSQL adapter (its pool and SqlNames), with no upcaster registered (an upcast event only
- * exists in the store's read). undefined otherwise (EventStoreDB).
+ * exists in the store's read). undefined otherwise (EventStoreDB). A wrapper that spreads the
+ * adapter keeps its pool and names, so it must not change what is read (instrumentEventStore counts
+ * appends; upcastingEventStore is the adapter itself while UPCASTERS is empty).
  */
 export function eventTablesOf(store: EventStore): EventTables | undefined {
   if (UPCASTERS.size > 0) return undefined;

@@ -120,7 +120,7 @@ export class BinaryCopyWriter {
   private length = 0;
 
   constructor(private readonly chunkBytes = 64 * 1024) {
-    this.buffer = Buffer.allocUnsafe(chunkBytes * 2);
+    this.buffer = Buffer.allocUnsafe(chunkBytes + 16 * 1024);
     this.raw(SIGNATURE, 0, SIGNATURE.length);
     this.int32(0); // flags
     this.int32(0); // header extension length
@@ -139,7 +139,8 @@ export class BinaryCopyWriter {
   /** The bytes written so far (the writer continues in a new buffer). */
   take(): Buffer {
     const taken = this.buffer.subarray(0, this.length);
-    this.buffer = Buffer.allocUnsafe(Math.max(this.chunkBytes * 2, this.buffer.length));
+    // A piece and the row that fills it up: room for most rows without growing.
+    this.buffer = Buffer.allocUnsafe(this.chunkBytes + 16 * 1024);
     this.length = 0;
     return taken;
   }
