@@ -87,7 +87,9 @@ export const RESOURCE_IN_PAYLOAD: ReadonlySet<string> = new Set([
  * bookkeeping events belong to the resource they serve (a reservation to its owner, an allocated id
  * to the resource it became). null when there is none.
  */
-export function resourceOfEvent(event: Pick<RecordedEvent, 'type' | 'data' | 'streamName'>): AuditResource | null {
+export function resourceOfEvent(
+  event: Pick<RecordedEvent, 'type' | 'data' | 'streamName'>,
+): AuditResource | null {
   const data = record(event.data);
   switch (event.type) {
     case 'AccessTokenIssued':
@@ -141,7 +143,8 @@ export function referencesOfEvent(event: Pick<RecordedEvent, 'type' | 'data' | '
   const scan = (fields: Record<string, unknown>): void => {
     for (const [field, type] of REFERENCE_FIELDS) {
       const value = fields[field];
-      if (typeof value === 'number' || (typeof value === 'string' && value !== '')) refs.add(`${type}:${value}`);
+      if (typeof value === 'number' || (typeof value === 'string' && value !== ''))
+        refs.add(`${type}:${value}`);
     }
   };
   scan(data);
@@ -153,14 +156,18 @@ export function referencesOfEvent(event: Pick<RecordedEvent, 'type' | 'data' | '
 /** Payload fields that never leave the service: password and token hashes. */
 export const SECRET_FIELDS: ReadonlySet<string> = new Set(['passwordHash', 'tokenHash', 'secret', 'token']);
 
+/** The event types whose payload redactedData trims by a member's value, not by names alone. */
+export const REDACTED_BY_VALUE: ReadonlySet<string> = new Set(['ValueReserved']);
+
 /**
  * The payload as an auditor sees it: without secrets or hashes of secrets, and without the raw
  * e-mail address a reservation holds (its stream name hides it on purpose).
  */
 export function redactedData(type: string, data: unknown): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [field, value] of Object.entries(record(data))) if (!SECRET_FIELDS.has(field)) out[field] = value;
-  if (type === 'ValueReserved' && out.scope === 'email') delete out.value;
+  for (const [field, value] of Object.entries(record(data)))
+    if (!SECRET_FIELDS.has(field)) out[field] = value;
+  if (REDACTED_BY_VALUE.has(type) && out.scope === 'email') delete out.value;
   return out;
 }
 

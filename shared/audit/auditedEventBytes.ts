@@ -4,14 +4,14 @@
  * bytes already and parses nothing it need not. Each answer is the one the object functions give
  * for the same event, or "ask the objects" (false, undefined) where the bytes alone would take more
  * care than the few events concerned are worth: a payload with a secret to remove, an escaped
- * reference, a type whose resource or references read other members, metadata that is no object.
+ * reference, a type whose redaction or references read other members, metadata that is no object.
  */
 import { CanonicalMembers, hasEscape } from './canonicalMembers';
 import type { AuditResource } from './auditedEvent';
 import {
   COLLABORATOR_EVENTS,
+  REDACTED_BY_VALUE,
   REFERENCE_FIELDS,
-  RESOURCE_IN_PAYLOAD,
   SECRET_FIELDS,
   actorIdOf,
 } from './auditedEvent';
@@ -79,7 +79,7 @@ export class AuditedEventBytes {
     end: number,
     own: AuditResource | null,
   ): readonly string[] | undefined {
-    if (RESOURCE_IN_PAYLOAD.has(type) || COLLABORATOR_EVENTS.has(type)) return undefined;
+    if (REDACTED_BY_VALUE.has(type) || COLLABORATOR_EVENTS.has(type)) return undefined;
     const members = this.members;
     if (!members.scan(buffer, start, end)) return undefined; // not an object: redactedData makes it {}
     const refs = this.refs;

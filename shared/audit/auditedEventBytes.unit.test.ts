@@ -47,8 +47,20 @@ const PAYLOADS = [
   '"text"',
   'null',
   '{"é": {"😀": [1, {"speciesId": 4}]}, "speciesId": 5, "userId": 3}',
+  '{"scope": "email", "value": "ann@example.org", "ownerId": "user-1"}',
+  '{"scope": "username", "value": "ann", "ownerId": "brain-12"}',
+  '{"sequence": "brain", "id": 12, "atlasId": 12}',
+  '{"tokenId": "t-1", "speciesId": 2}',
 ];
-const TYPES = ['BrainUpdated', 'BrainCollaboratorAdded', 'IdAllocated', 'ValueReserved', 'UploadReceived'];
+const TYPES = [
+  'BrainUpdated',
+  'BrainCollaboratorAdded',
+  'IdAllocated',
+  'ValueReserved',
+  'ReservationReleased',
+  'AccessTokenRevoked',
+  'UploadReceived',
+];
 
 test('references, where answered, are referencesOfEvent; the payload passed on is what redactedData keeps', () => {
   let answered = 0;
