@@ -1,4 +1,5 @@
 import { type EventStore, type StreamAppend, type AppendResult, afterCommit } from './eventStore';
+import { forwardingEventStore } from './forwardingEventStore';
 
 /**
  * Counts appended events by type (events_appended_total) without the adapters knowing about metrics.
@@ -11,6 +12,7 @@ export function instrumentEventStore(
 ): EventStore {
   return {
     ...store, // optional capabilities of the adapter
+    ...forwardingEventStore(store),
     async appendToStream(streamName, events, options) {
       const started = performance.now();
       let result;
@@ -37,13 +39,6 @@ export function instrumentEventStore(
           ),
         }
       : {}),
-    readStream: (name, options) => store.readStream(name, options),
-    readAll: (options) => store.readAll(options),
-    subscribeToAll: (options) => store.subscribeToAll(options),
-    headPosition: () => store.headPosition(),
-    ...(store.newestPosition ? { newestPosition: () => store.newestPosition!() } : {}),
-    close: () => store.close(),
-    unitOfWork: store.unitOfWork,
   };
 }
 
