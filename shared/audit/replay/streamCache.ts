@@ -19,6 +19,7 @@ import {
   type RecordedEvent,
   comparePositions,
 } from '#shared/eventStore/eventStore';
+import { forwardingEventStore } from '#shared/eventStore/forwardingEventStore';
 
 /** What is kept of one stream: its first events in revision order (revision i at index i). */
 interface KnownStream {
@@ -82,10 +83,14 @@ export class StreamCache {
     const tail = await this.store.readStream(name, { fromRevision: BigInt(from) });
     // Another read of the stream may have landed meanwhile: keep the longer of the two.
     const base = this.streams!.get(name) ?? known;
+    const kept = BigInt(base?.events.length ?? 0);
+    const fresh = tail.filter((event) => event.streamRevision >= kept);
+    const completeAt = later(base?.complete, head);
+    // Nothing new (most reads): what is kept stands as it is, not copied.
+    if (base && fresh.length === 0 && completeAt === base.complete && base.events.length >= from) return base;
     const events = [...(base?.events ?? [])];
     let bytes = base?.bytes ?? ENTRY_OVERHEAD;
-    for (const event of tail) {
-      if (event.streamRevision < BigInt(events.length)) continue;
+    for (const event of fresh) {
       if (event.streamRevision !== BigInt(events.length)) {
         this.streams!.delete(name);
         return undefined;
@@ -98,7 +103,7 @@ export class StreamCache {
       this.streams!.delete(name);
       return undefined;
     }
-    const stream: KnownStream = { events, bytes, complete: later(base?.complete, head) };
+    const stream: KnownStream = { events, bytes, complete: completeAt };
     this.streams!.set(name, stream);
     return stream;
   }
@@ -149,13 +154,5 @@ function select(events: readonly RecordedEvent[], options: ReadStreamOptions): R
 
 /** The store, its stream reads going through the cache (for the query side: it never appends). */
 export function withStreamCache(store: EventStore, cache: StreamCache): EventStore {
-  return {
-    appendToStream: (name, events, options) => store.appendToStream(name, events, options),
-    readStream: (name, options) => cache.readStream(name, options),
-    readAll: (options) => store.readAll(options),
-    subscribeToAll: (options) => store.subscribeToAll(options),
-    headPosition: () => store.headPosition(),
-    ...(store.newestPosition ? { newestPosition: () => store.newestPosition!() } : {}),
-    close: () => store.close(),
-  };
+  return { ...forwardingEventStore(store), readStream: (name, options) => cache.readStream(name, options) };
 }
