@@ -1,4 +1,5 @@
 import { fail } from '#shared/formats/formatFailure';
+import { loadOnce } from '#shared/formats/loadOnce';
 import { lookLike } from '#shared/formats/sniffFormat';
 import { niftiDatatypes, type NiftiDatatype } from './niftiCodes';
 
@@ -25,20 +26,8 @@ export interface NiftiHeader {
   readonly sclInter: number;
 }
 
-const importNiftiReader = () => import('nifti-reader-js');
-let loadedReader: ReturnType<typeof importNiftiReader> | undefined;
-
-/**
- * nifti-reader-js is ESM only: imported once. An `import()` per header went through the module
- * loader each time (resolution, and a round trip to the loader's thread where hooks are registered).
- */
-function niftiReader(): ReturnType<typeof importNiftiReader> {
-  loadedReader ??= importNiftiReader().catch((error: unknown) => {
-    loadedReader = undefined;
-    throw error;
-  });
-  return loadedReader;
-}
+/** nifti-reader-js is ESM only: imported on first use, once. */
+const niftiReader = loadOnce(() => import('nifti-reader-js'));
 
 /**
  * The header from a file's first (decompressed) bytes. nifti-reader-js decodes the fields; this

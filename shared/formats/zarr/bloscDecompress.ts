@@ -1,4 +1,5 @@
 import { fail } from '#shared/formats/formatFailure';
+import { loadOnce } from '#shared/formats/loadOnce';
 
 /**
  * numcodecs' own declarations do not resolve under nodenext (an extensionless relative import in
@@ -12,18 +13,8 @@ interface BloscModule {
   };
 }
 
-let loadedBlosc: Promise<BloscModule> | undefined;
-
-/** numcodecs' Blosc, imported once (an `import()` per chunk went through the module loader each time). */
-function bloscModule(): Promise<BloscModule> {
-  loadedBlosc ??= (import('numcodecs/blosc') as Promise<unknown> as Promise<BloscModule>).catch(
-    (error: unknown) => {
-      loadedBlosc = undefined;
-      throw error;
-    },
-  );
-  return loadedBlosc;
-}
+/** numcodecs' Blosc, imported on first use, once. */
+const bloscModule = loadOnce(() => import('numcodecs/blosc') as Promise<unknown> as Promise<BloscModule>);
 
 /**
  * Blosc (zarr-python's default compressor), decoded by numcodecs' WebAssembly build of c-blosc
