@@ -186,18 +186,24 @@ test('malformed appends are refused before the database: no streams, an empty st
   expect(await store.readStream('a')).toEqual([]);
 });
 
-test('the function runs as its owner (SECURITY DEFINER) and PUBLIC cannot call it', async () => {
+test('the append functions run as their owner (SECURITY DEFINER) on a pinned search_path and generic plans; PUBLIC cannot call them', async () => {
   const admin = new pg.Client({ connectionString });
   await admin.connect();
   try {
-    const { rows } = await admin.query<{ definer: boolean; public: boolean }>(
-      `SELECT p.prosecdef AS definer,
-              has_function_privilege('public', p.oid, 'EXECUTE') AS public
+    const { rows } = await admin.query<{ name: string; definer: boolean; public: boolean; config: string[] }>(
+      `SELECT p.proname AS name, p.prosecdef AS definer,
+              has_function_privilege('public', p.oid, 'EXECUTE') AS public,
+              p.proconfig AS config
          FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-        WHERE n.nspname = $1 AND p.proname = 'append_to_streams'`,
+        WHERE n.nspname = $1 AND p.proname IN ('append_events', 'append_to_streams')
+        ORDER BY p.proname`,
       [store.names.schema.replaceAll('"', '')],
     );
-    expect(rows).toEqual([{ definer: true, public: false }]);
+    const settings = ['plan_cache_mode=force_generic_plan', 'search_path=pg_catalog, pg_temp'];
+    expect(rows.map((row) => ({ ...row, config: [...row.config].sort() }))).toEqual([
+      { name: 'append_events', definer: true, public: false, config: settings },
+      { name: 'append_to_streams', definer: true, public: false, config: settings },
+    ]);
   } finally {
     await admin.end();
   }

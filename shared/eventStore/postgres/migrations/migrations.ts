@@ -6,6 +6,7 @@ import { m0004GuardOrderInLongerTransactions } from './m0004GuardOrderInLongerTr
 import { m0005AppendAsOwner } from './m0005AppendAsOwner';
 import { m0006NotifyAfterCommit } from './m0006NotifyAfterCommit';
 import { m0007AppendToStreams } from './m0007AppendToStreams';
+import { m0008GenericAppendPlans } from './m0008GenericAppendPlans';
 
 /** In version order. Append new migrations; never edit one that has shipped. */
 export const migrations: readonly Migration[] = [
@@ -19,4 +20,6 @@ export const migrations: readonly Migration[] = [
   m0006NotifyAfterCommit,
   // Sets SECURITY DEFINER on its function itself.
   m0007AppendToStreams,
+  // Keeps the functions' SECURITY DEFINER and search_path (ALTER FUNCTION ... SET adds a setting).
+  m0008GenericAppendPlans,
 ];
