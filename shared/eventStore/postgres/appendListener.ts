@@ -16,9 +16,15 @@ export class AppendListener {
   private closed = false;
   private reconnectTimer: NodeJS.Timeout | undefined;
 
+  /**
+   * `ownOrigin`: the payload of the NOTIFYs of the store this listener belongs to. Such a NOTIFY
+   * only announces appends that already woke it (appendCommitted, called at each of their commits),
+   * so it is ignored rather than read for a second time; every other NOTIFY wakes it.
+   */
   constructor(
     private readonly config: pg.ClientConfig,
     private readonly names: SqlNames,
+    private readonly ownOrigin?: string,
   ) {}
 
   /** Connects once before the first read, so no append between the two goes unnoticed. */
@@ -80,7 +86,9 @@ export class AppendListener {
     client.on('error', () => this.drop(client));
     client.on('end', () => this.drop(client));
     client.on('notification', (message) => {
-      if (message.channel === this.names.channel) this.notify();
+      if (message.channel !== this.names.channel) return;
+      if (this.ownOrigin !== undefined && message.payload === this.ownOrigin) return;
+      this.notify();
     });
     try {
       await client.connect();
@@ -100,7 +108,7 @@ export class AppendListener {
 
   /**
    * An append committed in this very process (the same store): wake at once rather than after
-   * PostgreSQL's round trip of its NOTIFY, which still comes and costs nothing more.
+   * PostgreSQL's round trip of its NOTIFY, which still comes (for other processes) and is ignored.
    */
   appendCommitted(): void {
     this.notify();

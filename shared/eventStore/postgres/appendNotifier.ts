@@ -14,9 +14,11 @@ export class AppendNotifier {
   private again = false;
   private closed = false;
 
+  /** `origin`: the payload of its NOTIFYs, by which this store's own subscriptions know them (AppendListener). */
   constructor(
     private readonly pool: pg.Pool,
     private readonly names: SqlNames,
+    private readonly origin = '',
   ) {}
 
   /** Call after an append committed. Never waits, never throws. */
@@ -41,8 +43,8 @@ export class AppendNotifier {
         await this.pool
           .query({
             name: `announce:${this.names.schema}`,
-            text: `SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, '')`,
-            values: [this.names.channel],
+            text: `SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2)`,
+            values: [this.names.channel, this.origin],
           })
           .catch(() => undefined); // the subscription polls anyway
       } while (this.again && !this.closed);

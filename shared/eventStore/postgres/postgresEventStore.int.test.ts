@@ -150,6 +150,32 @@ test('an append wakes a waiting listener through NOTIFY', async () => {
   }
 });
 
+test("a listener ignores its own store's NOTIFY (its appends woke it already) and wakes on any other", async () => {
+  const listener = new AppendListener({ connectionString }, store.names, 'own-origin');
+  const controller = new AbortController();
+  const notify = (payload: string) => admin.query('SELECT pg_notify($1, $2)', [store.names.channel, payload]);
+  try {
+    await listener.start();
+    listener.reset();
+    let woken = false;
+    const waiting = listener.wait(HOUR_MS, controller.signal).then(() => (woken = true));
+    await notify('own-origin');
+    await sleep(300); // delivered by now, and ignored
+    expect(woken).toBe(false);
+    await notify('another-origin');
+    await settlesWithin(waiting, 'listener woken by a NOTIFY of another store');
+    for (const payload of ['', 'own-origin-but-longer']) {
+      listener.reset();
+      const next = listener.wait(HOUR_MS, controller.signal);
+      await notify(payload);
+      await settlesWithin(next, `listener woken by a NOTIFY with payload '${payload}'`);
+    }
+  } finally {
+    controller.abort();
+    await listener.close();
+  }
+});
+
 test('appends in a unit of work wake a waiting listener once it commits, not before', async () => {
   const listener = new AppendListener({ connectionString }, store.names);
   const controller = new AbortController();
@@ -165,7 +191,11 @@ test('appends in a unit of work wake a waiting listener once it commits, not bef
       expect(woken).toBe(false);
     });
     await settlesWithin(waiting, 'listener woken after the commit');
-    expect((await store.readAll()).map((event) => event.streamName)).toEqual(['unit-a', 'unit-b']);
+    // Readable once no older transaction of the cluster is open (the test files share its xids).
+    const all = await waitFor('both events to be readable', () => store.readAll(), {
+      until: (events) => events.length === 2,
+    });
+    expect(all.map((event) => event.streamName)).toEqual(['unit-a', 'unit-b']);
   } finally {
     controller.abort();
     await listener.close();

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { EventStore, ExpectedRevision, NewEvent, AppendResult } from '#shared/eventStore/eventStore';
 import { appendEvents, appendEventsToStreams, isConcurrentDuplicate } from './appendEvents';
@@ -56,7 +57,9 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Po
   // The pool discards an idle client whose connection dies; unhandled, the event would crash us.
   pool.on('error', () => undefined);
   const unitOfWork = new PostgresUnitOfWork(pool);
-  const notifier = new AppendNotifier(pool, names);
+  // Tells this store's NOTIFYs from those of other processes (and other stores of this one).
+  const origin = randomUUID();
+  const notifier = new AppendNotifier(pool, names, origin);
   const closing = new AbortController();
   const localListeners = new Set<AppendListener>();
   const subscriptionContext = {
@@ -65,6 +68,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Po
     listenerConfig: { connectionString: options.connectionString },
     closing: closing.signal,
     localListeners,
+    origin,
   };
   // This process's subscriptions hear its own appends at once; others by the NOTIFY.
   const announce = (): void => {

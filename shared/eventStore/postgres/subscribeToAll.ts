@@ -21,6 +21,8 @@ export interface SubscriptionContext {
   readonly idlePollMs?: number;
   /** The listeners of this store's subscriptions, woken directly by its own appends. */
   readonly localListeners?: Set<AppendListener>;
+  /** The payload of this store's own NOTIFYs (AppendNotifier), which its listeners ignore. */
+  readonly origin?: string;
 }
 
 /** Catch-up in batches, then live: waits for an append's NOTIFY, or polls. */
@@ -31,7 +33,11 @@ export async function* subscribeToAll(
   const signal = options.signal ? AbortSignal.any([options.signal, context.closing]) : context.closing;
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   const idlePollMs = context.idlePollMs ?? IDLE_POLL_MS;
-  const listener = new AppendListener(context.listenerConfig, context.names);
+  const listener = new AppendListener(
+    context.listenerConfig,
+    context.names,
+    context.localListeners ? context.origin : undefined,
+  );
   let after = options.after ?? START;
   let heldBackPollMs = FIRST_HELD_BACK_POLL_MS;
   context.localListeners?.add(listener);
