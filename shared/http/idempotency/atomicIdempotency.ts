@@ -4,7 +4,7 @@ import type { SqlExecutor } from '#shared/eventStore/postgres/sqlExecutor';
 import type { Reply } from '#shared/http/routeSpec';
 import { type Idempotency, type IdempotencySettings, sleep } from './idempotency';
 import { IdempotencyKeyInUseError } from './idempotencyErrors';
-import { ensureIdempotencySchema, findRecord, insertCompleted, lockKey } from './idempotencyRecords';
+import { ensureIdempotencySchema, findRecord, insertCompleted, lockAndCheck } from './idempotencyRecords';
 import { recordOf, replayOf } from './recordedReply';
 import { deriveRecordKeys, type RecordKeys } from './recordKeys';
 import { requestFingerprint } from './requestFingerprint';
@@ -29,8 +29,15 @@ export function atomicIdempotency(unitOfWork: UnitOfWork, settings: IdempotencyS
     unitOfWork.run((sql) => findRecord(sql, keys.lookup, settings.retentionMs));
 
   const onBegin = (keys: RecordKeys) => async (sql: SqlExecutor) => {
-    if (!(await lockKey(sql, keys.lockId, settings.inProgressWaitMs))) throw new IdempotencyKeyInUseError();
-    if (await findRecord(sql, keys.lookup, settings.retentionMs)) throw new AlreadyRecorded();
+    const state = await lockAndCheck(
+      sql,
+      keys.lockId,
+      settings.inProgressWaitMs,
+      keys.lookup,
+      settings.retentionMs,
+    );
+    if (state === 'busy') throw new IdempotencyKeyInUseError();
+    if (state === 'recorded') throw new AlreadyRecorded();
   };
 
   return {

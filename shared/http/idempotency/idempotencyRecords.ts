@@ -53,6 +53,24 @@ export async function ensureIdempotencySchema(sql: SqlExecutor): Promise<void> {
        RETURN false;
      END;
      $fn$`,
+    // lock_key, then whether a live record of the key exists, in one round trip: 'busy' (the lock
+    // was not had in time), 'recorded' or 'free'. The look-up is a statement of its own after the
+    // lock, so its snapshot sees what the lock's previous holder committed.
+    `CREATE OR REPLACE FUNCTION idempotency.lock_and_check(
+       p_lock bigint, p_timeout text, p_lookup bytea, p_retention_ms bigint) RETURNS text
+     LANGUAGE plpgsql AS $fn$
+     BEGIN
+       IF NOT idempotency.lock_key(p_lock, p_timeout) THEN
+         RETURN 'busy';
+       END IF;
+       IF EXISTS (SELECT FROM ${TABLE}
+                   WHERE key_hash = p_lookup
+                     AND created_at >= now() - p_retention_ms * interval '1 millisecond') THEN
+         RETURN 'recorded';
+       END IF;
+       RETURN 'free';
+     END;
+     $fn$`,
   ];
   for (const text of statements) await sql.query({ text });
 }
@@ -71,13 +89,24 @@ export async function findRecord(
   return rows[0];
 }
 
-/** Serialises requests with one key across processes, until the transaction ends. */
-export async function lockKey(sql: SqlExecutor, lockId: bigint, waitMs: number): Promise<boolean> {
-  const { rows } = await sql.query<{ locked: boolean }>({
-    text: 'SELECT idempotency.lock_key($1, $2) AS locked',
-    values: [lockId.toString(), `${Math.max(1, Math.round(waitMs))}ms`],
+/**
+ * Serialises requests with one key across processes until the transaction ends, then answers
+ * findRecord's question (is a live record there?), in one statement: 'busy' when the lock was not
+ * had within waitMs, 'recorded' when a record exists, else 'free' (the lock is held).
+ */
+export async function lockAndCheck(
+  sql: SqlExecutor,
+  lockId: bigint,
+  waitMs: number,
+  lookup: Buffer,
+  retentionMs: number,
+): Promise<'busy' | 'recorded' | 'free'> {
+  const { rows } = await sql.query<{ state: 'busy' | 'recorded' | 'free' }>({
+    name: 'idempotency-lock-and-check',
+    text: 'SELECT idempotency.lock_and_check($1, $2, $3, $4) AS state',
+    values: [lockId.toString(), `${Math.max(1, Math.round(waitMs))}ms`, lookup, retentionMs],
   });
-  return rows[0]?.locked === true;
+  return rows[0]!.state;
 }
 
 /** False when a live record exists already (an expired one is replaced). */
