@@ -23,7 +23,7 @@ export function blobSettingsOf(config: Pick<Config, 's3' | 'dataDir' | 'blobDire
 /**
  * Opens the BlobStore in an inspection worker. The S3 client is loaded only where it is used: it
  * cost every worker on local disk ~0.2 s of CPU to start (~0.4 s under tsx), and a worker is
- * started for every 100 inspections.
+ * started for every 1,000 inspections.
  */
 export function openBlobStore(settings: BlobSettings): BlobStore {
   if (settings.kind === 'local')
