@@ -170,6 +170,11 @@ export interface EventStore {
  */
 export interface UnitOfWork {
   run<T>(work: (sql: SqlExecutor) => Promise<T>, hooks?: UnitOfWorkHooks): Promise<T>;
+  /**
+   * Reads on the unit's database outside any transaction (one statement, no BEGIN and COMMIT
+   * around it): for a look-up before a run. Inside a run, the run's transaction.
+   */
+  read?<T>(work: (sql: SqlExecutor) => Promise<T>): Promise<T>;
   /** True when called from inside a run (in the run's async context). */
   isActive(): boolean;
   /**

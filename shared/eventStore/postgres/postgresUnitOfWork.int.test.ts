@@ -190,6 +190,21 @@ test('the transaction begins at the first statement, running onBegin first; work
   expect(untouched).not.toHaveBeenCalled();
 });
 
+test("read: one statement of its own outside a run (no BEGIN), the run's transaction inside one", async () => {
+  // A statement in a transaction begun before it started later than the transaction.
+  const ownTransaction = (sql: SqlExecutor) =>
+    sql
+      .query<{ own: boolean }>(
+        'SELECT xact_start = query_start AS own FROM pg_stat_activity WHERE pid = pg_backend_pid()',
+      )
+      .then(({ rows }) => rows[0]!.own);
+  expect(await store.unitOfWork.read(ownTransaction)).toBe(true);
+  await store.unitOfWork.run(async (sql) => {
+    await sql.query('SELECT pg_sleep(0.01)');
+    expect(await store.unitOfWork.read(ownTransaction)).toBe(false);
+  });
+});
+
 test('when onBegin throws, run rejects with its error, whatever the work made of it, and nothing commits', async () => {
   const verdict = new Error('no longer wanted');
   const outcome = store.unitOfWork.run(

@@ -81,6 +81,10 @@ export class PostgresUnitOfWork implements UnitOfWork {
     return this.ambient.getStore()?.open === true;
   }
 
+  read<T>(work: (sql: SqlExecutor) => Promise<T>): Promise<T> {
+    return work(this.executor());
+  }
+
   async afterCommit(effect: () => Promise<void>): Promise<void> {
     const transaction = this.ambient.getStore();
     if (transaction?.open) transaction.committed.push(effect);

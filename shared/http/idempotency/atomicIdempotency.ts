@@ -25,8 +25,9 @@ const MAX_RUNS = 5;
  * first statement to the commit, never while a handler streams an upload.
  */
 export function atomicIdempotency(unitOfWork: UnitOfWork, settings: IdempotencySettings): Idempotency {
-  const find = (keys: RecordKeys) =>
-    unitOfWork.run((sql) => findRecord(sql, keys.lookup, settings.retentionMs));
+  // One statement, outside a transaction where the unit can (no BEGIN and COMMIT for a look-up).
+  const read = unitOfWork.read?.bind(unitOfWork) ?? unitOfWork.run.bind(unitOfWork);
+  const find = (keys: RecordKeys) => read((sql) => findRecord(sql, keys.lookup, settings.retentionMs));
 
   const onBegin = (keys: RecordKeys) => async (sql: SqlExecutor) => {
     const state = await lockAndCheck(
