@@ -194,13 +194,13 @@ test("read: one statement of its own outside a run (no BEGIN), the run's transac
   // A statement in a transaction begun before it started later than the transaction.
   const ownTransaction = (sql: SqlExecutor) =>
     sql
-      .query<{ own: boolean }>(
-        'SELECT xact_start = query_start AS own FROM pg_stat_activity WHERE pid = pg_backend_pid()',
-      )
+      .query<{ own: boolean }>({
+        text: 'SELECT xact_start = query_start AS own FROM pg_stat_activity WHERE pid = pg_backend_pid()',
+      })
       .then(({ rows }) => rows[0]!.own);
   expect(await store.unitOfWork.read(ownTransaction)).toBe(true);
   await store.unitOfWork.run(async (sql) => {
-    await sql.query('SELECT pg_sleep(0.01)');
+    await sql.query({ text: 'SELECT pg_sleep(0.01)' });
     expect(await store.unitOfWork.read(ownTransaction)).toBe(false);
   });
 });
