@@ -22,7 +22,10 @@ export interface CompletedRecord {
 }
 
 const TABLE = 'idempotency.requests';
-const AGE_LIMIT = `now() - $2::bigint * interval '1 millisecond'`;
+/** The oldest creation time still within `milliseconds` (a parameter or argument holding a bigint). */
+const ageLimit = (milliseconds: string): string =>
+  `now() - ${milliseconds}::bigint * interval '1 millisecond'`;
+const AGE_LIMIT = ageLimit('$2');
 
 /**
  * Created at start-up by the service's own role; several processes may start at once, so the
@@ -65,7 +68,7 @@ export async function ensureIdempotencySchema(sql: SqlExecutor): Promise<void> {
        END IF;
        IF EXISTS (SELECT FROM ${TABLE}
                    WHERE key_hash = p_lookup
-                     AND created_at >= now() - p_retention_ms * interval '1 millisecond') THEN
+                     AND created_at >= ${ageLimit('p_retention_ms')}) THEN
          RETURN 'recorded';
        END IF;
        RETURN 'free';
@@ -142,7 +145,7 @@ export async function claimKey(
               SET state = 'pending', fingerprint = NULL, status = NULL, response = NULL,
                   event_position = NULL, created_at = now()
             WHERE r.created_at < ${AGE_LIMIT}
-               OR (r.state = 'pending' AND r.created_at < now() - $3::bigint * interval '1 millisecond')`,
+               OR (r.state = 'pending' AND r.created_at < ${ageLimit('$3')})`,
     values: [lookup, retentionMs, staleClaimMs],
   });
   return rowCount === 1;
@@ -170,7 +173,7 @@ export async function releaseClaim(sql: SqlExecutor, lookup: Buffer): Promise<vo
 
 export async function purgeExpired(sql: SqlExecutor, retentionMs: number): Promise<void> {
   await sql.query({
-    text: `DELETE FROM ${TABLE} WHERE created_at < now() - $1::bigint * interval '1 millisecond'`,
+    text: `DELETE FROM ${TABLE} WHERE created_at < ${ageLimit('$1')}`,
     values: [retentionMs],
   });
 }
