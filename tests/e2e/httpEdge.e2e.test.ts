@@ -6,6 +6,7 @@ import { startCuratedService } from '#tests/support/curatedService';
 import { rawRequest } from '#tests/http/support/rawRequest';
 import { brainForm, createTaxonomy, nifti, type Taxonomy } from './brains/brainFixtures';
 import { upload } from './uploads/uploadFixtures';
+import { waitFor } from '#tests/support/waitFor';
 
 let service: TestService;
 let api: Client;
@@ -25,6 +26,16 @@ beforeAll(async () => {
   });
   if (created.status !== 201) throw new Error(`brain: ${created.status} ${created.text}`);
   brain = created.body;
+  // Its file processed: the answer (preview_url, metadata) and so its ETag no longer change under
+  // the conditional-request tests.
+  await waitFor(
+    'the brain to have its preview',
+    () =>
+      api
+        .get(`/api/brains/${brain.id}/`)
+        .then((res) => (res.body as { preview_url?: string | null }).preview_url),
+    { until: (url) => typeof url === 'string' },
+  );
 });
 afterAll(() => service.close());
 
