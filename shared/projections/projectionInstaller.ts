@@ -1,6 +1,7 @@
 import type { Pool, PoolClient } from 'pg';
 import { inTransaction } from '#shared/infra/postgres/inTransaction';
 import { withClient } from '#shared/infra/postgres/withClient';
+import { dropTableAndCompanions } from '#shared/infra/postgres/companionFunctions';
 import type { Projection } from './projection';
 import { contextFor, physicalTable, READ_MODEL_SCHEMA } from './projection';
 import { insertCheckpoint } from './checkpointStore';
@@ -141,7 +142,7 @@ export async function swapIn(pool: Pool, projection: Projection): Promise<void> 
       );
       for (const old of rows) {
         for (const table of old.tables)
-          await client.query(`DROP TABLE IF EXISTS ${physicalTable({ version: old.version }, table)}`);
+          await dropTableAndCompanions(client, physicalTable({ version: old.version }, table));
       }
       await client.query(
         `UPDATE ${READ_MODEL_SCHEMA}.projection_checkpoints SET status = 'live' WHERE projection = $1 AND version = $2`,

@@ -421,3 +421,94 @@ describe('an upgrade: search answers while the live generation still has the v4 
     expect(started.sent).toEqual([4, ...texts.flatMap(() => [5, 5]).slice(1)]);
   });
 });
+
+describe("each generation's own trigger functions", () => {
+  const name = 'triggers_test';
+  const names = searchTableNames(name);
+  /** The trigger functions of the documents' triggers of a generation, by trigger name. */
+  const triggerFunctions = async (generation: number): Promise<Record<string, string>> => {
+    const { rows } = await appPool.query<{ tgname: string; fn: string }>(
+      `SELECT tgname, tgfoid::regproc::text AS fn FROM pg_trigger
+        WHERE tgrelid = $1::regclass AND NOT tgisinternal ORDER BY tgname`,
+      [names.documents(generation)],
+    );
+    return Object.fromEntries(rows.map((row) => [row.tgname, row.fn]));
+  };
+  const companions = async (): Promise<string[]> => {
+    const { rows } = await appPool.query<{ proname: string }>(
+      `SELECT proname FROM pg_proc WHERE starts_with(proname, $1) ORDER BY proname`,
+      [`${name}_g`],
+    );
+    return rows.map((row) => row.proname);
+  };
+  const liveGeneration = async (): Promise<number> =>
+    Number(
+      (await appPool.query(`SELECT generation FROM ${names.generations} WHERE status = 'live'`)).rows[0]
+        .generation,
+    );
+
+  test('call functions with the tables written into their statements, which go with their generation', async () => {
+    const triggers = createPostgresSearchIndex({ pool: appPool, name });
+    await triggers.install();
+    const first = await liveGeneration();
+    const own = (generation: number, kind: string) => `rm.${name}_g${generation}__${kind}`;
+    const expected = (generation: number) =>
+      Object.fromEntries(
+        (['count', 'lexemes', 'words'] as const).flatMap((prefix) =>
+          (['delete', 'insert', 'update'] as const).map((op) => [
+            `${prefix}_${op}`,
+            own(generation, prefix === 'count' ? 'counts' : prefix),
+          ]),
+        ),
+      );
+    expect(await triggerFunctions(first)).toEqual(expected(first));
+    const source = (
+      await appPool.query<{ src: string }>(`SELECT prosrc AS src FROM pg_proc WHERE oid = $1::regproc`, [
+        own(first, 'words'),
+      ])
+    ).rows[0]!.src;
+    expect(source).not.toMatch(/EXECUTE/i);
+    expect(source).toContain(names.words(first));
+
+    // Kept exact through an insert, an upsert that renames, and a removal, as before.
+    await triggers.upsert([
+      {
+        document: { ...document(1, generator(1)), name: 'Left cortex' },
+        position: { commit: 1n, prepare: 0n },
+      },
+    ]);
+    await triggers.upsert([
+      {
+        document: { ...document(1, generator(1)), name: 'Right cortex' },
+        position: { commit: 2n, prepare: 0n },
+      },
+    ]);
+    const words = async () =>
+      (await appPool.query(`SELECT word, n::int FROM ${names.wordsView} ORDER BY word`)).rows;
+    expect(await words()).toEqual([
+      { word: 'cortex', n: 1 },
+      { word: 'right', n: 1 },
+    ]);
+
+    const rebuild = await triggers.beginRebuild();
+    const second = first + 1;
+    expect(await triggerFunctions(second)).toEqual(expected(second));
+    await rebuild.upsert([
+      {
+        document: { ...document(1, generator(1)), name: 'Right cortex' },
+        position: { commit: 2n, prepare: 0n },
+      },
+    ]);
+    await rebuild.finish();
+    // The old generation's tables are dropped, and its functions with them.
+    expect(await companions()).toEqual(
+      ['counts', 'lexemes', 'words'].map((kind) => `${name}_g${second}__${kind}`),
+    );
+    expect(await words()).toEqual([
+      { word: 'cortex', n: 1 },
+      { word: 'right', n: 1 },
+    ]);
+    await triggers.remove([{ brainId: 1, position: { commit: 3n, prepare: 0n } }]);
+    expect(await words()).toEqual([]);
+  });
+});

@@ -65,7 +65,8 @@ export function createSearchProjection(options: SearchProjectionOptions = {}): P
     // documents only.
     // v6: the same columns in the order a search reads them (searchTables DOCUMENT_COLUMNS).
     // v7: an index of the documents by position (the in-memory index reads what was written since).
-    version: 7,
+    // v8: the counts and dictionaries kept by each table's own trigger functions (searchTriggers.ts).
+    version: 8,
     tables: Object.values(TABLES),
     eventTypes: SEARCH_EVENT_TYPES,
 

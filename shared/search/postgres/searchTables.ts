@@ -1,6 +1,8 @@
-import { escapeLiteral, type PoolClient } from 'pg';
+import type { PoolClient } from 'pg';
 import { READ_MODEL_SCHEMA } from '#shared/projections/projection';
 import { migrateSearchFunctions } from './searchMigrations';
+import { dropTableAndCompanions } from '#shared/infra/postgres/companionFunctions';
+import { createKeptTableTriggers } from './searchTriggers';
 
 /**
  * Physical names of one index (`name`, e.g. "brain_search"): a table per generation in the
@@ -32,8 +34,6 @@ export interface SearchTables {
   readonly words: string;
   readonly lexemes: string;
 }
-
-type TriggerOp = 'insert' | 'update' | 'delete';
 
 const NAME = /^[a-z][a-z0-9_]{0,40}$/;
 
@@ -109,47 +109,14 @@ const DOCUMENT_COLUMNS = `
  * The placement columns the counts are kept per combination of (a cross-tab): any total or facet
  * under filters on these columns alone is a sum over its rows, a few hundred whatever the
  * catalogue's size. Facets and filters use the same names (FACET_COLUMNS in searchQuerySql.ts),
- * and so does the function that keeps the counts (migrations/0004_search_public_count_deltas.sql).
+ * and so does the function that keeps the counts (searchTriggers.ts).
  */
 export const PLACEMENT_COLUMNS = ['species_id', 'atlas_id', 'category_id', 'verified'] as const;
 const PLACEMENT = PLACEMENT_COLUMNS.join(', ');
 
-/** The transition tables a trigger of each operation sees (the functions read them by these names). */
-const TRIGGERS: Readonly<Record<TriggerOp, string>> = {
-  insert: 'NEW TABLE AS new_rows',
-  update: 'OLD TABLE AS old_rows NEW TABLE AS new_rows',
-  delete: 'OLD TABLE AS old_rows',
-};
-
-/**
- * The functions the triggers call (./migrations/*.sql, installed by migrateSearchFunctions): each
- * keeps one table of a generation, named by its trigger's argument.
- */
-const FUNCTIONS = {
-  counts: `"${READ_MODEL_SCHEMA}"."search_public_count_deltas"`,
-  words: `"${READ_MODEL_SCHEMA}"."search_word_deltas"`,
-  lexemes: `"${READ_MODEL_SCHEMA}"."search_lexeme_deltas"`,
-} as const;
-
-/** Statement-level triggers of `documents` calling `fn` with `table` as argument, named `<prefix>_<op>`. */
-async function createTriggers(
-  client: PoolClient,
-  documents: string,
-  prefix: string,
-  fn: string,
-  table: string,
-): Promise<void> {
-  for (const [op, referencing] of Object.entries(TRIGGERS) as [TriggerOp, string][])
-    await client.query(
-      `CREATE TRIGGER "${prefix}_${op}" AFTER ${op.toUpperCase()} ON ${documents}
-       REFERENCING ${referencing} FOR EACH STATEMENT
-       EXECUTE FUNCTION ${fn}(${escapeLiteral(table)})`,
-    );
-}
-
 /**
  * Creates one generation's tables (the caller holds the projections' schema lock: the shared
- * count and dictionary functions are migrated under it). Counts per placement of the public
+ * functions of the generations made before searchTriggers.ts are migrated under it). Counts per placement of the public
  * documents (as stored; the others are counted at query time, for whoever may see them) are kept exact by
  * statement-level triggers, so a page without text or uploader reads its total and facets from a
  * few hundred rows instead of counting the documents it filters; so are the dictionaries of the
@@ -169,9 +136,7 @@ export async function createSearchTables(client: PoolClient, tables: SearchTable
     `CREATE TABLE ${tables.counts} (species_id integer, atlas_id integer, category_id integer, verified boolean,
        n bigint NOT NULL, UNIQUE NULLS NOT DISTINCT (${PLACEMENT}))`,
   );
-  await createTriggers(client, tables.documents, 'count', FUNCTIONS.counts, tables.counts);
-  await createTriggers(client, tables.documents, 'words', FUNCTIONS.words, tables.words);
-  await createTriggers(client, tables.documents, 'lexemes', FUNCTIONS.lexemes, tables.lexemes);
+  await createKeptTableTriggers(client, tables, PLACEMENT);
 }
 
 /** A generation of a standalone index (see createSearchTables). */
@@ -261,5 +226,6 @@ export async function dropGeneration(
   generation: number,
 ): Promise<void> {
   const { documents, counts, words, lexemes } = generationTables(names, generation);
-  await client.query(`DROP TABLE IF EXISTS ${documents}, ${counts}, ${words}, ${lexemes}`);
+  await dropTableAndCompanions(client, documents);
+  await client.query(`DROP TABLE IF EXISTS ${counts}, ${words}, ${lexemes}`);
 }
