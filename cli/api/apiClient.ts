@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import type http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CliError, ExitCode } from '#cli/exitCodes';
+import {
+  type BufferedRequestInit,
+  type BufferedResponse,
+  bufferedRequest,
+  keepAliveAgent,
+} from './bufferedRequest';
 import { errorForResponse } from './errorForResponse';
 import { retryAfterSeconds, retryDelayMs } from './retryDelay';
 
@@ -47,6 +54,9 @@ const TRANSIENT = new Set([502, 503, 504]);
  * write twice; a 429 is waited out (Retry-After, bounded) and retried.
  */
 export class ApiClient {
+  /** The keep-alive agents of sendBuffered, by protocol: made on first use, one per client (per run). */
+  private readonly agents = new Map<string, http.Agent>();
+
   constructor(readonly options: ApiClientOptions) {}
 
   get server(): string {
@@ -107,6 +117,17 @@ export class ApiClient {
       }
       throw errorForResponse(response.status, await bodyOf(response));
     }
+  }
+
+  /**
+   * One request with its body whole in memory, over this client's kept-alive connections (no
+   * retries, no status handling: the caller's). Cheaper than fetch for many small requests (an
+   * import's creates); a network failure rejects with a RequestFailed whose `cause` says why.
+   */
+  sendBuffered(url: URL, init: Omit<BufferedRequestInit, 'agent'>): Promise<BufferedResponse> {
+    let agent = this.agents.get(url.protocol);
+    if (!agent) this.agents.set(url.protocol, (agent = keepAliveAgent(url.protocol)));
+    return bufferedRequest(url, { ...init, agent });
   }
 
   private init(request: ApiRequest, idempotencyKey: string | undefined): RequestInit & { duplex?: 'half' } {

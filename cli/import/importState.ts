@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { appendFile, chmod, mkdir, readFile } from 'node:fs/promises';
+import { type FileHandle, chmod, mkdir, open, readFile } from 'node:fs/promises';
 import path from 'node:path';
 
 /** What the state file records of one scan: done (a brain), or uploaded through tus (not a brain yet). */
@@ -26,6 +26,8 @@ export class ImportState {
   private readonly byKey = new Map<string, ScanRecord>();
   private readonly byFile = new Map<string, ScanRecord>();
   private writes: Promise<void> = Promise.resolve();
+  /** The state file, opened for appending (O_APPEND) on the first record and kept until close(). */
+  private handle: FileHandle | undefined;
 
   private constructor(readonly file: string) {}
 
@@ -60,18 +62,34 @@ export class ImportState {
     return this.byKey.get(key);
   }
 
-  /** Appends a record (writes are serialised; each is one line, written with O_APPEND). */
+  /**
+   * Appends a record (writes are serialised; each is one line, one write with O_APPEND): on disk
+   * (the page cache, not fsynced) when this resolves.
+   */
   record(entry: ScanRecord): Promise<void> {
     this.remember(entry);
     this.writes = this.writes.then(async () => {
-      await mkdir(path.dirname(this.file), { recursive: true, mode: 0o700 });
-      await appendFile(this.file, `${JSON.stringify(entry)}\n`, { mode: 0o600 });
+      if (!this.handle) {
+        await mkdir(path.dirname(this.file), { recursive: true, mode: 0o700 });
+        this.handle = await open(this.file, 'a', 0o600);
+      }
+      const handle = this.handle;
+      const line = Buffer.from(`${JSON.stringify(entry)}\n`);
+      // A regular file takes the whole line in one write; a short one (a full disk) is finished.
+      let at = 0;
+      while (at < line.length) at += (await handle.write(line, at)).bytesWritten;
     });
     return this.writes;
   }
 
   async close(): Promise<void> {
-    await this.writes;
+    try {
+      await this.writes;
+    } finally {
+      const handle = this.handle;
+      this.handle = undefined;
+      await handle?.close();
+    }
     await chmod(this.file, 0o600).catch(() => undefined);
   }
 

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ApiClient, BodyFactory } from '#cli/api/apiClient';
+import type { BufferedResponse } from '#cli/api/bufferedRequest';
 import { errorForResponse } from '#cli/api/errorForResponse';
 import { retryAfterSeconds, retryDelayMs } from '#cli/api/retryDelay';
 import { CliError, ExitCode } from '#cli/exitCodes';
@@ -65,14 +66,21 @@ export async function sendCreate(
       headers['Content-Type'] = 'application/json';
       body = JSON.stringify(jsonBody(fields, upload!, scan.sidecar));
     }
-    let response: Response;
+    let response: Answer;
     try {
-      response = await fetch(api.url('/api/brains/'), {
-        method: 'POST',
-        headers,
-        body,
-        ...(body instanceof ReadableStream ? { duplex: 'half', redirect: 'error', window: null } : {}),
-      });
+      response =
+        typeof body === 'string' || body instanceof Uint8Array
+          ? buffered(await api.sendBuffered(api.url('/api/brains/'), { method: 'POST', headers, body }))
+          : fetched(
+              await fetch(api.url('/api/brains/'), {
+                method: 'POST',
+                headers,
+                body,
+                ...(body instanceof ReadableStream
+                  ? { duplex: 'half', redirect: 'error', window: null }
+                  : {}),
+              }),
+            );
     } catch (error) {
       if (++transient > MAX_TRANSIENT) throw new CliError(reason(error, api.server), ExitCode.unavailable);
       await wait(
@@ -83,16 +91,16 @@ export async function sendCreate(
       continue;
     }
     if (response.status === 201 || response.status === 200) {
-      const brain = (await response.json()) as { id: number; readable_id: string };
+      const brain = JSON.parse(await response.text()) as { id: number; readable_id: string };
       return {
         id: brain.id,
         readable_id: brain.readable_id,
-        replayed: response.headers.get('idempotent-replayed') === 'true',
+        replayed: response.header('idempotent-replayed') === 'true',
       };
     }
-    const retryAfter = retryAfterSeconds(response.headers.get('retry-after'));
+    const retryAfter = retryAfterSeconds(response.header('retry-after'));
     if (response.status === 429 && ++rateLimited <= MAX_RATE_LIMITED) {
-      await response.body?.cancel();
+      await response.discard();
       await wait(
         retryDelayMs(rateLimited, retryAfter ?? 1),
         `${scan.relativePath}: rate limited; retrying`,
@@ -102,7 +110,7 @@ export async function sendCreate(
     }
     const stillRunning = response.status === 409 && retryAfter !== undefined;
     if ((TRANSIENT.has(response.status) || stillRunning) && ++transient <= MAX_TRANSIENT) {
-      await response.body?.cancel();
+      await response.discard();
       await wait(
         retryDelayMs(transient, retryAfter),
         `${scan.relativePath}: server answered ${response.status}; retrying`,
@@ -177,7 +185,43 @@ function reason(error: unknown, server: string): string {
   return `cannot reach ${server} (${cause})`;
 }
 
-async function bodyOf(response: Response): Promise<unknown> {
+/** What the loop needs of an answer, fetch's (a streamed body) or one read whole (sendBuffered). */
+interface Answer {
+  readonly status: number;
+  /** A header's value, null when absent (as Headers.get gives it). */
+  header(name: string): string | null;
+  text(): Promise<string>;
+  /** Lets go of a body that is not wanted. */
+  discard(): Promise<void>;
+}
+
+function fetched(response: Response): Answer {
+  return {
+    status: response.status,
+    header: (name) => response.headers.get(name),
+    text: () => response.text(),
+    discard: async () => {
+      await response.body?.cancel();
+    },
+  };
+}
+
+/** UTF-8 as fetch's text() and json() decode it (a leading BOM dropped). */
+const utf8 = new TextDecoder();
+
+function buffered(response: BufferedResponse): Answer {
+  return {
+    status: response.status,
+    header: (name) => {
+      const value = response.headers[name];
+      return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+    },
+    text: () => Promise.resolve(utf8.decode(response.body)),
+    discard: () => Promise.resolve(), // read whole already: its connection is free
+  };
+}
+
+async function bodyOf(response: Answer): Promise<unknown> {
   const text = await response.text().catch(() => '');
   try {
     return JSON.parse(text) as unknown;

@@ -39,10 +39,15 @@ export function overallProgress(options: OverallProgressOptions): OverallProgres
   let finished = 0;
   let failed = 0;
   let moved = 0; // bytes sent in this run (rate), never the resumed ones
+  let doneBytes = 0; // the sum of perFile, kept as it changes (a sum over all files per call was O(files))
   let lastPlain = Date.now();
   let stopped = false;
 
-  const done = (): number => [...perFile.values()].reduce((sum, value) => sum + value, 0);
+  const done = (): number => doneBytes;
+  const setDone = (key: string, value: number): void => {
+    doneBytes += value - (perFile.get(key) ?? 0);
+    perFile.set(key, value);
+  };
   const rate = (): number => {
     const now = Date.now();
     samples.push([now, moved]);
@@ -112,7 +117,7 @@ export function overallProgress(options: OverallProgressOptions): OverallProgres
       const before = perFile.get(key);
       // The first report of a file is where it starts (a resume): not bytes moved in this run.
       if (before !== undefined && value > before) moved += value - before;
-      perFile.set(key, value);
+      setDone(key, value);
       draw();
     },
     finish(key, ok) {
@@ -120,8 +125,9 @@ export function overallProgress(options: OverallProgressOptions): OverallProgres
       if (!ok) {
         failed++;
         bytes -= sizes.get(key) ?? 0;
+        doneBytes -= perFile.get(key) ?? 0;
         perFile.delete(key);
-      } else perFile.set(key, sizes.get(key) ?? perFile.get(key) ?? 0);
+      } else setDone(key, sizes.get(key) ?? perFile.get(key) ?? 0);
       draw(!bar && files > 1);
     },
     stop() {
