@@ -137,6 +137,55 @@ describe.each([true, false])('streaming into a file (directIo %s)', (directIo) =
   );
 });
 
+describe('small blobs (written whole by one job on a small-blob thread)', () => {
+  test('puts at once land whole, each with its sidecar, and leave no temp file', async () => {
+    const store = createLocalDiskBlobStore({ rootDir });
+    const bodies = Array.from({ length: 40 }, (_, n) => randomBytes(n * 97));
+    const puts = await Promise.all(
+      bodies.map((bytes, n) =>
+        store.put(`many/${n % 3}/${n}.png`, Readable.from([bytes]), { contentType: 'image/png' }),
+      ),
+    );
+    expect(puts.map((put) => put.size)).toEqual(bodies.map((bytes) => bytes.length));
+    for (const [n, bytes] of bodies.entries()) {
+      expect((await readFile(path.join(rootDir, `many/${n % 3}/${n}.png`))).equals(bytes)).toBe(true);
+      expect(await store.stat(`many/${n % 3}/${n}.png`)).toEqual({
+        key: `many/${n % 3}/${n}.png`,
+        size: bytes.length,
+        contentType: 'image/png',
+      });
+    }
+    expect((await filesUnder(path.join(rootDir, 'many'))).filter((f) => TEMP_FILE_PATTERN.test(f))).toEqual(
+      [],
+    );
+  });
+
+  test("a put that fails before its files are made fails with fs's error and leaves nothing", async () => {
+    const store = createLocalDiskBlobStore({ rootDir });
+    await store.put('blocked', Readable.from([Buffer.from('a file where a directory would go')]));
+    const failed = store.put('blocked/inner.png', Readable.from([Buffer.from('png')]));
+    await expect(failed).rejects.toMatchObject({ code: expect.stringMatching(/^(ENOTDIR|EEXIST)$/) });
+    expect((await filesUnder(rootDir)).filter((f) => f.startsWith('blocked'))).toEqual([
+      'blocked',
+      'blocked~meta.json',
+    ]);
+  });
+
+  test('a put whose data cannot be renamed into place removes its sidecar and temp files', async () => {
+    const store = createLocalDiskBlobStore({ rootDir });
+    // A directory holds the data file's name: the sidecar's rename succeeds, the data's fails.
+    await mkdir(path.join(rootDir, 'taken/x.png/child'), { recursive: true });
+    const failed = store.put('taken/x.png', Readable.from([Buffer.from('png')]), {
+      contentType: 'image/png',
+    });
+    await expect(failed).rejects.toMatchObject({
+      code: expect.stringMatching(/^(EISDIR|ENOTEMPTY|EEXIST)$/),
+    });
+    // No file at all under it: neither the sidecar renamed into place nor a temp file.
+    expect(await filesUnder(path.join(rootDir, 'taken'))).toEqual([]);
+  });
+});
+
 describe('local disk specifics', () => {
   test('a blob is one file at its key plus a JSON sidecar holding the content type', async () => {
     const store = createLocalDiskBlobStore({ rootDir });

@@ -18,10 +18,13 @@ import { BatchFiller } from './batchFiller';
 import { PipelinedFileWrite } from './pipelinedFileWrite';
 import type { BlobFileMeta } from './readBlobMeta';
 import { markTempFilesInUse } from './tempFilesInUse';
+import { putSmallBlob } from './smallBlobThreads';
 
 /**
  * Streams body into a temp file next to the target, then renames it into place and flushes the
- * directories: the blob is complete and durable when this resolves, and absent when it rejects.
+ * directories: the blob is complete and durable when this resolves, and absent when it rejects. A
+ * body that ends within SMALL_BODY_BYTES is written whole by one job on a small-blob thread
+ * (putSmallBlob), the same steps in one hand-off.
  */
 export async function writeBlobFile(
   paths: BlobPaths,
@@ -32,11 +35,36 @@ export async function writeBlobFile(
   const tempData = tempPathFor(paths.data);
   const tempMeta = tempPathFor(paths.meta);
   const done = markTempFilesInUse([tempData, tempMeta]);
+  const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
+  assertMaxBytes(maxBytes);
+  const contentType = options.contentType ?? DEFAULT_CONTENT_TYPE;
+  const received = (body as AsyncIterable<Buffer | string>)[Symbol.asyncIterator]();
   let renamed = false;
   try {
+    const head = await readHead(received, maxBytes);
+    if (head.ended) {
+      const bytes = head.chunks.length === 1 ? head.chunks[0]! : Buffer.concat(head.chunks);
+      const written = { size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+      const meta: BlobFileMeta = { contentType, ...written };
+      await putSmallBlob({
+        dir: paths.dir,
+        data: paths.data,
+        tempData,
+        meta: paths.meta,
+        tempMeta,
+        bytes,
+        metaText: JSON.stringify(meta),
+      });
+      return written;
+    }
     const firstCreatedDir = await mkdir(paths.dir, { recursive: true });
-    const written = await streamIntoFile(body, tempData, { maxBytes: options.maxBytes, directIo });
-    const meta: BlobFileMeta = { contentType: options.contentType ?? DEFAULT_CONTENT_TYPE, ...written };
+    const written = await streamLargeIntoFile(
+      followedBy(head.chunks, received),
+      tempData,
+      maxBytes,
+      directIo,
+    );
+    const meta: BlobFileMeta = { contentType, ...written };
     await writeFileDurably(tempMeta, JSON.stringify(meta));
     // Sidecar first: a data file is never visible without its content type.
     await rename(tempMeta, paths.meta);
@@ -51,6 +79,8 @@ export async function writeBlobFile(
     await Promise.allSettled(leftovers.map(removeIfPresent));
     throw err;
   } finally {
+    // Ends the body when the copy stopped before it did (the limit, a failed write).
+    await received.return?.().catch(() => undefined);
     done();
   }
 }
