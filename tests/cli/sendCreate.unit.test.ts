@@ -94,20 +94,23 @@ describe('sendCreate over node:http (a body in memory)', () => {
       userAgent: 'bic/test node/x',
     });
   const bytes = Buffer.from('NIFTI-BYTES!');
+  /** A small scan's create with key `key` to the test server, its notices collected in `notices`. */
+  const send = (port: number, key: string, notices: string[]) =>
+    sendCreate(
+      clientOf(port),
+      scan(path.join(dir, 'scan.nii')),
+      key,
+      noProgress,
+      undefined,
+      (line) => notices.push(line),
+      bytes,
+    );
 
   it('201: the brain; the headers and the multipart body fetch sent', async () => {
     const server = await testServer([created(7)]);
     try {
       const notices: string[] = [];
-      const brain = await sendCreate(
-        clientOf(server.port),
-        scan(path.join(dir, 'scan.nii')),
-        'k1',
-        noProgress,
-        undefined,
-        (line) => notices.push(line),
-        bytes,
-      );
+      const brain = await send(server.port, 'k1', notices);
       expect(brain).toEqual({ id: 7, readable_id: 'scan-7', replayed: false });
       expect(notices).toEqual([]);
       expect(server.seen).toHaveLength(1);
@@ -171,15 +174,7 @@ describe('sendCreate over node:http (a body in memory)', () => {
     ]);
     try {
       const notices: string[] = [];
-      const brain = await sendCreate(
-        clientOf(server.port),
-        scan(path.join(dir, 'scan.nii')),
-        'k3',
-        noProgress,
-        undefined,
-        (line) => notices.push(line),
-        bytes,
-      );
+      const brain = await send(server.port, 'k3', notices);
       expect(brain).toEqual({ id: 9, readable_id: 'scan-9', replayed: false });
       expect(notices).toEqual(['sub-01/scan.nii: rate limited; retrying in 1 s']);
       expect(server.seen.map((r) => r.headers['idempotency-key'])).toEqual([
@@ -203,15 +198,7 @@ describe('sendCreate over node:http (a body in memory)', () => {
     ]);
     try {
       const notices: string[] = [];
-      const sent = sendCreate(
-        clientOf(server.port),
-        scan(path.join(dir, 'scan.nii')),
-        'k4',
-        noProgress,
-        undefined,
-        (line) => notices.push(line),
-        bytes,
-      );
+      const sent = send(server.port, 'k4', notices);
       await expect(sent).rejects.toThrow(CliError);
       await expect(sent).rejects.toThrow(/key reused with other fields .*this scan was sent before/);
       expect(notices).toEqual([
@@ -235,15 +222,7 @@ describe('sendCreate over node:http (a body in memory)', () => {
     ]);
     try {
       const notices: string[] = [];
-      const brain = await sendCreate(
-        clientOf(server.port),
-        scan(path.join(dir, 'scan.nii')),
-        'k5',
-        noProgress,
-        undefined,
-        (line) => notices.push(line),
-        bytes,
-      );
+      const brain = await send(server.port, 'k5', notices);
       expect(brain).toEqual({ id: 10, readable_id: 'scan-10', replayed: false });
       const where = `http://127.0.0.1:${server.port}`;
       expect(notices).toEqual([
