@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { createTestDatabase } from '#tests/support/testPostgres';
 import {
   createPostgresEventStore,
@@ -10,9 +11,15 @@ import { WrongExpectedRevisionError } from '#shared/eventStore/eventStore';
 
 const ctx: CommandContext = { actor: 'system', requestId: null, correlationId: 'c', causationId: null };
 let stores: PostgresEventStore[] = [];
+let connectionString: string;
+const createTestClient = async (): Promise<pg.Client> => {
+  const client = new pg.Client({ connectionString });
+  await client.connect();
+  return client;
+};
 
 beforeAll(async () => {
-  const connectionString = await createTestDatabase('allocate_id');
+  connectionString = await createTestDatabase('allocate_id');
   // Three "processes": separate pools and allocators, one database.
   stores = [0, 1, 2].map(() => createPostgresEventStore({ connectionString, poolSize: 5 }));
   for (const store of stores) await store.migrate();
@@ -82,4 +89,65 @@ test('nextWith: a refused stream of the caller is thrown as it is, and the id is
   // The next id is still the one after the last taken.
   expect((await ids.nextWith('widget', ctx, () => [])).id).toBe(id + 1);
   expect(await stores[0]!.readStream('sequence-widget')).toHaveLength(2);
+});
+
+test('nextWith inside units of work at once: each guesses the id after the one begun before it, so none loses', async () => {
+  const store = stores[0]!;
+  let appends = 0;
+  // The store as the allocator sees it, counting its multi-stream appends.
+  const counted = Object.create(store) as PostgresEventStore;
+  Object.defineProperty(counted, 'appendToStreams', {
+    value: (...args: Parameters<NonNullable<PostgresEventStore['appendToStreams']>>) => {
+      appends += 1;
+      return store.appendToStreams(...args);
+    },
+  });
+  const ids = new IdAllocator(counted);
+  const make = () =>
+    store.unitOfWork.run(() =>
+      ids.nextWith('unit-thing', ctx, (id) => [
+        {
+          streamName: `unit-thing-${id}`,
+          events: toNewEvents([{ type: 'ThingMade', data: { id } }], ctx),
+          expectedRevision: 'no_stream',
+        },
+      ]),
+    );
+  await make(); // the allocator knows where the sequence stands
+  const waiting = async (): Promise<number> =>
+    Number(
+      (
+        await holder.query<{ n: string }>(
+          `SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`,
+        )
+      ).rows[0]!.n,
+    );
+  // The sequence's lock held elsewhere: the units queue for it in the order they begin, and all
+  // four have begun (and guessed) before the first append gets through.
+  const holder = await createTestClient();
+  try {
+    await holder.query('BEGIN');
+    await holder.query(
+      `SELECT pg_advisory_xact_lock(hashtextextended('event_store:sequence-unit-thing', 0))`,
+    );
+    appends = 0;
+    const made: Promise<{ id: number }>[] = [];
+    for (let unit = 1; unit <= 4; unit++) {
+      made.push(make());
+      for (const until = Date.now() + 10_000; (await waiting()) < unit && Date.now() < until;)
+        await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await holder.query('COMMIT');
+    expect((await Promise.all(made)).map((m) => m.id)).toEqual([2, 3, 4, 5]);
+    // One append each (guessed from the last id allocated, all but the first would lose and try
+    // again: 7 appends).
+    expect(appends).toBe(4);
+  } finally {
+    await holder.end();
+  }
+  // A guess proven wrong (another process allocated meanwhile) still costs one more try.
+  await new IdAllocator(stores[1]!).nextWith('unit-thing', ctx, () => []);
+  appends = 0;
+  expect((await make()).id).toBe(7);
+  expect(appends).toBe(2);
 });
