@@ -2,7 +2,7 @@ import type { PoolClient } from 'pg';
 import { READ_MODEL_SCHEMA } from '#shared/projections/projection';
 import { migrateSearchFunctions } from './searchMigrations';
 import { dropTableAndCompanions } from '#shared/infra/postgres/companionFunctions';
-import { createKeptTableTriggers } from './searchTriggers';
+import { type SearchTables, createKeptTableTriggers } from './searchTriggers';
 
 /**
  * Physical names of one index (`name`, e.g. "brain_search"): a table per generation in the
@@ -24,16 +24,7 @@ export interface SearchTableNames {
   lexemes(generation: number): string;
 }
 
-/**
- * One generation's physical tables: the documents and what triggers keep from them, their counts,
- * their names' words and their full-text lexemes.
- */
-export interface SearchTables {
-  readonly documents: string;
-  readonly counts: string;
-  readonly words: string;
-  readonly lexemes: string;
-}
+export type { SearchTables } from './searchTriggers';
 
 const NAME = /^[a-z][a-z0-9_]{0,40}$/;
 

@@ -18,7 +18,7 @@ import { companionFunction } from '#shared/infra/postgres/companionFunctions';
  */
 
 type TriggerOp = 'insert' | 'update' | 'delete';
-export type KeptTable = 'counts' | 'words' | 'lexemes';
+type KeptTable = 'counts' | 'words' | 'lexemes';
 
 /** The transition tables a trigger of each operation sees (the functions read them by these names). */
 const TRANSITION_TABLES: Readonly<Record<TriggerOp, string>> = {
@@ -36,10 +36,6 @@ const SIDES: Readonly<Record<TriggerOp, readonly (readonly [string, 1 | -1])[]>>
   ],
   delete: [['old_rows', -1]],
 };
-
-/** The trigger function keeping `kind` for the documents table `documents` ("schema"."table"). */
-export const keptTableFunction = (documents: string, kind: KeptTable): string =>
-  companionFunction(documents, kind);
 
 /**
  * The statement adding one operation's deltas to a dictionary (`column`: its key, `values`: the
@@ -113,7 +109,11 @@ function countsFunction(table: string, placement: string): string {
 END`;
 }
 
-export interface KeptTables {
+/**
+ * One generation's physical tables: the documents and what triggers keep from them, their counts,
+ * their names' words and their full-text lexemes (searchTables.ts names and makes them).
+ */
+export interface SearchTables {
   readonly documents: string;
   readonly counts: string;
   readonly words: string;
@@ -126,7 +126,7 @@ export interface KeptTables {
  */
 export async function createKeptTableTriggers(
   client: PoolClient,
-  tables: KeptTables,
+  tables: SearchTables,
   placement: string,
 ): Promise<void> {
   const bodies: Readonly<Record<KeptTable, string>> = {
@@ -135,7 +135,7 @@ export async function createKeptTableTriggers(
     lexemes: dictionaryFunction(tables.lexemes, 'lexeme', 'tsvector_to_array(r.search_vector)'),
   };
   for (const [kind, body] of Object.entries(bodies) as [KeptTable, string][]) {
-    const fn = keptTableFunction(tables.documents, kind);
+    const fn = companionFunction(tables.documents, kind);
     await client.query(
       `CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $function$\n${body}\n$function$`,
     );
