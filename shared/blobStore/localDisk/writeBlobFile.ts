@@ -43,8 +43,7 @@ export async function writeBlobFile(
   try {
     const head = await readHead(received, maxBytes);
     if (head.ended) {
-      const bytes = head.chunks.length === 1 ? head.chunks[0]! : Buffer.concat(head.chunks);
-      const written = { size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+      const { bytes, written } = wholeBody(head.chunks);
       const meta: BlobFileMeta = { contentType, ...written };
       await putSmallBlob({
         dir: paths.dir,
@@ -148,11 +147,20 @@ async function* followedBy(
     yield typeof next.value === 'string' ? Buffer.from(next.value) : next.value;
 }
 
+/** A body that ended within SMALL_BODY_BYTES: its bytes in one buffer, their size and SHA-256. */
+function wholeBody(chunks: readonly Buffer[]): {
+  bytes: Buffer;
+  written: { size: number; sha256: string };
+} {
+  const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+  return { bytes, written: { size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') } };
+}
+
 async function writeSmallFile(
   file: string,
   chunks: readonly Buffer[],
 ): Promise<{ size: number; sha256: string }> {
-  const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+  const { bytes, written } = wholeBody(chunks);
   const handle = await open(file, 'wx', 0o644);
   try {
     await writeAllAt(handle, bytes, 0);
@@ -160,7 +168,7 @@ async function writeSmallFile(
   } finally {
     await handle.close();
   }
-  return { size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+  return written;
 }
 
 async function streamLargeIntoFile(
