@@ -94,7 +94,7 @@ interface Failure {
 }
 
 /** The error as fs would have thrown it (its code, errno, syscall and path kept). */
-function asError(failure: Failure): NodeJS.ErrnoException {
+function fsError(failure: Failure): NodeJS.ErrnoException {
   const { message, ...fields } = failure;
   const error: NodeJS.ErrnoException = new Error(message);
   for (const [name, value] of Object.entries(fields))
@@ -118,7 +118,7 @@ class SmallBlobThread {
       const job = this.pending.get(id);
       this.pending.delete(id);
       if (this.pending.size === 0) this.worker.unref();
-      if (error) job?.reject(asError(error));
+      if (error) job?.reject(fsError(error));
       else job?.resolve();
     });
     const die = (error: Error): void => {
