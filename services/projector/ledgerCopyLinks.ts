@@ -24,7 +24,7 @@ export interface CopyLinkSources {
   readonly events: pg.Pool;
   /** The event store's schema (default event_store). */
   readonly schema?: string;
-  /** The read models' database, where `audit_events` is (the same database on the PostgreSQL adapter). */
+  /** The read models' database, where `ledger` is (the same database on the PostgreSQL adapter). */
   readonly ledger: pg.Pool;
 }
 
@@ -47,7 +47,7 @@ async function readLedgerPage(db: pg.Pool, afterSeq: number, lastSeq: number): P
       copyTo(`COPY (
         SELECT string_agg(int8send(a.seq) || uuid_send(a.event_id) || int8send(a.commit_position)
                           || int8send(a.prepare_position) || a.hash, ''::bytea ORDER BY a.seq)
-          FROM audit_events a WHERE a.seq > ${Math.floor(afterSeq)} AND a.seq <= ${Math.floor(lastSeq)}
+          FROM ledger a WHERE a.seq > ${Math.floor(afterSeq)} AND a.seq <= ${Math.floor(lastSeq)}
       ) TO STDOUT (FORMAT binary)`),
     );
     const reader = new BinaryCopyReader(1);

@@ -44,7 +44,7 @@ export async function readRows(
     // seq numbers the rows 1, 2, 3...: the page is a seq range, which the primary key answers alone
     // whatever the planner believes of the table (just built, not yet analysed, it expected a few
     // rows in `seq > $1` and read all the rest, sorted, for every page).
-    `SELECT seq, event_id, commit_position, prepare_position, hash FROM audit_events
+    `SELECT seq, event_id, commit_position, prepare_position, hash FROM ledger
       WHERE seq > $1 AND seq <= $2 ORDER BY seq`,
     [afterSeq, last],
   );

@@ -56,7 +56,7 @@ export interface LedgerVerification {
 
 export interface VerifyLedgerOptions {
   readonly store: EventStore;
-  /** The read models' database (the `audit_events` view). */
+  /** The read models' database (the `ledger` view). */
   readonly pool: Queryable;
   /** Events and ledger rows per read; the next page is read while this one is hashed. */
   readonly pageSize?: number;
@@ -285,7 +285,7 @@ async function ledgerPoint(
   seq: number,
 ): Promise<{ hash: Buffer; position: GlobalPosition } | undefined> {
   const { rows } = await db.query<{ hash: Buffer; commit_position: string; prepare_position: string }>(
-    'SELECT hash, commit_position, prepare_position FROM audit_events WHERE seq = $1',
+    'SELECT hash, commit_position, prepare_position FROM ledger WHERE seq = $1',
     [seq],
   );
   const row = rows[0];

@@ -13,7 +13,7 @@ export {
 
 const USAGE = `usage: npm run verify-ledger [-- [--json] [--from-seq N]]
 
-Recomputes the ledger's hash chain from the events and compares it with the ledger (the audit_log
+Recomputes the ledger's hash chain from the events and compares it with the ledger (the ledger
 read model). Exit 0 when intact, 1 naming the first position where an event was altered, removed or
 inserted, 2 when it could not run. Reaches the database as the service does: DATABASE_URL, or the
 running all-in-one's embedded PostgreSQL found through DATA_DIR (default ./data); it starts nothing.

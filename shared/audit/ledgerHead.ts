@@ -1,5 +1,5 @@
 /**
- * The ledger's head as the audit_log read model holds it (the newest chained event), and the lag of
+ * The ledger's head as its read model holds it (the newest chained event), and the lag of
  * the ledger behind the PostgreSQL event store. Read by the ledger route, the head log and the
  * ledger metrics; a store or ledger that does not exist yet reads as empty.
  */
@@ -34,7 +34,7 @@ export async function readLedgerHead(db: Queryable): Promise<LedgerHead> {
       commit_position: string;
       prepare_position: string;
       hash: Buffer;
-    }>('SELECT seq, commit_position, prepare_position, hash FROM audit_events ORDER BY seq DESC LIMIT 1');
+    }>('SELECT seq, commit_position, prepare_position, hash FROM ledger ORDER BY seq DESC LIMIT 1');
     const row = rows[0];
     if (!row) return EMPTY_LEDGER;
     return {

@@ -5,17 +5,19 @@ import { READ_MODEL_SCHEMA, type Projection } from '#shared/projections/projecti
 import { installProjection } from '#shared/projections/projectionInstaller';
 import { auditLogProjection } from '#services/projector/projections/auditLogProjection';
 import { beginAuditCopyCatchUp } from '#services/projector/projections/auditLogCopyCatchUp';
+import { ledgerProjection } from '#services/projector/projections/ledgerProjection';
 import { verifyLedger } from '#services/projector/verifyLedger';
 import { eventStoreDatabase } from '#tests/support/eventStoreDatabase';
 import { waitFor } from '#tests/support/waitFor';
 
 /**
- * On the PostgreSQL store the audit log catches up from the events' bytes (binary COPY, canonical
- * bytes, rows in binary COPY) instead of applying RecordedEvent objects: on a store of every kind of
- * event the audit log treats apart (secrets removed, resources named in the payload, references,
- * internal events, revisions running across batches) and of payloads and metadata jsonb keeps in
- * forms JSON writes otherwise, the rows must be the per-event path's byte for byte, from empty, after
- * a stop half-way, and past the resources it remembers; and the live path goes on from them.
+ * On the PostgreSQL store the audit log and the ledger catch up from the events' bytes (binary COPY,
+ * canonical bytes, rows in binary COPY) instead of applying RecordedEvent objects: on a store of
+ * every kind of event the audit log treats apart (secrets removed, resources named in the payload,
+ * references, internal events, revisions running across batches) and of payloads and metadata jsonb
+ * keeps in forms JSON writes otherwise, the rows and links must be the per-event path's byte for
+ * byte, from empty, after a stop half-way, and past the resources it remembers; and the live path
+ * goes on from them.
  */
 const db = eventStoreDatabase('audit_log_copy_catch_up');
 
@@ -33,23 +35,27 @@ const perEventStore = (): EventStore => {
   };
 };
 
-const catchUp = (store: EventStore, batchSize: number, projection: Projection = auditLogProjection) =>
+const catchUp = (store: EventStore, batchSize: number, auditLog: Projection = auditLogProjection) =>
   new ProjectionRunner({
     store,
     pool: db.pool,
-    projections: [projection],
+    projections: [auditLog, ledgerProjection],
     batchSize,
     copyBatchSize: batchSize,
   }).catchUp();
 
-/** Drops the audit log's tables and checkpoint: the next catch-up starts from empty tables. */
+const AUDIT_TABLES = ['audit_events_v2', 'audit_references_v2'];
+
+/** Drops the audit log's and the ledger's tables and checkpoints: the next catch-up starts from empty tables. */
 async function reset(): Promise<void> {
-  await db.pool.query('DROP VIEW IF EXISTS public.audit_events, public.audit_references');
+  await db.pool.query('DROP VIEW IF EXISTS public.audit_events, public.audit_references, public.ledger');
   await db.pool.query(
-    `DROP TABLE IF EXISTS ${READ_MODEL_SCHEMA}.audit_events_v1, ${READ_MODEL_SCHEMA}.audit_references_v1`,
+    `DROP TABLE IF EXISTS ${[...AUDIT_TABLES, 'ledger_v1'].map((t) => `${READ_MODEL_SCHEMA}.${t}`).join(', ')}`,
   );
   await db.pool
-    .query(`DELETE FROM ${READ_MODEL_SCHEMA}.projection_checkpoints WHERE projection = 'audit_log'`)
+    .query(
+      `DELETE FROM ${READ_MODEL_SCHEMA}.projection_checkpoints WHERE projection IN ('audit_log', 'ledger')`,
+    )
     .catch(() => undefined); // none yet
 }
 
@@ -57,9 +63,10 @@ interface Ledger {
   readonly rows: string[];
   readonly references: string[];
   readonly indexes: string[];
+  readonly links: string[];
 }
 
-/** Every row as text, its payload as jsonb's stored bytes, and the indexes of both tables. */
+/** Every row as text, its payload as jsonb's stored bytes, the indexes of both tables, and the ledger's links. */
 async function ledger(): Promise<Ledger> {
   const rows = await db.pool.query<{ row: string }>(
     `SELECT e::text || ' ' || encode(jsonb_send(e.data), 'hex') AS row FROM audit_events e ORDER BY seq`,
@@ -69,13 +76,15 @@ async function ledger(): Promise<Ledger> {
   );
   const indexes = await db.pool.query<{ index: string }>(
     `SELECT indexdef AS index FROM pg_indexes WHERE schemaname = $1
-        AND tablename IN ('audit_events_v1', 'audit_references_v1') ORDER BY indexname`,
-    [READ_MODEL_SCHEMA],
+        AND tablename = ANY($2) ORDER BY indexname`,
+    [READ_MODEL_SCHEMA, AUDIT_TABLES],
   );
+  const links = await db.pool.query<{ row: string }>('SELECT l::text AS row FROM ledger l ORDER BY seq');
   return {
     rows: rows.rows.map((r) => r.row),
     references: references.rows.map((r) => r.row),
     indexes: indexes.rows.map((r) => r.index),
+    links: links.rows.map((r) => r.row),
   };
 }
 
@@ -232,6 +241,11 @@ test("from empty tables, the rows are the per-event path's byte for byte, and th
   expect(await catchUp(db.store, 7)).toBe(count);
   expect(await ledger()).toEqual(expected);
   expect(expected.references.length).toBeGreaterThan(20);
+  // One link per event, numbered as the audit log numbers them.
+  expect(expected.links).toHaveLength(count);
+  expect(expected.links.map((l) => l.slice(1, l.indexOf(',')))).toEqual(
+    expected.rows.map((r) => r.slice(1, r.indexOf(','))),
+  );
   expect(await verifyLedger({ store: db.store, pool: db.pool, pageSize: 10 })).toMatchObject({
     ok: true,
     eventsChecked: count,
@@ -241,22 +255,33 @@ test("from empty tables, the rows are the per-event path's byte for byte, and th
 test('stopped half-way and resumed: the same rows', async () => {
   await reset();
   await installProjection(db.pool, auditLogProjection, { deferReaderIndexes: true });
-  // Row 40 fails as the server stores it: five batches of 7 stay committed, with their checkpoint.
+  await installProjection(db.pool, ledgerProjection);
+  // Row and link 40 fail as the server stores them: five batches of 7 stay committed, with their checkpoints.
   await db.pool.query(`
     CREATE OR REPLACE FUNCTION refuse_audit_row() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN RAISE EXCEPTION 'audit row % refused', NEW.seq; END $$`);
-  await db.pool.query(
-    `CREATE TRIGGER fail_row BEFORE INSERT ON ${READ_MODEL_SCHEMA}.audit_events_v1 FOR EACH ROW
-       WHEN (NEW.seq = 40) EXECUTE FUNCTION refuse_audit_row()`,
-  );
+  for (const table of ['audit_events_v2', 'ledger_v1'])
+    await db.pool.query(
+      `CREATE TRIGGER fail_row BEFORE INSERT ON ${READ_MODEL_SCHEMA}.${table} FOR EACH ROW
+         WHEN (NEW.seq = 40) EXECUTE FUNCTION refuse_audit_row()`,
+    );
   await expect(catchUp(db.store, 7)).rejects.toThrow('audit row 40 refused');
+  // The lane that fails first stops the other between two batches: each holds whole batches.
   const stopped = await ledger();
-  expect(stopped.rows).toEqual(expected.rows.slice(0, 35));
+  const logged = stopped.rows.length;
+  for (const done of [logged, stopped.links.length]) {
+    expect(done % 7).toBe(0);
+    expect(done).toBeLessThanOrEqual(35);
+  }
+  expect(Math.max(logged, stopped.links.length)).toBe(35);
+  expect(stopped.rows).toEqual(expected.rows.slice(0, logged));
   expect(stopped.references).toEqual(
-    expected.references.filter((r) => Number(/,(\d+)\)$/.exec(r)![1]) <= 35),
+    expected.references.filter((r) => Number(/,(\d+)\)$/.exec(r)![1]) <= logged),
   );
-  await db.pool.query(`DROP TRIGGER fail_row ON ${READ_MODEL_SCHEMA}.audit_events_v1`);
-  expect(await catchUp(db.store, 7)).toBe(count - 35);
+  expect(stopped.links).toEqual(expected.links.slice(0, stopped.links.length));
+  for (const table of ['audit_events_v2', 'ledger_v1'])
+    await db.pool.query(`DROP TRIGGER fail_row ON ${READ_MODEL_SCHEMA}.${table}`);
+  expect(await catchUp(db.store, 7)).toBe(count - Math.min(logged, stopped.links.length));
   expect(await ledger()).toEqual(expected);
 });
 
@@ -277,20 +302,28 @@ test('the live path goes on from a copy catch-up: new events chained as from emp
   await appendCatalogue(8);
   const head = await db.store.newestPosition!();
   await db.readable(head);
-  const runner = new ProjectionRunner({ store: db.store, pool: db.pool, projections: [auditLogProjection] });
+  const runner = new ProjectionRunner({
+    store: db.store,
+    pool: db.pool,
+    projections: [auditLogProjection, ledgerProjection],
+  });
   runner.start();
+  const counts = async (): Promise<number[]> => {
+    const { rows } = await db.pool.query<{ logged: string; chained: string }>(
+      'SELECT (SELECT count(*) FROM audit_events) AS logged, (SELECT count(*) FROM ledger) AS chained',
+    );
+    return [Number(rows[0]!.logged), Number(rows[0]!.chained)];
+  };
   try {
-    await waitFor('the live path to chain the new events', async () => {
-      const { rows } = await db.pool.query<{ n: string }>('SELECT count(*) AS n FROM audit_events');
-      return Number(rows[0]!.n) > count + 25 ? rows : undefined;
-    });
+    await waitFor('the live path to log and chain the new events', async () =>
+      Math.min(...(await counts())) > count + 25 ? true : undefined,
+    );
     const all = Number(
       (await db.pool.query<{ n: string }>('SELECT count(*) AS n FROM event_store.events')).rows[0]!.n,
     );
-    await waitFor('every event chained', async () => {
-      const { rows } = await db.pool.query<{ n: string }>('SELECT count(*) AS n FROM audit_events');
-      return Number(rows[0]!.n) === all;
-    });
+    await waitFor('every event logged and chained', async () =>
+      (await counts()).every((n) => n === all) ? true : undefined,
+    );
   } finally {
     await runner.stop();
   }

@@ -89,9 +89,9 @@ beforeAll(async () => {
   await pool.query(
     `INSERT INTO audit_events
        (seq, commit_position, prepare_position, event_id, event_type, stream_name, stream_revision, resource_type,
-        resource_id, revision, internal, recorded_at, recorded_hwm, actor_id, request_id, data, hash)
+        resource_id, revision, internal, recorded_at, recorded_hwm, actor_id, request_id, data)
      SELECT s, c, p, gen_random_uuid(), t, 'stream-' || s, 0, rt, ri, 0, i, to_timestamp(a / 1000.0),
-            to_timestamp(h / 1000.0), ac, rq, jsonb_build_object('n', s, 'text', E'line\\nbreak "quoted"'), '\\x00'
+            to_timestamp(h / 1000.0), ac, rq, jsonb_build_object('n', s, 'text', E'line\\nbreak "quoted"')
        FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::boolean[],
                    $8::float8[], $9::float8[], $10::int[], $11::text[]) AS r (s, c, p, t, rt, ri, i, a, h, ac, rq)`,
     [

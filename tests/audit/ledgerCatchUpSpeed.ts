@@ -3,7 +3,7 @@
  * has the 1M-event figure):
  *   npx tsx tests/audit/ledgerCatchUpSpeed.ts [events]   (default 200000)
  * Seeds `events` events straight into the events table of a throw-away embedded PostgreSQL, then
- * chains them with the audit_log projection alone from zero, three times (dropping the projection's
+ * chains them with the ledger projection alone from zero, three times (dropping the projection's
  * tables between), each beside a baseline: reading the same events through store.readAll alone.
  * Prints events/s and the CPU per event of this process and of PostgreSQL (its processes' times from
  * /proc): on a loaded machine the CPU per event still says what a change saved.
@@ -61,9 +61,9 @@ async function main(): Promise<void> {
           `CPU per event: node ${perEvent((user + system) / 1e6)} µs, PostgreSQL ${perEvent(postgresCpuSeconds(dataDir) - pgCpu)} µs`,
       );
       // From zero: the projection's tables and checkpoint gone (none the first time).
-      await pool.query('DROP TABLE IF EXISTS rm.audit_events_v1, rm.audit_references_v1 CASCADE');
+      await pool.query('DROP TABLE IF EXISTS rm.ledger_v1 CASCADE');
       await pool
-        .query(`DELETE FROM rm.projection_checkpoints WHERE projection = 'audit_log'`)
+        .query(`DELETE FROM rm.projection_checkpoints WHERE projection = 'ledger'`)
         .catch(() => undefined);
       cpu = process.cpuUsage();
       pgCpu = postgresCpuSeconds(dataDir);

@@ -3,7 +3,7 @@ import { START, type RecordedEvent } from '#shared/eventStore/eventStore';
 import { GENESIS_HASH, canonicalEventText } from '#shared/audit/ledgerChain';
 import { ProjectionRunner } from '#shared/projections/projectionRunner';
 import { forwardingEventStore } from '#shared/eventStore/forwardingEventStore';
-import { auditLogProjection } from '#services/projector/projections/auditLogProjection';
+import { ledgerProjection } from '#services/projector/projections/ledgerProjection';
 import { checkLinksByCopy } from '#services/projector/ledgerCopyLinks';
 import { eventStoreDatabase } from '#tests/support/eventStoreDatabase';
 import { waitFor } from '#tests/support/waitFor';
@@ -99,14 +99,13 @@ beforeAll(async () => {
   await new ProjectionRunner({
     store: forwardingEventStore(db.store),
     pool: db.pool,
-    projections: [auditLogProjection],
+    projections: [ledgerProjection],
   }).catchUp();
 });
 
 const sources = () => ({ events: db.pool, ledger: db.pool });
 const storedHash = async (seq: number): Promise<Buffer> =>
-  (await db.pool.query<{ hash: Buffer }>('SELECT hash FROM audit_events WHERE seq = $1', [seq])).rows[0]!
-    .hash;
+  (await db.pool.query<{ hash: Buffer }>('SELECT hash FROM ledger WHERE seq = $1', [seq])).rows[0]!.hash;
 
 test('every link holds, the ledger read in pages of 5 and the events in one COPY', async () => {
   // The table's positions cross a digit within one transaction.
@@ -159,11 +158,11 @@ test('the first broken link is named: a ledger hash edited, a ledger row beyond 
     pageSize: 4,
   });
   const original = await storedHash(13);
-  await db.pool.query("UPDATE audit_events SET hash = '\\x00' || substr(hash, 2) WHERE seq = 13");
+  await db.pool.query("UPDATE ledger SET hash = '\\x00' || substr(hash, 2) WHERE seq = 13");
   try {
     expect(await checkLinksByCopy(sources(), await segment())).toEqual({ firstBroken: 13, checked: 12 });
   } finally {
-    await db.pool.query('UPDATE audit_events SET hash = $1 WHERE seq = 13', [original]);
+    await db.pool.query('UPDATE ledger SET hash = $1 WHERE seq = 13', [original]);
   }
   // The store's head before the last event: the ledger's last row has no event to match.
   const short = { ...(await segment()), storeHead: all[all.length - 2]!.position };

@@ -6,7 +6,7 @@ import type { NewEvent } from '#shared/eventStore/eventStore';
 import { createLogger, type Logger } from '#shared/logging/logger';
 import { ProjectionRunner } from '#shared/projections/projectionRunner';
 import { startLedgerHeadLog } from '#services/projector/ledgerHeadLog';
-import { auditLogProjection } from '#services/projector/projections/auditLogProjection';
+import { ledgerProjection } from '#services/projector/projections/ledgerProjection';
 import { client } from '#tests/support/httpClient';
 import { eventStoreDatabase } from '#tests/support/eventStoreDatabase';
 import { spawnedServiceEnv } from '#tests/support/serviceEnv';
@@ -146,14 +146,14 @@ describe('the head log', () => {
       await new ProjectionRunner({
         store: db.store,
         pool: db.pool,
-        projections: [auditLogProjection],
+        projections: [ledgerProjection],
       }).catchUp();
       const lines = await waitFor('two head lines', () => Promise.resolve(heads()), {
         timeoutMs: 10_000,
         intervalMs: 100,
         until: (found) => found.length >= 2,
       });
-      const { rows } = await db.pool.query<{ hash: Buffer }>('SELECT hash FROM audit_events WHERE seq = 3');
+      const { rows } = await db.pool.query<{ hash: Buffer }>('SELECT hash FROM ledger WHERE seq = 3');
       const all = await db.store.readAll();
       for (const line of lines)
         expect(line).toEqual(

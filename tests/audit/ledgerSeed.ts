@@ -5,7 +5,7 @@ import pg from 'pg';
 import { createPostgresEventStore } from '#shared/eventStore/postgres/postgresEventStore';
 import { startEmbeddedPostgres } from '#shared/infra/postgres/embeddedPostgres';
 import { ProjectionRunner } from '#shared/projections/projectionRunner';
-import { auditLogProjection } from '#services/projector/projections/auditLogProjection';
+import { ledgerProjection } from '#services/projector/projections/ledgerProjection';
 import { freePort } from '#tests/support/freePort';
 
 /** Events per INSERT (one transaction each, so the global order spans many transaction ids). */
@@ -80,10 +80,10 @@ export async function withSeededLedgerDatabase(
   }
 }
 
-/** Chains the events with the audit_log projection alone, in batches of 2000, as the bench's catch-up does; the events chained. */
+/** Chains the events with the ledger projection alone, in batches of 2000, as the bench's catch-up does; the events chained. */
 export function catchUpLedger({
   store,
   pool,
 }: Pick<SeededLedgerDatabase, 'store' | 'pool'>): Promise<number> {
-  return new ProjectionRunner({ store, pool, projections: [auditLogProjection], batchSize: 2000 }).catchUp();
+  return new ProjectionRunner({ store, pool, projections: [ledgerProjection], batchSize: 2000 }).catchUp();
 }

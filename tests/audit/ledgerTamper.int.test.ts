@@ -6,7 +6,7 @@ import type pg from 'pg';
 import { formatPosition, type NewEvent, type RecordedEvent } from '#shared/eventStore/eventStore';
 import { ProjectionRunner } from '#shared/projections/projectionRunner';
 import { lastLedgerVerification } from '#shared/audit/ledgerVerifications';
-import { auditLogProjection } from '#services/projector/projections/auditLogProjection';
+import { ledgerProjection } from '#services/projector/projections/ledgerProjection';
 import { type LedgerVerification, verifyLedger } from '#services/projector/verifyLedger';
 import { eventStoreDatabase } from '#tests/support/eventStoreDatabase';
 import { type ScriptRun, runOperatorScript } from '#tests/support/operatorTools';
@@ -65,9 +65,9 @@ beforeAll(async () => {
   expect(events).toHaveLength(36);
 });
 
-/** The audit_log projection alone, caught up: the ledger as the projector keeps it. */
+/** The ledger projection alone, caught up: the ledger as the projector keeps it. */
 async function chainAll(): Promise<void> {
-  await new ProjectionRunner({ store: db.store, pool: db.pool, projections: [auditLogProjection] }).catchUp();
+  await new ProjectionRunner({ store: db.store, pool: db.pool, projections: [ledgerProjection] }).catchUp();
 }
 
 /**
@@ -138,7 +138,7 @@ test('the untouched store verifies clean, head and count as the ledger has them'
     fault: undefined,
   });
   expect(result.message).toMatch(cleanMessage());
-  const { rows } = await db.pool.query<{ hash: Buffer }>('SELECT hash FROM audit_events WHERE seq = 36');
+  const { rows } = await db.pool.query<{ hash: Buffer }>('SELECT hash FROM ledger WHERE seq = 36');
   expect(result.head.hash.equals(rows[0]!.hash)).toBe(true);
   expect(result.head.position).toBe(formatPosition(at(36).position));
 });
@@ -315,10 +315,10 @@ test('two events swapped in the order are named as reordered', async () => {
 
 test("a ledger row's hash or event id edited in the table is named as the ledger edited at that seq", async () => {
   const { rows } = await db.pool.query<{ hash: Buffer; event_id: string }>(
-    'SELECT hash, event_id FROM audit_events WHERE seq = 5',
+    'SELECT hash, event_id FROM ledger WHERE seq = 5',
   );
   const original = rows[0]!;
-  await db.pool.query(`UPDATE audit_events SET hash = sha256('forged') WHERE seq = 5`);
+  await db.pool.query(`UPDATE ledger SET hash = sha256('forged') WHERE seq = 5`);
   try {
     const result = await verify();
     expect(result).toMatchObject({ ok: false, eventsChecked: 4, fault: { kind: 'ledger_edited', seq: 5 } });
@@ -326,16 +326,16 @@ test("a ledger row's hash or event id edited in the table is named as the ledger
       `ledger row edited at seq 5 (position ${formatPosition(at(5).position)}, event ${at(5).id}): it does not follow from the events`,
     );
   } finally {
-    await db.pool.query('UPDATE audit_events SET hash = $1 WHERE seq = 5', [original.hash]);
+    await db.pool.query('UPDATE ledger SET hash = $1 WHERE seq = 5', [original.hash]);
   }
-  await db.pool.query('UPDATE audit_events SET event_id = $1 WHERE seq = 5', [randomUUID()]);
+  await db.pool.query('UPDATE ledger SET event_id = $1 WHERE seq = 5', [randomUUID()]);
   try {
     expect(await verify()).toMatchObject({ ok: false, fault: { kind: 'ledger_edited', seq: 5 } });
   } finally {
-    await db.pool.query('UPDATE audit_events SET event_id = $1 WHERE seq = 5', [original.event_id]);
+    await db.pool.query('UPDATE ledger SET event_id = $1 WHERE seq = 5', [original.event_id]);
   }
-  await db.pool.query('CREATE TABLE ledger_row_kept AS SELECT * FROM audit_events WHERE seq = 30');
-  await db.pool.query('DELETE FROM audit_events WHERE seq = 30');
+  await db.pool.query('CREATE TABLE ledger_row_kept AS SELECT * FROM ledger WHERE seq = 30');
+  await db.pool.query('DELETE FROM ledger WHERE seq = 30');
   try {
     expect(await verify()).toMatchObject({
       ok: false,
@@ -343,7 +343,7 @@ test("a ledger row's hash or event id edited in the table is named as the ledger
       fault: { kind: 'ledger_edited', seq: 30 },
     });
   } finally {
-    await db.pool.query('INSERT INTO audit_events SELECT * FROM ledger_row_kept');
+    await db.pool.query('INSERT INTO ledger SELECT * FROM ledger_row_kept');
     await db.pool.query('DROP TABLE ledger_row_kept');
   }
   expect(await verify()).toMatchObject({ ok: true, eventsChecked: 36 });
@@ -394,8 +394,8 @@ test('in parallel segments: a break at the last and the first link of a segment,
     });
   }
   // The ledger row a segment would start after is gone: the segment before runs on and names it.
-  await db.pool.query('CREATE TABLE ledger_row_24 AS SELECT * FROM audit_events WHERE seq = 24');
-  await db.pool.query('DELETE FROM audit_events WHERE seq = 24');
+  await db.pool.query('CREATE TABLE ledger_row_24 AS SELECT * FROM ledger WHERE seq = 24');
+  await db.pool.query('DELETE FROM ledger WHERE seq = 24');
   try {
     expect(await verify()).toMatchObject({
       ok: false,
@@ -403,12 +403,12 @@ test('in parallel segments: a break at the last and the first link of a segment,
       fault: { kind: 'ledger_edited', seq: 24 },
     });
   } finally {
-    await db.pool.query('INSERT INTO audit_events SELECT * FROM ledger_row_24');
+    await db.pool.query('INSERT INTO ledger SELECT * FROM ledger_row_24');
     await db.pool.query('DROP TABLE ledger_row_24');
   }
   // A segment's first row edited: named as the ledger edited, not the event.
-  const { rows } = await db.pool.query<{ hash: Buffer }>('SELECT hash FROM audit_events WHERE seq = 13');
-  await db.pool.query(`UPDATE audit_events SET hash = sha256('forged') WHERE seq = 13`);
+  const { rows } = await db.pool.query<{ hash: Buffer }>('SELECT hash FROM ledger WHERE seq = 13');
+  await db.pool.query(`UPDATE ledger SET hash = sha256('forged') WHERE seq = 13`);
   try {
     expect(await verify()).toMatchObject({
       ok: false,
@@ -416,7 +416,7 @@ test('in parallel segments: a break at the last and the first link of a segment,
       fault: { kind: 'ledger_edited', seq: 13 },
     });
   } finally {
-    await db.pool.query('UPDATE audit_events SET hash = $1 WHERE seq = 13', [rows[0]!.hash]);
+    await db.pool.query('UPDATE ledger SET hash = $1 WHERE seq = 13', [rows[0]!.hash]);
   }
   expect(await verify()).toMatchObject({ ok: true, eventsChecked: 36 });
 });
@@ -441,7 +441,7 @@ test('events newer than the ledger are counted, not a failure', async () => {
 test('from a seq on: starts from the ledger row before it, finds a fault after it, not one before', async () => {
   const late = at(30);
   const early = at(4);
-  const { rows } = await db.pool.query<{ hash: Buffer }>('SELECT hash FROM audit_events WHERE seq = 38');
+  const { rows } = await db.pool.query<{ hash: Buffer }>('SELECT hash FROM ledger WHERE seq = 38');
   expect(await verify(25)).toMatchObject({
     ok: true,
     fromSeq: 25,

@@ -2,7 +2,7 @@
  * How fast verify-ledger runs (not part of the test suite; the benchmark has the 1M-event figure):
  *   npx tsx tests/audit/ledgerVerifySpeed.ts [events]   (default 200000)
  * Seeds `events` events straight into the events table of a throw-away embedded PostgreSQL (brain
- * and user shaped payloads, a few thousand events per transaction), chains them with the audit_log
+ * and user shaped payloads, a few thousand events per transaction), chains them with the ledger
  * projection alone, then times verifyLedger over them four times each way, the order rotated: the
  * walk (every event through store.readAll: the baseline), the links checked from the tables in this
  * thread, and in two worker threads.

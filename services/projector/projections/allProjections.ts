@@ -2,6 +2,7 @@ import type { Projection } from '#shared/projections/projection';
 import { accountsProjection } from './accountsProjection';
 import { eventTypeCountsProjection } from './eventTypeCountsProjection';
 import { auditLogProjection } from './auditLogProjection';
+import { ledgerProjection } from './ledgerProjection';
 import { categoriesProjection } from './categoriesProjection';
 import { speciesProjection } from './speciesProjection';
 import { atlasesProjection } from './atlasesProjection';
@@ -21,8 +22,10 @@ export const allProjections: readonly Projection[] = [
   brainsProjection,
   uploadsProjection,
   searchProjection,
-  // Every event, chained: the event log, history look-ups and the ledger.
+  // Every event: the event log and history look-ups.
   auditLogProjection,
+  // Every event, chained.
+  ledgerProjection,
 ];
 
 /** allProjections, the search projection also feeding `mirror` (SEARCH_BACKEND=elasticsearch). */

@@ -4,7 +4,7 @@ import { EVENT_FIELDS, type CopiedEvents } from '#shared/eventStore/postgres/eve
 import { BinaryCopyReader, BinaryCopyWriter } from '#shared/infra/postgres/binaryCopy';
 import type { CopyCatchUp, ProjectionContext } from '#shared/projections/projection';
 import { AuditRowWriter, type EventFacts, factsOf } from './auditRowWriter';
-import { AUDIT_COLUMNS, type ChainHead, chainHead, lastRevisions } from './auditLogTables';
+import { AUDIT_COLUMNS, type AuditHead, auditHead, lastRevisions } from './auditLogTables';
 import { ResourceRevisions } from './resourceRevisions';
 
 /**
@@ -27,7 +27,7 @@ export async function beginAuditCopyCatchUp(
   ctx: ProjectionContext,
   { maxRemembered = MAX_REMEMBERED_RESOURCES }: { maxRemembered?: number } = {},
 ): Promise<CopyCatchUp> {
-  const head = await chainHead(ctx);
+  const head = await auditHead(ctx);
   return new AuditCopyCatchUp(head, head.seq === 0, maxRemembered);
 }
 
@@ -67,7 +67,7 @@ class AuditCopyCatchUp implements CopyCatchUp {
   private readonly prepared = new Map<CopiedEvents, Promise<BatchRows>>();
 
   constructor(
-    head: ChainHead,
+    head: AuditHead,
     private complete: boolean,
     private readonly maxRemembered: number,
   ) {

@@ -7,18 +7,18 @@ import {
   referencesOfEvent,
   resourceOfEvent,
 } from '#shared/audit/auditedEvent';
-import { chainHash } from '#shared/audit/ledgerChain';
 import { copyField, copyIn } from '#shared/audit/copyIn';
 import { beginAuditCopyCatchUp } from './auditLogCopyCatchUp';
-import { AUDIT_COLUMNS, chainHead, lastRevisions } from './auditLogTables';
+import { AUDIT_COLUMNS, auditHead, lastRevisions } from './auditLogTables';
 
 /**
- * The audit log and the ledger (decisions.md "Audit"): one row per event of the store, every event
- * type, in the global order the read models see and in the same transaction as them, so a write's
- * response (which waits for the read models) also finds its events here.
+ * The audit log (decisions.md "Audit"): one row per event of the store, every event type, in the
+ * global order the read models see and in the same transaction as them, so a write's response
+ * (which waits for the read models) also finds its events here.
  *
- * Each row indexes the event for the event log's filters (resource, type, actor, request id, time),
- * carries its payload with secrets removed, and the ledger's chained hash. `seq` numbers the events
+ * Each row indexes the event for the event log's filters (resource, type, actor, request id, time)
+ * and carries its payload with secrets removed; the chain's hashes are the ledger's own follower's
+ * (ledgerProjection.ts), whose seq numbers the same events the same way. `seq` numbers the events
  * 1, 2, 3... in global order; `recorded_hwm` is the latest recorded time up to the row, which never
  * decreases with seq, so a time bound becomes a seq bound by one index lookup. `audit_references`
  * lists the other resources an event names ("species:3"), so a replay can find every brain that was
@@ -28,7 +28,8 @@ export const AUDIT_LOG_PROJECTION = 'audit_log';
 
 export const auditLogProjection: Projection = {
   name: AUDIT_LOG_PROJECTION,
-  version: 1,
+  // 2: the chain's hash moved to the ledger's own projection.
+  version: 2,
   tables: ['audit_events', 'audit_references'],
   eventTypes: 'all',
 
@@ -51,8 +52,7 @@ export const auditLogProjection: Projection = {
         recorded_hwm     timestamptz NOT NULL,
         actor_id         integer,
         request_id       text,
-        data             jsonb NOT NULL,
-        hash             bytea NOT NULL
+        data             jsonb NOT NULL
       )`);
     // apply's own look-up (lastRevisions); the readers' indexes are readerIndexes.
     await client.query(`CREATE INDEX ON ${events} (resource_type, resource_id, seq)`);
@@ -93,12 +93,11 @@ export const auditLogProjection: Projection = {
 };
 
 /**
- * Appends the batch's rows with COPY, fed as they are computed: the hash chain is sequential, so
- * the server parsing and indexing rows while this process hashes the next ones is where the time
- * goes both ways. Within the batch's transaction: rows and checkpoint still commit together.
+ * Appends the batch's rows with COPY, fed as they are computed. Within the batch's transaction: rows
+ * and checkpoint commit together.
  */
 async function appendRows(ctx: ProjectionContext, events: readonly RecordedEvent[]): Promise<void> {
-  const head = await chainHead(ctx);
+  const head = await auditHead(ctx);
   const resources = events.map(resourceOfEvent);
   const publicKeys = new Set<string>();
   events.forEach((e, i) => {
@@ -110,7 +109,6 @@ async function appendRows(ctx: ProjectionContext, events: readonly RecordedEvent
   const { client, table } = ctx;
   const copy = copyIn(client, `COPY ${table('audit_events')} (${AUDIT_COLUMNS}) FROM STDIN`);
   let refs = '';
-  let previous = head.hash;
   let latest = head.hwm.getTime();
   events.forEach((event, i) => {
     const seq = head.seq + i + 1;
@@ -125,11 +123,10 @@ async function appendRows(ctx: ProjectionContext, events: readonly RecordedEvent
         revisions.set(key, revision);
       }
     }
-    previous = chainHash(previous, event);
     latest = Math.max(latest, Date.parse(event.metadata.recordedAt));
     // copyIn sends what it is given in pieces of about 64 KiB as they fill.
     copy.write(
-      `${seq}\t${event.position.commit}\t${event.position.prepare}\t${event.id}\t${copyField(event.type)}\t${copyField(event.streamName)}\t${event.streamRevision}\t${copyField(resource?.type ?? null)}\t${copyField(resource?.id ?? null)}\t${copyField(revision)}\t${internal ? 't' : 'f'}\t${copyField(event.metadata.recordedAt)}\t${new Date(latest).toISOString()}\t${copyField(actorIdOf(event.metadata.actor))}\t${copyField(event.metadata.requestId)}\t${copyField(JSON.stringify(redactedData(event.type, event.data)))}\t\\\\x${previous.toString('hex')}\n`,
+      `${seq}\t${event.position.commit}\t${event.position.prepare}\t${event.id}\t${copyField(event.type)}\t${copyField(event.streamName)}\t${event.streamRevision}\t${copyField(resource?.type ?? null)}\t${copyField(resource?.id ?? null)}\t${copyField(revision)}\t${internal ? 't' : 'f'}\t${copyField(event.metadata.recordedAt)}\t${new Date(latest).toISOString()}\t${copyField(actorIdOf(event.metadata.actor))}\t${copyField(event.metadata.requestId)}\t${copyField(JSON.stringify(redactedData(event.type, event.data)))}\n`,
     );
     for (const ref of referencesOfEvent(event)) refs += `${copyField(ref)}\t${seq}\n`;
   });

@@ -1,28 +1,24 @@
 import type { ProjectionContext } from '#shared/projections/projection';
-import { GENESIS_HASH } from '#shared/audit/ledgerChain';
 
 /** The audit log's tables as both ways of filling them read and write them (auditLogProjection.ts). */
 
 /** audit_events' columns, in the order the rows are written. */
 export const AUDIT_COLUMNS =
   'seq, commit_position, prepare_position, event_id, event_type, stream_name, stream_revision, ' +
-  'resource_type, resource_id, revision, internal, recorded_at, recorded_hwm, actor_id, request_id, data, hash';
+  'resource_type, resource_id, revision, internal, recorded_at, recorded_hwm, actor_id, request_id, data';
 
-/** Where the chain stands: the last row's seq, hash and recorded_hwm (0, genesis, the epoch when empty). */
-export interface ChainHead {
+/** Where the log stands: the last row's seq and recorded_hwm (0 and the epoch when empty). */
+export interface AuditHead {
   readonly seq: number;
-  readonly hash: Buffer;
   readonly hwm: Date;
 }
 
-export async function chainHead({ client, table }: ProjectionContext): Promise<ChainHead> {
-  const { rows } = await client.query<{ seq: string; hash: Buffer; recorded_hwm: Date }>(
-    `SELECT seq, hash, recorded_hwm FROM ${table('audit_events')} ORDER BY seq DESC LIMIT 1`,
+export async function auditHead({ client, table }: ProjectionContext): Promise<AuditHead> {
+  const { rows } = await client.query<{ seq: string; recorded_hwm: Date }>(
+    `SELECT seq, recorded_hwm FROM ${table('audit_events')} ORDER BY seq DESC LIMIT 1`,
   );
   const row = rows[0];
-  return row
-    ? { seq: Number(row.seq), hash: row.hash, hwm: row.recorded_hwm }
-    : { seq: 0, hash: GENESIS_HASH, hwm: new Date(0) };
+  return row ? { seq: Number(row.seq), hwm: row.recorded_hwm } : { seq: 0, hwm: new Date(0) };
 }
 
 /**

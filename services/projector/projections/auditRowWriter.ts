@@ -1,4 +1,3 @@
-import { hash } from 'node:crypto';
 import type { AuditResource } from '#shared/audit/auditedEvent';
 import {
   RESOURCE_IN_PAYLOAD,
@@ -13,33 +12,32 @@ import { AuditedEventBytes, auditText } from '#shared/audit/auditedEventBytes';
 import { ChainedBytesWriter } from '#shared/audit/chainedEventBytes';
 import { EVENT_FIELD, jsonTextStart } from '#shared/eventStore/postgres/eventsCopy';
 import { type BinaryCopyReader, type BinaryCopyWriter, int64At } from '#shared/infra/postgres/binaryCopy';
-import type { ChainHead } from './auditLogTables';
+import { GENESIS_HASH } from '#shared/audit/ledgerChain';
+import type { AuditHead } from './auditLogTables';
 import type { ResourceRevisions } from './resourceRevisions';
 
 /** Read once: a module's export read per event costs a getter call where modules are transpiled (tsx). */
 const FIELD = EVENT_FIELD;
 /** audit_events' columns (AUDIT_COLUMNS). */
-const AUDIT_FIELDS = 17;
+const AUDIT_FIELDS = 16;
 
 /**
  * The audit log's row of each event read as a binary COPY tuple (eventsCopy.ts), written in binary
- * COPY, byte for byte the row apply writes for the same event: the chain's hash from its canonical
- * bytes (ChainedBytesWriter, one crypto.hash call), its payload passed on as those canonical bytes
- * when nothing in it is to be removed (AuditedEventBytes), and parsed as apply parses it otherwise.
- * Goes on from the chain's head, event after event.
+ * COPY, byte for byte the row apply writes for the same event: its canonical bytes written from the
+ * payloads' bytes (ChainedBytesWriter, as the ledger writes them), the payload passed on as those
+ * canonical bytes when nothing in it is to be removed (AuditedEventBytes), and parsed as apply
+ * parses it otherwise. Goes on from the log's head, event after event.
  */
 export class AuditRowWriter {
   /** The last row's seq. */
   seq: number;
   private hwmMs: number;
-  private readonly previous = Buffer.alloc(32);
   private readonly chained = new ChainedBytesWriter();
   private readonly audited = new AuditedEventBytes();
 
-  constructor(head: ChainHead) {
+  constructor(head: AuditHead) {
     this.seq = head.seq;
     this.hwmMs = head.hwm.getTime();
-    head.hash.copy(this.previous);
   }
 
   /** Writes the row of the event the reader holds; returns its references. */
@@ -50,11 +48,10 @@ export class AuditRowWriter {
     revisions: ResourceRevisions,
   ): readonly string[] {
     const { buffer, starts, ends } = reader;
-    const { chained, audited, previous } = this;
+    const { chained, audited } = this;
     const seq = ++this.seq;
-    // One call, no Hash object; the digest as a one-byte-per-character string, the next one's input.
-    const digest = hash('sha256', chained.write(previous, buffer, starts, ends), 'binary');
-    previous.write(digest, 0, 'latin1');
+    // The canonical data and metadata, in the bytes the ledger hashes (no previous hash to chain here).
+    chained.write(GENESIS_HASH, buffer, starts, ends);
     const recordedAtMs = chained.recordedAtMs;
     if (recordedAtMs > this.hwmMs) this.hwmMs = recordedAtMs;
     const sink = chained.sink.buffer;
@@ -91,7 +88,6 @@ export class AuditRowWriter {
         ? parsedData
         : JSON.parse(buffer.toString('utf8', jsonTextStart(buffer, starts[FIELD.Data]!), ends[FIELD.Data]));
     if (!refs) rows.jsonbText(JSON.stringify(redactedData(type, data)));
-    rows.binaryString(digest);
     if (refs) return refs;
     const streamName = buffer.toString('utf8', starts[FIELD.Stream], ends[FIELD.Stream]);
     return referencesOfEvent({ type, data, streamName });
