@@ -166,3 +166,22 @@ test('objects nested deeper than any before, after a shallow one: member records
   expect(canonicalFromJsonText('{"b": 1, "a": 2}')).toBe('{"a":2,"b":1}');
   expect(canonicalFromJsonText(deep)).toBe(expected(deep));
 });
+
+test('an order remembered from objects of as many members is used only where it sorts these', () => {
+  // Shapes of three members in turn, each sorted by a different order; then names that a remembered
+  // order would put in the wrong place, a repeated name, and non-ASCII names.
+  const texts = [
+    '{"c": 1, "b": 2, "a": 3}',
+    '{"b": 1, "a": 2, "c": 3}',
+    '{"zz": 1, "y": 2, "x": 3}',
+    '{"c": 1, "b": 2, "a": 3}',
+    '{"a": 1, "c": 2, "b": 3}',
+    '{"x": 1, "z": 2, "y": 3}',
+    '{"b": 1, "b": 2, "a": 3}',
+    '{"é": 1, "e": 2, "f": 3}',
+    '{"abd": 1, "abc": 2, "abcd": 3}',
+    '{"abcd": 1, "abc": 2, "abd": 3}',
+  ];
+  for (let round = 0; round < 3; round++)
+    for (const text of texts) expect([text, canonicalFromJsonText(text)]).toEqual([text, expected(text)]);
+});
