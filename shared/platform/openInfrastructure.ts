@@ -13,6 +13,7 @@ import { createS3BlobStore } from '#shared/blobStore/s3/createS3BlobStore';
 import type { Logger } from '#shared/logging/logger';
 import { startEmbeddedPostgres, type RunningPostgres } from '#shared/infra/postgres/embeddedPostgres';
 import { provisionDatabase } from '#shared/infra/postgres/provisionDatabase';
+import { heardClientErrors } from '#shared/infra/postgres/heardClientErrors';
 
 export interface Infrastructure {
   /** PostgreSQL URL of the read models (and of the event store when it is the PostgreSQL adapter). */
@@ -116,11 +117,14 @@ export async function openInfrastructure(
   const { databaseUrl, embedded } = connections;
   if (embedded) closers.push(() => embedded.stop());
   // A bounded connect: during an outage a request fails (503) instead of hanging.
-  const readModels = new pg.Pool({
-    connectionString: databaseUrl,
-    max: options.poolSize ?? 20,
-    connectionTimeoutMillis: 5000,
-  });
+  const readModels = heardClientErrors(
+    new pg.Pool({
+      connectionString: databaseUrl,
+      max: options.poolSize ?? 20,
+      connectionTimeoutMillis: 5000,
+    }),
+    (error) => logger.debug('held read-model connection failed', { error: String(error) }),
+  );
   // The pool drops the dead idle connection by itself; the supervised loops report the outage once.
   readModels.on('error', (error) =>
     logger.debug('idle read-model connection failed', { error: String(error) }),

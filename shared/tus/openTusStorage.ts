@@ -14,6 +14,7 @@ import { deleteTusUpload, ensureTusSchema } from './tusUploadsTable';
 import { removeExpiredTusUploads } from './removeExpiredTusUploads';
 import { tusBlobKey } from './tusKeys';
 import { RunningUploadHashes } from './runningUploadHashes';
+import { heardClientErrors } from '#shared/infra/postgres/heardClientErrors';
 
 /** What the tus endpoint works with, shared by every instance through PostgreSQL and the blob store. */
 export interface TusStorage {
@@ -68,11 +69,13 @@ export async function openTusStorage(options: TusStorageOptions): Promise<TusSto
   const { pool, config, logger } = options;
   await ensureTusSchema(pool);
   // Locks are held for a whole PATCH: on connections of their own, never starving the queries.
-  const lockPool = new pg.Pool({
-    connectionString: options.databaseUrl,
-    max: config.lockConnections,
-    connectionTimeoutMillis: 5000,
-  });
+  const lockPool = heardClientErrors(
+    new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: config.lockConnections,
+      connectionTimeoutMillis: 5000,
+    }),
+  );
   lockPool.on('error', (error) => logger.debug('idle tus lock connection failed', { error: String(error) }));
   const blobRoot = path.resolve(options.blobRoot);
   const inner = options.s3

@@ -11,6 +11,7 @@ import { readStream } from './readStream';
 import type { SqlExecutor } from './sqlExecutor';
 import { DEFAULT_SCHEMA, sqlNames, type SqlNames } from './sqlNames';
 import { subscribeToAll } from './subscribeToAll';
+import { heardClientErrors } from '#shared/infra/postgres/heardClientErrors';
 
 export interface PostgresEventStoreOptions {
   readonly connectionString: string;
@@ -49,11 +50,13 @@ export interface PostgresEventStore extends EventStore {
 export function createPostgresEventStore(options: PostgresEventStoreOptions): PostgresEventStore {
   const names = sqlNames(options.schema ?? DEFAULT_SCHEMA);
   // A bounded connect: during an outage an append fails (503) instead of hanging.
-  const pool = new pg.Pool({
-    connectionString: options.connectionString,
-    max: options.poolSize ?? 10,
-    connectionTimeoutMillis: 5000,
-  });
+  const pool = heardClientErrors(
+    new pg.Pool({
+      connectionString: options.connectionString,
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: 5000,
+    }),
+  );
   // The pool discards an idle client whose connection dies; unhandled, the event would crash us.
   pool.on('error', () => undefined);
   const unitOfWork = new PostgresUnitOfWork(pool);
