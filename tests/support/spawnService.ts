@@ -24,15 +24,18 @@ export function spawnAllInOne(
 
 /**
  * Runs a service entry point (e.g. services/query-api/main.ts) as a real child process, ready once
- * its /health/ answers 200. `node --import tsx` rather than the tsx CLI: the CLI runs the service in
- * a grandchild, which a SIGKILL to the CLI would leave running.
+ * its /health/ answers 200. A TypeScript one with `node --import tsx` rather than the tsx CLI: the
+ * CLI runs the service in a grandchild, which a SIGKILL to the CLI would leave running.
  */
 export async function spawnService(
   entryPoint: string,
   env: Readonly<Record<string, string>>,
   readyTimeoutMs = 30_000,
 ): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', entryPoint], {
+  // A compiled entry point (dist/) runs as `npm start` runs it: without tsx's loader, whose hooks
+  // and source maps a production process does not carry.
+  const loader = entryPoint.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const child = spawn(process.execPath, [...loader, entryPoint], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
