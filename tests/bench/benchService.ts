@@ -75,12 +75,18 @@ export const BENCH_STAFF = { email: 'curator@example.org', password: 'bench-cura
 /**
  * The real all-in-one in a child process of its own (its CPU apart from the bench's clients), on
  * the benchmark's PostgreSQL, with BENCH_STAFF as its admin and no rate limit that could refuse.
- * `nodeOptions`: NODE_OPTIONS for it (e.g. a profiler; it ends with SIGTERM, so a profile is written).
+ * `nodeOptions`: NODE_OPTIONS for it (e.g. a profiler; it ends with SIGTERM, so a profile is written);
+ * `env`: more settings (e.g. PROCESSOR_ENABLED); `admin: false` for a store that has its staff
+ * account already, written as a generated catalogue (no id allocations for a new account to follow).
  */
 export function spawnBenchService(
   databaseUrl: string,
   dataDir: string,
   nodeOptions: string | undefined,
+  {
+    env = {},
+    admin = true,
+  }: { readonly env?: Readonly<Record<string, string>>; readonly admin?: boolean } = {},
 ): Promise<ServiceProcess> {
   return freePort().then((port) =>
     spawnService(
@@ -92,10 +98,15 @@ export function spawnBenchService(
         PORT: String(port),
         LOG_LEVEL: 'warn',
         PASSWORD_HASH_LOG_N: '10',
-        ADMIN_EMAIL: BENCH_STAFF.email,
-        ADMIN_PASSWORD: BENCH_STAFF.password,
-        ADMIN_USERNAME: BENCH_STAFF.username,
+        ...(admin
+          ? {
+              ADMIN_EMAIL: BENCH_STAFF.email,
+              ADMIN_PASSWORD: BENCH_STAFF.password,
+              ADMIN_USERNAME: BENCH_STAFF.username,
+            }
+          : {}),
         ...NO_LIMITS,
+        ...env,
         ...(nodeOptions ? { NODE_OPTIONS: nodeOptions } : {}),
       },
       120_000, // a busy machine may take long to start it

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { Client as PgClient } from 'pg';
 import path from 'node:path';
 import { niftiBytes } from '#tests/e2e/brains/brainFixtures';
@@ -10,6 +10,7 @@ import type { BenchPostgres } from './benchPostgres';
 import type { Cleanup } from './cleanup';
 import { type Figure, type Unit, milliseconds, percent, perSecond } from './figure';
 import { type LoadResult, checked, generateLoad, stopLoadGenerators, summarise } from './loadGenerator';
+import { cpuSecondsOf, statFields } from './benchProcesses';
 import { printDetail, printFigure, printLoad, printSection } from './report';
 
 export interface CreateBenchOptions {
@@ -209,18 +210,6 @@ async function postJson<T>(baseUrl: string, apiPath: string, token: string | und
 async function login(baseUrl: string, email: string, password: string): Promise<string> {
   return (await postJson<{ token: string }>(baseUrl, '/api/auth/login/', undefined, { email, password }))
     .token;
-}
-
-/** /proc/<pid>/stat's fields after the command name (which may hold spaces), from field 3 on. */
-function statFields(pid: number): string[] {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-}
-
-/** User and system CPU seconds a process has used so far. */
-function cpuSecondsOf(pid: number): number {
-  const fields = statFields(pid);
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /**

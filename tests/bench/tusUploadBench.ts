@@ -12,6 +12,7 @@ import { spawnService } from '#tests/support/spawnService';
 import type { BenchPostgres } from './benchPostgres';
 import type { Cleanup } from './cleanup';
 import { type Figure, type Unit, percent } from './figure';
+import { cpuSecondsOf, stopGracefully } from './benchProcesses';
 import { printDetail, printFigure, printSection } from './report';
 
 const MB = 1_000_000;
@@ -409,23 +410,6 @@ function loadAverage(): string {
   return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 }
 
-/** SIGTERM, and the process's exit (its shutdown hooks, a --cpu-prof profile written), at most 20 s. */
-async function stopGracefully(pid: number): Promise<void> {
-  try {
-    process.kill(pid, 'SIGTERM');
-  } catch {
-    return; // gone already
-  }
-  for (const until = Date.now() + 20_000; Date.now() < until;) {
-    try {
-      process.kill(pid, 0);
-    } catch {
-      return;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 /**
  * CPU seconds (user and system) so far of each thread of a process, by thread id
  * (/proc/<pid>/task/<tid>/stat): Node 20 names them all "node"; the event loop's id is the pid.
@@ -465,13 +449,6 @@ function threadBreakdown(
     ...others.slice(0, 3).map((t) => `thread ${t.tid} ${t.perGib.toFixed(2)}`),
     `${others.length - Math.min(3, others.length)} others ${rest.toFixed(2)}`,
   ].join(', ');
-}
-
-/** User and system CPU seconds of a process so far, all its threads (/proc/<pid>/stat, 100 ticks a second). */
-function cpuSecondsOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** The peak of a process's RSS, sampled every 20 ms from now until stop(). */
