@@ -91,7 +91,9 @@ beforeAll(async () => {
        (seq, commit_position, prepare_position, event_id, event_type, stream_name, stream_revision, resource_type,
         resource_id, revision, internal, recorded_at, recorded_hwm, actor_id, request_id, data)
      SELECT s, c, p, gen_random_uuid(), t, 'stream-' || s, 0, rt, ri, 0, i, to_timestamp(a / 1000.0),
-            to_timestamp(h / 1000.0), ac, rq, jsonb_build_object('n', s, 'text', E'line\\nbreak "quoted"')
+            to_timestamp(h / 1000.0), ac, rq, jsonb_build_object('n', s, 'text', E'line\\nbreak "quoted" – 脳 🧠',
+              -- now and then an entry longer than a page's buffer guesses (it must grow)
+              'pad', CASE WHEN s % 50 = 0 THEN repeat('脳', 2000) END)
        FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::boolean[],
                    $8::float8[], $9::float8[], $10::int[], $11::text[]) AS r (s, c, p, t, rt, ri, i, a, h, ac, rq)`,
     [
@@ -191,7 +193,7 @@ async function exportAll(filter: EventLogFilter, pageRows: number): Promise<stri
   let from = bounds.after;
   for (;;) {
     const page = await ndjsonPage(pool, filter, bounds, { from, limit: pageRows, upTo: bounds.head });
-    text += page.text;
+    text += page.bytes.toString('utf8');
     if (page.count < pageRows) return text;
     from = page.lastSeq;
   }

@@ -34,7 +34,7 @@ export function exportStream(
     void page.catch(() => undefined); // awaited below, or dropped when the client went away first
     return page;
   };
-  async function* lines(): AsyncGenerator<string> {
+  async function* lines(): AsyncGenerator<Buffer> {
     let left = options.limit ?? Number.POSITIVE_INFINITY;
     let want = Math.min(pageRows, left);
     // One page read ahead: the database reads the next page while this one is being sent.
@@ -48,7 +48,7 @@ export function exportStream(
         want = Math.min(pageRows, left);
         next = more ? fetchPage(page.lastSeq, want) : undefined;
         if (page.count === 0) return;
-        yield page.text;
+        yield page.bytes;
         written += page.count;
       }
     } catch (error) {
